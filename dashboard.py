@@ -1,0 +1,44 @@
+"""PaperMap: `streamlit run dashboard.py [-- --data PATH [--taxonomy FILE]]`.
+
+Builds (or reads from cache) the map of one paper list, applies the shared sidebar filters and
+hands the resulting view to the page the user chose.
+"""
+import sys
+
+import streamlit as st
+
+from lib import ui_state
+from lib.errors import PaperMapError
+from lib.filters import filter_papers, value_counts
+
+st.set_page_config(page_title="PaperMap", page_icon=":material/scatter_plot:", layout="wide")
+
+source = ui_state.data_source(sys.argv[1:])
+try:
+    papers, report = ui_state.load_map(source)
+except PaperMapError as error:
+    st.error(str(error))
+    st.stop()
+
+with st.sidebar:
+    st.markdown(f"**{len(papers):,} papers** from `{source.data.name}`")
+    counts = value_counts(papers, "subfield")
+    chosen = st.multiselect(
+        "Subfield",
+        options=list(counts),
+        format_func=lambda name: f"{name} ({counts[name]})",
+        key="subfield",
+        bind="query-params",
+        placeholder="All subfields",
+    )
+
+shown = filter_papers(papers, chosen)
+ui_state.set_view(ui_state.View(source=source, papers=papers, shown=shown, report=report))
+
+page = st.navigation(
+    [
+        st.Page("pages/map.py", title="Map", icon=":material/scatter_plot:", url_path="topic-map", default=True),
+        st.Page("pages/overview.py", title="Overview", icon=":material/bar_chart:", url_path="summary"),
+    ]
+)
+page.run()

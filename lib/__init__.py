@@ -1,0 +1,1 @@
+"""PaperMap's engine: paper lists in, a topic map out. Importable without Streamlit."""

@@ -1,0 +1,117 @@
+"""The on-disk artifact cache: content-hash keys, atomic writes, and a JSON sidecar per artifact.
+
+An artifact is trusted only when its sidecar exists, names the same key and cache version, and the
+artifact's bytes hash to the digest the sidecar recorded. Artifacts are written before sidecars,
+each by temp file then rename, so a build killed at any point leaves nothing a later build trusts.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+# Bump when any stage's output changes meaning, so old artifacts are never reused.
+CACHE_VERSION = 1
+
+
+def file_digest(path: str | Path) -> str:
+    """SHA-256 of a file's bytes, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def make_key(*parts: Any) -> str:
+    """A short stable key from JSON-serialisable parts and the cache version."""
+    payload = json.dumps([CACHE_VERSION, *parts], sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` so that readers see the old file or the whole new one, never a part."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def frame_bytes(frame: pd.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    frame.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+def _array_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class Artifact:
+    value: pd.DataFrame | np.ndarray
+    meta: dict[str, Any]
+
+
+class ArtifactCache:
+    """Stage artifacts under `root/<stage>/<key>.{parquet,npy}` with `<key>.json` sidecars."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    def _paths(self, stage: str, key: str, kind: str) -> tuple[Path, Path]:
+        folder = self.root / stage
+        return folder / f"{key}.{kind}", folder / f"{key}.json"
+
+    def get(self, stage: str, key: str) -> Artifact | None:
+        """The artifact stored under `key`, or None when absent, partial, stale or corrupt."""
+        sidecar = self.root / stage / f"{key}.json"
+        try:
+            meta = json.loads(sidecar.read_text(encoding="utf-8"))
+            if meta.get("key") != key or meta.get("cache_version") != CACHE_VERSION:
+                return None
+            artifact, _ = self._paths(stage, key, meta["kind"])
+            data = artifact.read_bytes()
+            if hashlib.sha256(data).hexdigest() != meta["sha256"]:
+                return None
+            if meta["kind"] == "parquet":
+                value: pd.DataFrame | np.ndarray = pd.read_parquet(io.BytesIO(data))
+            else:
+                value = np.load(io.BytesIO(data), allow_pickle=False)
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # missing or damaged: the caller recomputes and overwrites
+        return Artifact(value, meta)
+
+    def put(self, stage: str, key: str, value: pd.DataFrame | np.ndarray, meta: dict[str, Any]) -> None:
+        """Store `value` under `key` with `meta` (parameters, upstream keys) in its sidecar."""
+        kind = "parquet" if isinstance(value, pd.DataFrame) else "npy"
+        data = frame_bytes(value) if kind == "parquet" else _array_bytes(np.asarray(value))
+        artifact, sidecar = self._paths(stage, key, kind)
+        atomic_write_bytes(artifact, data)
+        record = {
+            **meta,
+            "stage": stage,
+            "key": key,
+            "kind": kind,
+            "cache_version": CACHE_VERSION,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "bytes": len(data),
+        }
+        atomic_write_bytes(sidecar, json.dumps(record, indent=1, sort_keys=True, default=str).encode())

@@ -1,0 +1,61 @@
+"""`python -m lib build INPUT [--taxonomy FILE] [--out DIR] [--cache DIR] [--format FMT]`."""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .errors import PaperMapError
+from .load import FORMATS
+from .pipeline import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY, STAGES, BuildParams, build, default_out_dir
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="python -m lib", description="PaperMap: paper lists in, topic maps out.")
+    commands = root.add_subparsers(dest="command", required=True)
+    build_cmd = commands.add_parser("build", help="build the topic map of a paper list into papers.parquet")
+    build_cmd.add_argument("input", type=Path, help="paper list: seed text, Paper Copilot or OpenReview JSON, JSONL, CSV, TSV or Parquet")
+    build_cmd.add_argument("--taxonomy", type=Path, default=DEFAULT_TAXONOMY, help="taxonomy YAML or JSON (default: ICML 2025's)")
+    build_cmd.add_argument("--out", type=Path, default=None, help="output folder (default: data/build/<input name>)")
+    build_cmd.add_argument("--cache", type=Path, default=DEFAULT_CACHE_DIR, help="stage cache folder (default: data/cache)")
+    build_cmd.add_argument("--format", choices=FORMATS, default="auto", help="input format (default: detected from content)")
+    build_cmd.add_argument("--quiet", action="store_true", help="no progress bar, no skipped-record lines")
+    return root
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return _build(args)
+    except PaperMapError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("error: interrupted; the cache keeps only the stages that finished", file=sys.stderr)
+        return 130
+
+
+def _build(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(STAGES), unit="stage", file=sys.stderr, disable=args.quiet, bar_format="{desc:<10} {bar} {n_fmt}/{total_fmt} [{elapsed}]")
+
+    def progress(stage: str, done: int, total: int) -> None:
+        bar.set_description_str(stage)
+        bar.update(done - bar.n)
+
+    with bar:
+        result = build(
+            args.input,
+            taxonomy_path=args.taxonomy,
+            out_dir=args.out or default_out_dir(args.input),
+            cache_dir=args.cache,
+            params=BuildParams(input_format=args.format),
+            progress=progress,
+        )
+    if not args.quiet:
+        for line in result.report.lines():
+            print(line, file=sys.stderr)
+    print(result.summary())
+    return 0

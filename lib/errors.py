@@ -1,0 +1,18 @@
+"""The few named errors PaperMap raises; the CLI and the pages print them as one sentence."""
+from __future__ import annotations
+
+
+class PaperMapError(Exception):
+    """Base class: its message is a complete sentence meant for the user."""
+
+
+class InputError(PaperMapError):
+    """A paper list that cannot be read at all (missing, empty, undecodable, malformed)."""
+
+
+class TaxonomyError(PaperMapError):
+    """A taxonomy file that is missing or does not have the documented shape."""
+
+
+class ParameterError(PaperMapError, ValueError):
+    """A stage parameter outside its allowed values."""

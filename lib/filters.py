@@ -1,0 +1,21 @@
+"""Filter state -> DataFrame mask, and the option lists (with counts) that filter widgets show."""
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import pandas as pd
+
+
+def value_counts(papers: pd.DataFrame, column: str) -> dict[str, int]:
+    """Each value of `column` with its number of papers, most common first, ties alphabetical."""
+    counts = papers[column].astype(str).value_counts()
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+
+
+def filter_papers(papers: pd.DataFrame, subfields: Collection[str] = ()) -> pd.DataFrame:
+    """The papers in any of `subfields` (a subfield or an area name); all papers when none is chosen."""
+    if not subfields:
+        return papers
+    chosen = set(subfields)
+    mask = papers["subfield"].isin(chosen) | papers["area"].isin(chosen)
+    return papers[mask]

@@ -1,0 +1,138 @@
+"""Per-paper keyphrases: TF-IDF over 1-3-word phrases that never cross a stop word or punctuation."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
+
+from .errors import ParameterError
+
+# Part of this stage's cache key: bump it when a change alters what the stage outputs.
+VERSION = 1
+
+# Words that carry no topic in an abstract, on top of English stop words.
+GENERIC_WORDS = frozenset(
+    """
+    approach approaches paper papers propose proposed proposes novel new method methods result results
+    work works show shows shown demonstrate demonstrates based using use used study studies problem
+    problems task tasks performance existing effective efficient effectiveness efficiency framework
+    various different significant significantly key extensive experiments experimental state art
+    achieve achieves achieving improve improves improved improvement outperform outperforms
+    leverage leverages address addresses challenge challenges provide provides recent recently
+    however furthermore specifically particular introduce introduces present presents demonstrate
+    theoretical empirical empirically theoretically paradigm setting settings way ways terms
+    allows enables enable aim aims given able prior previous remains remain key crucial important
+    limited lack stage stages wide widely common commonly simple strong better best large small
+    require requires required extend extends emerge emerges generate generates employ employs
+    consider considers obtain obtains yield yields achieved despite capable possess enhance enhances
+    capabilities capability potential real-world critical fundamental open-source available
+    """.split()
+)
+STOP_WORDS = ENGLISH_STOP_WORDS | GENERIC_WORDS
+
+_TOKEN = re.compile(r"[a-z][a-z0-9]*(?:[-+][a-z0-9]+)*\+?|\d+[a-z][a-z0-9-]*|[.,;:!?()\[\]{}\"]")
+# URLs, LaTeX commands and inline maths are markup, not phrases.
+_NOT_PROSE = re.compile(r"https?://\S+|www\.\S+|\\[a-z]+|\$[^$]*\$")
+_MAX_NGRAM = 3
+_CASED_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*\+?")
+
+
+def candidate_phrases(text: str) -> list[str]:
+    """All 1-3-word phrases of `text` that neither start, end nor span a stop word or punctuation."""
+    phrases: list[str] = []
+    chunk: list[str] = []
+    text = _NOT_PROSE.sub(" . ", text.lower())
+    for token in _TOKEN.findall(text) + ["."]:
+        if token in STOP_WORDS or not token[0].isalnum() or len(token) < 2:
+            for n in range(1, _MAX_NGRAM + 1):
+                phrases.extend(" ".join(chunk[i : i + n]) for i in range(len(chunk) - n + 1))
+            chunk = []
+        else:
+            chunk.append(token)
+    return phrases
+
+
+def singular(phrase: str) -> str:
+    """A crude singular of a phrase's last word, to spot `model`/`models` as the same phrase."""
+    head, _, last = phrase.rpartition(" ")
+    if len(last) > 3 and last.endswith("ies"):
+        last = last[:-3] + "y"
+    elif len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
+        last = last[:-1]
+    return f"{head} {last}".strip()
+
+
+def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
+    """Up to `top_n` keyphrases per text, best first, scored by TF-IDF against the whole corpus.
+
+    Phrases are lower case but for acronyms and mixed-case names, shown as the corpus writes them.
+
+    Longer phrases are preferred over the words inside them, and singular/plural twins and phrases
+    contained in a better one are dropped.
+    """
+    if top_n < 1:
+        raise ParameterError(f"top_n must be at least 1; got {top_n}")
+    if not any(t.strip() for t in texts):
+        return [[] for _ in texts]
+    vectorizer = TfidfVectorizer(analyzer=candidate_phrases, sublinear_tf=True, norm=None)
+    try:
+        matrix = vectorizer.fit_transform(texts).tocsr()
+    except ValueError:  # every text was only stop words
+        return [[] for _ in texts]
+    vocabulary = vectorizer.get_feature_names_out()
+    # Multi-word phrases are rarer and so already favoured by IDF; a length bonus breaks ties
+    # between a phrase and its own words in tiny corpora, where IDF says little.
+    length_bonus = np.array([1.0 + 0.15 * phrase.count(" ") for phrase in vocabulary])
+    document_frequency = np.bincount(matrix.indices, minlength=len(vocabulary))
+    keywords: list[list[str]] = []
+    for row in range(matrix.shape[0]):
+        start, end = matrix.indptr[row], matrix.indptr[row + 1]
+        indices, idf_weighted = matrix.indices[start:end], matrix.data[start:end]
+        # A phrase said once in one paper only is more often a chance word run than a concept.
+        repeated = (document_frequency[indices] > 1) | (idf_weighted > vectorizer.idf_[indices] * 1.01)
+        scores = idf_weighted * length_bonus[indices] * np.where(repeated, 1.0, 0.5)
+        order = np.lexsort((vocabulary[indices], -scores))  # ties broken alphabetically: deterministic
+        keywords.append(_distinct(vocabulary[indices[order]], top_n))
+    cased = _display_case(texts)
+    return [[" ".join(cased.get(w, w) for w in phrase.split(" ")) for phrase in row] for row in keywords]
+
+
+def _display_case(texts: Sequence[str]) -> dict[str, str]:
+    """Lower-case word -> the form to show: acronyms and mixed case ("LLMs", "CoT") as written."""
+    forms: dict[str, Counter] = {}
+    for text in texts:
+        for word in _CASED_WORD.findall(text):
+            # Title case says only that a sentence or a title starts here; it is no evidence.
+            if not word[:1].isupper() or any(c.isupper() for part in re.split(r"[-+]", word) for c in part[1:]):
+                forms.setdefault(word.lower(), Counter())[word] += 1
+    return {lower: max(counter.items(), key=lambda item: (item[1], item[0]))[0] for lower, counter in forms.items()}
+
+
+def _distinct(ranked: Sequence[str], top_n: int) -> list[str]:
+    chosen: list[str] = []
+    seen_singular: set[str] = set()
+    for phrase in ranked:
+        key = singular(phrase)
+        if key in seen_singular or any(f" {key} " in f" {singular(c)} " for c in chosen):
+            continue
+        seen_singular.add(key)
+        # Better-ranked shorter phrases inside this one give way to it, in the first one's place:
+        # "privacy" -> "differential privacy".
+        inner = [i for i, c in enumerate(chosen) if f" {singular(c)} " in f" {key} "]
+        if inner:
+            chosen[inner[0]] = phrase
+            chosen = [c for i, c in enumerate(chosen) if i not in inner[1:]]
+            continue
+        chosen.append(phrase)
+        if len(chosen) == top_n:
+            break
+    return chosen
+
+
+def keywords_table(papers: pd.DataFrame, texts: Sequence[str], top_n: int = 10) -> pd.DataFrame:
+    """`paper_id` and `keywords` columns for the papers whose texts are given, in the same order."""
+    return pd.DataFrame({"paper_id": papers["paper_id"].to_numpy(), "keywords": extract_keywords(texts, top_n)})

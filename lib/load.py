@@ -1,0 +1,448 @@
+"""Read a paper list in any supported format into the normalized papers table.
+
+Formats: the seed's plain text (a heading, then abstracts separated by blank lines), Paper Copilot
+`paperlists` JSON (a list of records), OpenReview API notes JSON, JSONL, CSV, TSV and Parquet.
+The format is detected from content unless given. A file that cannot be read raises `InputError`;
+a record that cannot be used is skipped and reported, never dropped silently.
+"""
+from __future__ import annotations
+
+import codecs
+import csv
+import hashlib
+import io
+import json
+import re
+import unicodedata
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .errors import InputError, ParameterError
+from .schema import PAPER_COLUMNS, conform, empty_table
+from .titles import derive_title
+
+# Part of this stage's cache key: bump it when a change alters what the stage outputs.
+VERSION = 1
+
+FORMATS = ("auto", "text", "json", "openreview", "jsonl", "csv", "tsv", "parquet")
+MAX_ABSTRACT_CHARS = 20_000
+MAX_TITLE_CHARS = 500
+
+# Source field names accepted for each papers-table column, first match wins.
+FIELD_ALIASES: dict[str, tuple[str, ...]] = {
+    "paper_id": ("paper_id", "id", "paperid", "forum", "uid", "openreview_id", "arxiv_id"),
+    "title": ("title", "paper_title", "name"),
+    "abstract": ("abstract", "summary", "abstract_text", "paper_abstract"),
+    "authors": ("authors", "author", "author_names", "authors_list"),
+    "venue": ("venue", "conference", "booktitle"),
+    "year": ("year", "publication_year"),
+    "status": ("status", "decision", "presentation_type", "type"),
+    "url": ("url", "site", "link", "forum_url", "paper_url", "pdf"),
+    "author_keywords": ("author_keywords", "keywords", "keyword"),
+    "primary_area": ("primary_area", "primary_subject_area", "area", "subject_area"),
+}
+_KNOWN_STATUSES = ("oral", "spotlight", "poster")
+_VENUE_YEAR = re.compile(r"^\s*(.*?)[\s_\-]*((?:19|20)\d{2})(?!\d)")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class RecordIssue:
+    """One record that was skipped or changed, and why."""
+
+    record: str  # "record 12 (id 'abc')"
+    problem: str
+
+    def line(self, source: str) -> str:
+        return f"{source}: {self.record}: {self.problem}"
+
+
+@dataclass
+class LoadReport:
+    """What a load read: counts, and every record skipped or altered with the reason."""
+
+    source: str
+    format: str
+    records_read: int = 0
+    loaded: int = 0
+    skipped: list[RecordIssue] = field(default_factory=list)
+    warnings: list[RecordIssue] = field(default_factory=list)
+
+    def summary(self) -> str:
+        text = f"{self.source}: loaded {self.loaded} of {self.records_read} records ({self.format})"
+        if self.skipped:
+            text += f", skipped {len(self.skipped)}"
+        if self.warnings:
+            text += f", {len(self.warnings)} warnings"
+        return text
+
+    def lines(self) -> list[str]:
+        """One line per skipped record, then per warning."""
+        return [f"skipped {i.line(self.source)}" for i in self.skipped] + [
+            f"warning {i.line(self.source)}" for i in self.warnings
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "format": self.format,
+            "records_read": self.records_read,
+            "loaded": self.loaded,
+            "skipped": [[i.record, i.problem] for i in self.skipped],
+            "warnings": [[i.record, i.problem] for i in self.warnings],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LoadReport:
+        return cls(
+            source=data["source"],
+            format=data["format"],
+            records_read=data["records_read"],
+            loaded=data["loaded"],
+            skipped=[RecordIssue(*pair) for pair in data["skipped"]],
+            warnings=[RecordIssue(*pair) for pair in data["warnings"]],
+        )
+
+
+@dataclass
+class LoadResult:
+    papers: pd.DataFrame
+    report: LoadReport
+
+
+def load_papers(path: str | Path, input_format: str = "auto") -> LoadResult:
+    """Read `path` into the papers table (see `lib.schema.PAPER_COLUMNS`) and a load report.
+
+    Raises `InputError` with one sentence naming the file when nothing can be read from it.
+    """
+    if input_format not in FORMATS:
+        raise ParameterError(f"input_format must be one of {', '.join(FORMATS)}; got {input_format!r}")
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot be read ({error.strerror or error})") from None
+    if not raw.strip():
+        raise InputError(f"{path}: the file is empty")
+    fmt = detect_format(raw) if input_format == "auto" else input_format
+    report = LoadReport(source=str(path), format=fmt)
+    defaults = _defaults_from_name(path.stem)
+    if fmt == "parquet":
+        records = _parquet_records(raw, path)
+    else:
+        text = _decode(raw, path)
+        if fmt == "text":
+            heading, records = _text_records(text)
+            defaults = _defaults_from_name(heading) or defaults
+        else:
+            records = _READERS[fmt](text, path)
+    papers = _normalize(records, defaults, report)
+    return LoadResult(papers, report)
+
+
+def detect_format(raw: bytes) -> str:
+    """Guess a file's format from its first bytes."""
+    if raw.startswith(b"PAR1"):
+        return "parquet"
+    head = raw[:65536]
+    for bom, encoding in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if head.startswith(bom):
+            head_text = head.decode(encoding, errors="ignore")
+            break
+    else:
+        head_text = head.decode("utf-8", errors="ignore")
+    stripped = head_text.lstrip()
+    if stripped.startswith("["):
+        return "json"
+    if stripped.startswith("{"):
+        first_line = stripped.split("\n", 1)[0].strip()
+        if len(stripped.splitlines()) > 1 and _is_json_object(first_line):
+            return "jsonl"
+        return "openreview" if re.match(r'\{\s*"(notes|count)"', stripped) else "json"
+    first_line = stripped.split("\n", 1)[0].lower()
+    for delimiter, name in (("\t", "tsv"), (",", "csv")):
+        cells = {c.strip().strip('"') for c in first_line.split(delimiter)}
+        if len(cells) > 1 and cells & {"title", "abstract", "paper_title", "summary"}:
+            return name
+    return "text"
+
+
+def _is_json_object(line: str) -> bool:
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
+
+
+def _decode(raw: bytes, path: Path) -> str:
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16"
+    else:
+        encoding = "utf-8-sig"
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{path}: not valid {error.encoding.upper()} text (byte {raw[error.start]:#04x} at offset "
+            f"{error.start}); save the file as UTF-8"
+        ) from None
+
+
+# Each reader yields (record label, record mapping or a non-mapping to be reported).
+Records = Iterator[tuple[str, Any]]
+
+
+def _text_records(text: str) -> tuple[str, Records]:
+    blocks = [b.strip() for b in re.split(r"\n\s*\n", text.replace("\r\n", "\n")) if b.strip()]
+    heading = ""
+    # A heading is one short line without sentence punctuation at its end.
+    if blocks and "\n" not in blocks[0] and len(blocks[0]) <= 120 and not blocks[0].endswith("."):
+        heading = blocks.pop(0)
+    return heading, ((f"paragraph {n}", {"abstract": b}) for n, b in enumerate(blocks, 1))
+
+
+def _json_records(text: str, path: Path) -> Records:
+    data = _parse_json(text, path)
+    if isinstance(data, dict):
+        for key in ("papers", "data", "records", "items", "results"):
+            if isinstance(data.get(key), list):
+                data = data[key]
+                break
+        else:
+            if "notes" in data:
+                return _openreview_notes(data, path)
+            raise InputError(f"{path}: expected a JSON list of paper records, found an object with keys {_keys(data)}")
+    if not isinstance(data, list):
+        raise InputError(f"{path}: expected a JSON list of paper records, found {type(data).__name__}")
+    return ((f"record {n}", item) for n, item in enumerate(data, 1))
+
+
+def _openreview_records(text: str, path: Path) -> Records:
+    data = _parse_json(text, path)
+    if isinstance(data, list):
+        return _openreview_notes({"notes": data}, path)
+    if not isinstance(data, dict) or not isinstance(data.get("notes"), list):
+        raise InputError(f"{path}: expected OpenReview notes JSON ({{\"notes\": [...]}})")
+    return _openreview_notes(data, path)
+
+
+def _openreview_notes(data: dict, path: Path) -> Records:
+    notes = data.get("notes")
+    if not isinstance(notes, list):
+        raise InputError(f"{path}: \"notes\" is not a list")
+    for n, note in enumerate(notes, 1):
+        if not isinstance(note, dict):
+            yield f"note {n}", note
+            continue
+        content = note.get("content") if isinstance(note.get("content"), dict) else {}
+        # API v2 wraps every field as {"value": ...}; API v1 does not.
+        record = {k: (v.get("value") if isinstance(v, dict) and "value" in v else v) for k, v in content.items()}
+        record["id"] = note.get("id") or note.get("forum") or record.get("id", "")
+        if not record.get("url") and record["id"]:
+            record["url"] = f"https://openreview.net/forum?id={note.get('forum') or record['id']}"
+        venue = str(record.get("venue") or "")
+        status = next((s.title() for s in _KNOWN_STATUSES if s in venue.lower()), "")
+        if status and not record.get("status"):
+            record["status"] = status
+        if venue:
+            record["venue"] = re.sub(r"\s+(oral|spotlight|poster|conference)\b.*$", "", venue, flags=re.I)
+        yield f"note {n}", record
+
+
+def _jsonl_records(text: str, path: Path) -> Records:
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            yield f"line {n}", json.loads(line)
+        except ValueError as error:
+            yield f"line {n}", InputError(f"invalid JSON ({error})")
+
+
+def _delimited_records(text: str, delimiter: str) -> Records:
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
+    if reader.fieldnames:
+        reader.fieldnames = [name.strip().lower() for name in reader.fieldnames]
+    for row in reader:
+        # Rows longer than the header put their overflow under the key None.
+        extra = row.pop(None, None)
+        if extra:
+            yield f"row {reader.line_num}", InputError(f"{len(extra)} more cells than the header has columns")
+        else:
+            yield f"row {reader.line_num}", row
+
+
+def _parquet_records(raw: bytes, path: Path) -> Records:
+    try:
+        frame = pd.read_parquet(io.BytesIO(raw))
+    except Exception as error:  # pyarrow raises several unrelated types for a damaged file
+        raise InputError(f"{path}: not a readable Parquet file ({error})") from None
+    frame.columns = [str(c).strip().lower() for c in frame.columns]
+    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    return ((f"row {n}", row) for n, row in enumerate(rows, 1))
+
+
+def _parse_json(text: str, path: Path) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{path}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply to read") from None
+
+
+def _keys(data: dict) -> str:
+    return ", ".join(repr(k) for k in list(data)[:5]) or "none"
+
+
+_READERS = {
+    "json": _json_records,
+    "openreview": _openreview_records,
+    "jsonl": _jsonl_records,
+    "csv": lambda text, path: _delimited_records(text, ","),
+    "tsv": lambda text, path: _delimited_records(text, "\t"),
+}
+
+
+def _defaults_from_name(name: str) -> dict[str, Any]:
+    """Venue and year from a file stem or heading such as `icml2025_papers` or `ICML 2025 papers`."""
+    match = _VENUE_YEAR.match(name)
+    if not match or not match.group(1):
+        return {}
+    venue = re.sub(r"[_\-]+", " ", match.group(1)).strip(" ./")
+    return {"venue": venue.upper() if venue.islower() else venue, "year": int(match.group(2))}
+
+
+def _normalize(records: Records, defaults: dict[str, Any], report: LoadReport) -> pd.DataFrame:
+    rows: list[dict[str, Any]] = []
+    first_seen: dict[str, int] = {}  # paper_id -> index in rows
+    for label, record in records:
+        report.records_read += 1
+        if isinstance(record, InputError):
+            report.skipped.append(RecordIssue(label, str(record)))
+            continue
+        if not isinstance(record, Mapping):
+            report.skipped.append(RecordIssue(label, f"is a {type(record).__name__}, not a record with fields"))
+            continue
+        warnings: list[str] = []
+        row = _row(record, defaults, warnings)
+        source_id = row["paper_id"]
+        if source_id:
+            label = f"{label} (id {source_id!r})"
+        if not row["title"] and not row["abstract"]:
+            report.skipped.append(RecordIssue(label, "has neither a title nor an abstract"))
+            continue
+        if not source_id:
+            row["paper_id"] = _content_id(row)
+        paper_id = row["paper_id"]
+        if paper_id in first_seen:
+            earlier = rows[first_seen[paper_id]]
+            if (earlier["title"], earlier["abstract"]) == (row["title"], row["abstract"]):
+                report.skipped.append(RecordIssue(label, f"duplicate of an earlier record with id {paper_id!r}"))
+                continue
+            row["paper_id"] = _unique_id(paper_id, first_seen)
+            warnings.append(f"id {paper_id!r} is used by an earlier, different record; kept as {row['paper_id']!r}")
+        first_seen[row["paper_id"]] = len(rows)
+        rows.append(row)
+        report.warnings.extend(RecordIssue(label, w) for w in warnings)
+    report.loaded = len(rows)
+    if not rows:
+        return empty_table(PAPER_COLUMNS)
+    return conform(pd.DataFrame(rows), PAPER_COLUMNS)
+
+
+def _row(record: Mapping[str, Any], defaults: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
+    lowered = {str(k).strip().lower(): v for k, v in record.items()}
+
+    def pick(column: str) -> Any:
+        for alias in FIELD_ALIASES[column]:
+            value = lowered.get(alias)
+            if value not in (None, "", []):
+                return value
+        return None
+
+    def text(column: str, limit: int | None = None) -> str:
+        value = pick(column)
+        if isinstance(value, (list, dict)):
+            warnings.append(f"{column} is a {type(value).__name__}, expected text; left empty")
+            return ""
+        cleaned = _clean(value)
+        if limit and len(cleaned) > limit:
+            warnings.append(f"{column} is {len(cleaned):,} characters long; cut to {limit:,}")
+            cleaned = cleaned[:limit]
+        return cleaned
+
+    row: dict[str, Any] = {
+        "paper_id": text("paper_id", 200),
+        "title": text("title", MAX_TITLE_CHARS),
+        "abstract": text("abstract", MAX_ABSTRACT_CHARS),
+        "authors": _as_list(pick("authors"), warnings, "authors"),
+        "venue": "",
+        "year": _as_year(pick("year"), warnings),
+        "status": text("status"),
+        "url": text("url"),
+        "author_keywords": _as_list(pick("author_keywords"), warnings, "author_keywords"),
+        "primary_area": text("primary_area"),
+    }
+    # A venue like "ICML 2025" or "3dv2025" carries the year; otherwise fall back to the file's.
+    venue = text("venue")
+    named = _defaults_from_name(venue) or {"venue": venue}
+    row["venue"] = named.get("venue") or defaults.get("venue", "")
+    row["year"] = row["year"] or named.get("year") or defaults.get("year")
+    row["title_is_derived"] = not row["title"]
+    if row["title_is_derived"]:
+        row["title"] = derive_title(row["abstract"])
+    return row
+
+
+def _clean(value: Any) -> str:
+    """Text as one line: Unicode NFC, control characters dropped, whitespace collapsed."""
+    if value is None or isinstance(value, bool):
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = unicodedata.normalize("NFC", str(value))
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def _as_list(value: Any, warnings: list[str], column: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        separator = ";" if ";" in value else ","
+        parts = value.split(separator)
+    elif isinstance(value, (list, tuple)) or hasattr(value, "tolist"):
+        parts = list(value.tolist() if hasattr(value, "tolist") else value)
+    else:
+        warnings.append(f"{column} is a {type(value).__name__}, expected a list or text; left empty")
+        return []
+    items = [_clean(p) for p in parts if not isinstance(p, (list, dict))]
+    return [item for item in items if item]
+
+
+def _as_year(value: Any, warnings: list[str]) -> int | None:
+    if value is None:
+        return None
+    match = re.search(r"\b(1[89]\d\d|20\d\d)\b", str(value))
+    if not match:
+        warnings.append(f"year {str(value)[:20]!r} is not a year; left empty")
+        return None
+    return int(match.group(1))
+
+
+def _content_id(row: dict[str, Any]) -> str:
+    digest = hashlib.sha1(f"{row['title']}\n{row['abstract']}".encode()).hexdigest()
+    return f"p{digest[:12]}"
+
+
+def _unique_id(paper_id: str, taken: Mapping[str, int]) -> str:
+    n = 2
+    while f"{paper_id}~{n}" in taken:
+        n += 1
+    return f"{paper_id}~{n}"

@@ -1,0 +1,225 @@
+"""Run every stage through the on-disk cache: file -> papers -> keywords, subfields -> vectors -> map -> topics.
+
+Each stage's cache key is made of its upstream keys and its own parameters, so changing one
+parameter recomputes that stage and what depends on it, nothing else.
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .cache import ArtifactCache, atomic_write_bytes, file_digest, frame_bytes, make_key
+from . import embed as _embed, keywords as _keywords, load as _load, project as _project, subfields as _subfields, topics as _topics
+from .embed import Embedder, TfidfSvdEmbedder
+from .errors import InputError
+from .keywords import keywords_table
+from .load import LoadReport, load_papers
+from .project import project
+from .schema import OUTPUT_COLUMNS, PAPER_COLUMNS, analysis_texts, conform
+from .subfields import assign_subfields, load_taxonomy
+from .topics import find_topics, label_topics, topics_table
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = REPO_ROOT / "data" / "icml2025_seed.txt"
+DEFAULT_TAXONOMY = REPO_ROOT / "data" / "taxonomy" / "icml2025.yaml"
+DEFAULT_CACHE_DIR = REPO_ROOT / "data" / "cache"
+DEFAULT_OUT_ROOT = REPO_ROOT / "data" / "build"
+
+STAGES = ("load", "keywords", "subfields", "embed", "project", "topics", "write")
+# Each stage module's VERSION goes into its cache key, so a changed stage never reuses old artifacts.
+STAGE_VERSIONS = {
+    module.__name__.rpartition(".")[2]: module.VERSION
+    for module in (_load, _keywords, _subfields, _embed, _project, _topics)
+}
+
+# progress(stage, stages done, stages in all): called before each stage and once at the end.
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class BuildParams:
+    """Every setting that changes the map; each stage's cache key takes the ones it uses."""
+
+    input_format: str = "auto"
+    top_keywords: int = 10
+    subfield_min_score: float = 0.03
+    n_neighbors: int = 15
+    min_dist: float = 0.1
+    n_topics: int | None = None
+    random_state: int = 42
+
+
+@dataclass(frozen=True)
+class StageRun:
+    name: str
+    seconds: float
+    cached: bool
+
+
+@dataclass
+class BuildResult:
+    papers: pd.DataFrame  # OUTPUT_COLUMNS
+    report: LoadReport
+    stages: list[StageRun] = field(default_factory=list)
+    out_path: Path | None = None
+
+    @property
+    def seconds(self) -> float:
+        return sum(s.seconds for s in self.stages)
+
+    def summary(self) -> str:
+        papers = self.papers
+        where = f" into {self.out_path}" if self.out_path else ""
+        cached = sum(s.cached for s in self.stages)
+        skipped = f", skipped {len(self.report.skipped)}" if self.report.skipped else ""
+        return (
+            f"Built a map of {len(papers)} papers{skipped}{where}: {papers['topic'].nunique()} topics, "
+            f"{papers['subfield'].nunique()} subfields, in {self.seconds:.1f} s "
+            f"({cached} of {len(self.stages)} stages from cache)"
+        )
+
+
+def default_out_dir(input_path: str | Path) -> Path:
+    return DEFAULT_OUT_ROOT / Path(input_path).stem
+
+
+def build(
+    input_path: str | Path,
+    *,
+    taxonomy_path: str | Path = DEFAULT_TAXONOMY,
+    out_dir: str | Path | None = None,
+    cache_dir: str | Path = DEFAULT_CACHE_DIR,
+    embedder: Embedder | None = None,
+    params: BuildParams = BuildParams(),
+    progress: Progress | None = None,
+) -> BuildResult:
+    """Build the map of one paper list; write `out_dir/papers.parquet` when `out_dir` is given.
+
+    Raises `InputError` or `TaxonomyError` (one sentence each) when the inputs cannot be used.
+    """
+    embedder = embedder or TfidfSvdEmbedder(random_state=params.random_state)
+    cache = ArtifactCache(cache_dir)
+    runs: list[StageRun] = []
+    report_progress = progress or (lambda stage, done, total: None)
+    taxonomy = load_taxonomy(taxonomy_path)  # validated up front: a bad file fails in a second, not after UMAP
+
+    def stage(name: str, key: str, compute: Callable[[], Any], meta: dict[str, Any]) -> Any:
+        report_progress(name, len(runs), len(STAGES))
+        start = time.perf_counter()
+        hit = cache.get(name, key)
+        if hit is None:
+            value, extra = compute()
+            cache.put(name, key, value, {**meta, **extra})
+            meta_out = {**meta, **extra}
+        else:
+            value, meta_out = hit.value, hit.meta
+        runs.append(StageRun(name, time.perf_counter() - start, hit is not None))
+        return value, meta_out
+
+    def load_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
+        result = load_papers(input_path, params.input_format)
+        return result.papers, {"report": result.report.to_dict()}
+
+    try:
+        input_digest = file_digest(input_path)
+    except FileNotFoundError:
+        raise InputError(f"{input_path}: no such file") from None
+    except OSError as error:
+        raise InputError(f"{input_path}: cannot be read ({error.strerror or error})") from None
+    load_key = make_key("load", STAGE_VERSIONS["load"], input_digest, params.input_format, str(Path(input_path).name))
+    papers, load_meta = stage("load", load_key, load_stage, {"params": {"input_format": params.input_format}, "input": str(input_path)})
+    papers = conform(papers, PAPER_COLUMNS)
+    report = LoadReport.from_dict(load_meta["report"])
+    texts = analysis_texts(papers)
+
+    keywords_key = make_key("keywords", STAGE_VERSIONS["keywords"], load_key, params.top_keywords)
+    keywords, _ = stage(
+        "keywords", keywords_key, lambda: (keywords_table(papers, texts, params.top_keywords), {}),
+        {"params": {"top_n": params.top_keywords}, "upstream": [load_key]},
+    )
+
+    taxonomy_digest = file_digest(taxonomy_path)
+    subfields_key = make_key("subfields", STAGE_VERSIONS["subfields"], load_key, taxonomy_digest, params.subfield_min_score)
+    subfields, _ = stage(
+        "subfields", subfields_key, lambda: (assign_subfields(texts, taxonomy, params.subfield_min_score), {}),
+        {"params": {"min_score": params.subfield_min_score, "taxonomy": str(taxonomy_path)}, "upstream": [load_key]},
+    )
+
+    embed_key = make_key("embed", STAGE_VERSIONS["embed"], load_key, embedder.name, embedder.params())
+    vectors, _ = stage(
+        "embed", embed_key, lambda: (embedder.embed(texts), {}),
+        {"params": {"embedder": embedder.name, **embedder.params()}, "upstream": [load_key]},
+    )
+
+    projection = {"n_neighbors": params.n_neighbors, "min_dist": params.min_dist, "random_state": params.random_state}
+    project_key = make_key("project", STAGE_VERSIONS["project"], embed_key, projection)
+    coords, _ = stage(
+        "project", project_key, lambda: (project(vectors, **projection), {}),
+        {"params": projection, "upstream": [embed_key]},
+    )
+
+    keyword_lists = [list(k) for k in keywords["keywords"]]
+
+    def topics_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
+        topic_ids = find_topics(coords, params.n_topics, params.random_state)
+        return topics_table(papers, topic_ids, label_topics(topic_ids, keyword_lists)), {}
+
+    topics_key = make_key("topics", STAGE_VERSIONS["topics"], project_key, keywords_key, params.n_topics, params.random_state)
+    topics, _ = stage(
+        "topics", topics_key, topics_stage,
+        {"params": {"n_topics": params.n_topics, "random_state": params.random_state}, "upstream": [project_key, keywords_key]},
+    )
+
+    table = papers.assign(
+        keywords=keyword_lists,
+        area=subfields["area"].to_numpy(),
+        subfield=subfields["subfield"].to_numpy(),
+        subfield_score=subfields["subfield_score"].to_numpy(),
+        topic=topics["topic"].to_numpy(),
+        topic_label=topics["topic_label"].to_numpy(),
+        x=np.asarray(coords)[:, 0] if len(coords) else np.zeros(0),
+        y=np.asarray(coords)[:, 1] if len(coords) else np.zeros(0),
+    )
+    table = conform(table, OUTPUT_COLUMNS)
+
+    report_progress("write", len(runs), len(STAGES))
+    start = time.perf_counter()
+    out_path = None
+    if out_dir is not None:
+        out_path = _write_output(Path(out_dir), table, {
+            "input": str(input_path),
+            "input_sha256": input_digest,
+            "taxonomy": str(taxonomy_path),
+            "taxonomy_sha256": taxonomy_digest,
+            "embedder": {"name": embedder.name, **embedder.params()},
+            "params": asdict(params),
+            "keys": {"load": load_key, "keywords": keywords_key, "subfields": subfields_key,
+                     "embed": embed_key, "project": project_key, "topics": topics_key},
+            "load_report": report.to_dict(),
+        })
+    runs.append(StageRun("write", time.perf_counter() - start, False))
+    report_progress("done", len(runs), len(STAGES))
+    return BuildResult(table, report, runs, out_path)
+
+
+def _write_output(out_dir: Path, table: pd.DataFrame, meta: dict[str, Any]) -> Path:
+    """`papers.parquet` and its `papers.json` sidecar, each written atomically."""
+    out_path = out_dir / "papers.parquet"
+    atomic_write_bytes(out_path, frame_bytes(table))
+    atomic_write_bytes(out_dir / "papers.json", json.dumps({**meta, "rows": len(table)}, indent=1, default=str).encode())
+    return out_path
+
+
+def read_papers(path: str | Path) -> pd.DataFrame:
+    """Read a `papers.parquet` written by `build`, with list columns as lists."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: no such papers table")
+    return conform(pd.read_parquet(path), OUTPUT_COLUMNS)

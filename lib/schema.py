@@ -1,0 +1,80 @@
+"""The papers table: its columns, dtypes and meaning, written down once.
+
+Every stage reads and writes DataFrames that follow these columns. README.md documents the same
+table (a test checks that every column here is named there).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    dtype: str  # a pandas dtype name; "list" means an object column of Python lists of str
+    meaning: str
+
+
+PAPER_COLUMNS: tuple[Column, ...] = (
+    Column("paper_id", "str", "Stable id: the source's id, else a hash of title and abstract."),
+    Column("title", "str", "Display title; derived from the abstract when the source has none."),
+    Column("title_is_derived", "bool", "True when `title` was derived from the abstract."),
+    Column("abstract", "str", "Abstract text, whitespace-normalised; empty when the source has none."),
+    Column("authors", "list", "Author names in source order; may be empty."),
+    Column("venue", "str", "Venue name such as `ICML`; from the record, else the file name or heading."),
+    Column("year", "Int64", "Publication year; missing when unknown."),
+    Column("status", "str", "Decision or presentation type (`Poster`, `Oral`, `Spotlight`); may be empty."),
+    Column("url", "str", "Link to the paper page; may be empty."),
+    Column("author_keywords", "list", "Keywords the authors gave; may be empty."),
+    Column("primary_area", "str", "Area the venue filed the paper under; may be empty."),
+)
+
+MAP_COLUMNS: tuple[Column, ...] = (
+    Column("keywords", "list", "Up to 10 extracted keyphrases, best first."),
+    Column("area", "str", "Top-level taxonomy entry that fits best, or `Unassigned` when none matches."),
+    Column("subfield", "str", "Finest taxonomy entry that fits confidently: a child, or the area itself."),
+    Column("subfield_score", "float64", "Similarity of the paper to its subfield, 0 to 1."),
+    Column("topic", "int64", "Topic id, 0 to n_topics - 1, numbered by decreasing size."),
+    Column("topic_label", "str", "Short label of the topic from its distinctive keyphrases."),
+    Column("x", "float64", "Map coordinate."),
+    Column("y", "float64", "Map coordinate."),
+)
+
+# The columns of `papers.parquet`, in order: the contract other tools rely on.
+OUTPUT_COLUMNS: tuple[Column, ...] = PAPER_COLUMNS + MAP_COLUMNS
+
+LIST_COLUMNS = frozenset(c.name for c in OUTPUT_COLUMNS if c.dtype == "list")
+
+
+def empty_table(columns: tuple[Column, ...] = PAPER_COLUMNS) -> pd.DataFrame:
+    """A zero-row DataFrame with the given columns and dtypes."""
+    return conform(pd.DataFrame({c.name: [] for c in columns}), columns)
+
+
+def conform(frame: pd.DataFrame, columns: tuple[Column, ...] = PAPER_COLUMNS) -> pd.DataFrame:
+    """Return `frame` restricted to `columns`, in order, with the documented dtypes.
+
+    List columns come back from Parquet as NumPy arrays; they are turned back into lists.
+    Raises KeyError naming the first missing column.
+    """
+    missing = [c.name for c in columns if c.name not in frame.columns]
+    if missing:
+        raise KeyError(f"papers table lacks column {missing[0]!r}")
+    out = pd.DataFrame(index=pd.RangeIndex(len(frame)))
+    for column in columns:
+        values = frame[column.name].reset_index(drop=True)
+        if column.dtype == "list":
+            out[column.name] = pd.Series([list(v) for v in values], dtype=object)
+        else:
+            out[column.name] = values.astype(column.dtype)
+    return out
+
+
+def analysis_texts(papers: pd.DataFrame) -> list[str]:
+    """The text each paper is analysed by: its title (unless derived) and abstract, or the title alone."""
+    texts = []
+    for title, derived, abstract in zip(papers["title"], papers["title_is_derived"], papers["abstract"]):
+        texts.append(abstract if derived else f"{title}. {abstract}".strip(". ") if abstract else title)
+    return texts

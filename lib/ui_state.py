@@ -1,0 +1,89 @@
+"""The one lib module that imports Streamlit: cached wrappers over the pipeline and the view pages share."""
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from .cache import file_digest
+from .errors import PaperMapError
+from .load import LoadReport
+from .pipeline import DEFAULT_CACHE_DIR, DEFAULT_DATA, DEFAULT_TAXONOMY, STAGES, build
+
+_VIEW_KEY = "papermap_view"
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """What the dashboard maps; set by `--data` / `--taxonomy` or PAPERMAP_* environment variables."""
+
+    data: Path
+    taxonomy: Path
+    cache: Path
+
+
+@dataclass(frozen=True)
+class View:
+    """The corpus and the filtered slice every page draws from on this run."""
+
+    source: DataSource
+    papers: pd.DataFrame  # the whole map, OUTPUT_COLUMNS
+    shown: pd.DataFrame  # the papers that pass the sidebar filters
+    report: LoadReport
+
+
+def data_source(argv: Sequence[str]) -> DataSource:
+    """Read `-- --data PATH [--taxonomy FILE]` from the script's arguments, then the environment."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--data", type=Path, default=None)
+    parser.add_argument("--taxonomy", type=Path, default=None)
+    args, _ = parser.parse_known_args(list(argv))
+    return DataSource(
+        data=args.data or Path(os.environ.get("PAPERMAP_DATA") or DEFAULT_DATA),
+        taxonomy=args.taxonomy or Path(os.environ.get("PAPERMAP_TAXONOMY") or DEFAULT_TAXONOMY),
+        cache=Path(os.environ.get("PAPERMAP_CACHE") or DEFAULT_CACHE_DIR),
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _built_map(data: str, data_digest: str, taxonomy: str, taxonomy_digest: str, cache: str, _progress=None) -> tuple[pd.DataFrame, dict]:
+    # The digests are in the signature only so that an edited file is a new cache entry.
+    result = build(data, taxonomy_path=taxonomy, cache_dir=cache, progress=_progress)
+    return result.papers, result.report.to_dict()
+
+
+def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport]:
+    """The built map of `source`, showing a progress bar while any stage computes.
+
+    Raises `PaperMapError` (one sentence) when the data or taxonomy cannot be used.
+    """
+    try:
+        digests = file_digest(source.data), file_digest(source.taxonomy)
+    except OSError as error:
+        raise PaperMapError(f"{error.filename}: cannot be read ({error.strerror})") from None
+    placeholder = st.empty()
+
+    def progress(stage: str, done: int, total: int) -> None:
+        placeholder.progress(done / total, text=f"Building the map of {source.data.name}: {stage} ({done}/{len(STAGES)})")
+
+    papers, report = _built_map(str(source.data), digests[0], str(source.taxonomy), digests[1], str(source.cache), _progress=None)
+    placeholder.empty()
+    return papers, LoadReport.from_dict(report)
+
+
+def set_view(view: View) -> None:
+    st.session_state[_VIEW_KEY] = view
+
+
+def current_view() -> View:
+    """The view the entry script prepared on this run; pages call this instead of loading data."""
+    view = st.session_state.get(_VIEW_KEY)
+    if view is None:
+        st.error("Open PaperMap through dashboard.py: `streamlit run dashboard.py`.")
+        st.stop()
+    return view

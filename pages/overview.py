@@ -1,0 +1,30 @@
+"""Overview: what the map holds, in counts."""
+import streamlit as st
+
+from lib import figures, ui_state
+from lib.topics import topic_summary
+
+view = ui_state.current_view()
+papers, shown = view.papers, view.shown
+
+st.subheader(f"{view.source.data.name}: overview")
+columns = st.columns(4)
+columns[0].metric("Papers shown", f"{len(shown):,}", help=f"{len(papers):,} in the data set")
+columns[1].metric("Topics", shown["topic"].nunique())
+columns[2].metric("Subfields", shown["subfield"].nunique())
+columns[3].metric("Records skipped", len(view.report.skipped))
+
+if shown.empty:
+    st.info("No paper matches the filters.")
+    st.stop()
+
+left, right = st.columns(2)
+left.plotly_chart(figures.count_bar(shown, "area", "Papers per area"), key="areas")
+right.plotly_chart(figures.count_bar(shown, "subfield", "Papers per subfield"), key="subfields")
+
+st.markdown("#### Topics")
+st.dataframe(topic_summary(shown), hide_index=True)
+
+if view.report.skipped or view.report.warnings:
+    with st.expander(f"Load report: {view.report.summary()}"):
+        st.text("\n".join(view.report.lines()))
