@@ -22,15 +22,7 @@ except PaperMapError as error:
 
 with st.sidebar:
     st.markdown(f"**{len(papers):,} papers** from `{source.data.name}`")
-    counts = value_counts(papers, "subfield")
-    chosen = st.multiselect(
-        "Subfield",
-        options=list(counts),
-        format_func=lambda name: f"{name} ({counts[name]})",
-        key="subfield",
-        bind="query-params",
-        placeholder="All subfields",
-    )
+    chosen = ui_state.url_multiselect("Subfield", value_counts(papers, "subfield"), key="subfield", placeholder="All subfields")
 
 shown = filter_papers(papers, chosen)
 ui_state.set_view(ui_state.View(source=source, papers=papers, shown=shown, report=report))

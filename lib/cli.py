@@ -39,7 +39,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _build(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    bar = tqdm(total=len(STAGES), unit="stage", file=sys.stderr, disable=args.quiet, bar_format="{desc:<10} {bar} {n_fmt}/{total_fmt} [{elapsed}]")
+    # disable=None: a bar on a terminal only; piped output stays free of carriage-return noise.
+    bar = tqdm(
+        total=len(STAGES), file=sys.stderr, disable=True if args.quiet else None, leave=False,
+        bar_format="{desc:<10} {bar} {n_fmt}/{total_fmt} [{elapsed}]",
+    )
 
     def progress(stage: str, done: int, total: int) -> None:
         bar.set_description_str(stage)

@@ -1,7 +1,7 @@
 """Filter state -> DataFrame mask, and the option lists (with counts) that filter widgets show."""
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Mapping
 
 import pandas as pd
 
@@ -19,3 +19,12 @@ def filter_papers(papers: pd.DataFrame, subfields: Collection[str] = ()) -> pd.D
     chosen = set(subfields)
     mask = papers["subfield"].isin(chosen) | papers["area"].isin(chosen)
     return papers[mask]
+
+
+def choices_from_query(query: Mapping[str, list[str]], key: str, options: Iterable[str]) -> list[str]:
+    """The values of URL parameter `key` that are valid `options`, in URL order, without repeats.
+
+    Unknown values (a stale link, a hand-edited URL) are dropped rather than failing the page.
+    """
+    valid = set(options)
+    return list(dict.fromkeys(v for v in query.get(key, []) if v in valid))

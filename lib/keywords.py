@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer, TfidfTransformer
 
 from .errors import ParameterError
 
@@ -70,33 +70,35 @@ def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
     """Up to `top_n` keyphrases per text, best first, scored by TF-IDF against the whole corpus.
 
     Phrases are lower case but for acronyms and mixed-case names, shown as the corpus writes them.
-
-    Longer phrases are preferred over the words inside them, and singular/plural twins and phrases
-    contained in a better one are dropped.
+    Singular/plural twins and phrases inside a better one are dropped; a longer phrase takes the
+    place of a shorter one inside it when the shorter never occurs on its own.
     """
     if top_n < 1:
         raise ParameterError(f"top_n must be at least 1; got {top_n}")
     if not any(t.strip() for t in texts):
         return [[] for _ in texts]
-    vectorizer = TfidfVectorizer(analyzer=candidate_phrases, sublinear_tf=True, norm=None)
+    counter = CountVectorizer(analyzer=candidate_phrases)
     try:
-        matrix = vectorizer.fit_transform(texts).tocsr()
+        counts = counter.fit_transform(texts).tocsr()
     except ValueError:  # every text was only stop words
         return [[] for _ in texts]
-    vocabulary = vectorizer.get_feature_names_out()
+    counts.sort_indices()  # the TF-IDF matrix below has sorted indices; rows must line up entry for entry
+    weights = TfidfTransformer(sublinear_tf=True, norm=None).fit_transform(counts).tocsr()
+    vocabulary = counter.get_feature_names_out()
     # Multi-word phrases are rarer and so already favoured by IDF; a length bonus breaks ties
     # between a phrase and its own words in tiny corpora, where IDF says little.
     length_bonus = np.array([1.0 + 0.15 * phrase.count(" ") for phrase in vocabulary])
-    document_frequency = np.bincount(matrix.indices, minlength=len(vocabulary))
+    document_frequency = np.bincount(counts.indices, minlength=len(vocabulary))
     keywords: list[list[str]] = []
-    for row in range(matrix.shape[0]):
-        start, end = matrix.indptr[row], matrix.indptr[row + 1]
-        indices, idf_weighted = matrix.indices[start:end], matrix.data[start:end]
+    for row in range(counts.shape[0]):
+        start, end = counts.indptr[row], counts.indptr[row + 1]
+        indices, frequency = counts.indices[start:end], counts.data[start:end]
         # A phrase said once in one paper only is more often a chance word run than a concept.
-        repeated = (document_frequency[indices] > 1) | (idf_weighted > vectorizer.idf_[indices] * 1.01)
-        scores = idf_weighted * length_bonus[indices] * np.where(repeated, 1.0, 0.5)
+        repeated = (document_frequency[indices] > 1) | (frequency > 1)
+        scores = weights.data[start:end] * length_bonus[indices] * np.where(repeated, 1.0, 0.5)
         order = np.lexsort((vocabulary[indices], -scores))  # ties broken alphabetically: deterministic
-        keywords.append(_distinct(vocabulary[indices[order]], top_n))
+        phrases = vocabulary[indices]
+        keywords.append(_distinct(phrases[order], dict(zip(phrases, frequency)), dict(zip(phrases, scores)), top_n))
     cased = _display_case(texts)
     return [[" ".join(cased.get(w, w) for w in phrase.split(" ")) for phrase in row] for row in keywords]
 
@@ -112,7 +114,7 @@ def _display_case(texts: Sequence[str]) -> dict[str, str]:
     return {lower: max(counter.items(), key=lambda item: (item[1], item[0]))[0] for lower, counter in forms.items()}
 
 
-def _distinct(ranked: Sequence[str], top_n: int) -> list[str]:
+def _distinct(ranked: Sequence[str], in_text: Mapping[str, int], score: Mapping[str, float], top_n: int) -> list[str]:
     chosen: list[str] = []
     seen_singular: set[str] = set()
     for phrase in ranked:
@@ -120,12 +122,14 @@ def _distinct(ranked: Sequence[str], top_n: int) -> list[str]:
         if key in seen_singular or any(f" {key} " in f" {singular(c)} " for c in chosen):
             continue
         seen_singular.add(key)
-        # Better-ranked shorter phrases inside this one give way to it, in the first one's place:
-        # "privacy" -> "differential privacy".
         inner = [i for i, c in enumerate(chosen) if f" {singular(c)} " in f" {key} "]
         if inner:
-            chosen[inner[0]] = phrase
-            chosen = [c for i, c in enumerate(chosen) if i not in inner[1:]]
+            # "privacy" gives way to "differential privacy" when it mostly occurs inside it and the
+            # longer phrase scores at least half as well; otherwise the longer one is a passing
+            # word run ("differential privacy needs") and is dropped.
+            if all(in_text[chosen[i]] <= 2 * in_text[phrase] and 2 * score[phrase] >= score[chosen[i]] for i in inner):
+                chosen[inner[0]] = phrase
+                chosen = [c for i, c in enumerate(chosen) if i not in inner[1:]]
             continue
         chosen.append(phrase)
         if len(chosen) == top_n:

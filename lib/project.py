@@ -56,7 +56,7 @@ def project(
 def _pca_2d(vectors: np.ndarray) -> np.ndarray:
     n = len(vectors)
     coords = np.zeros((n, 2))
-    if n >= 2 and vectors.shape[1] >= 1:
+    if n >= 2 and vectors.shape[1] >= 1 and np.ptp(vectors, axis=0).max() > 0:  # identical points stay put
         k = min(2, n, vectors.shape[1])
         reduced = PCA(n_components=k, svd_solver="full").fit_transform(vectors)
         # PCA's sign is arbitrary; fix it so the same input always gives the same picture.

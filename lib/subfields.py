@@ -53,17 +53,18 @@ class Taxonomy:
     def children(self, parent: str | None) -> list[Entry]:
         return [e for e in self.entries if e.parent == parent]
 
-    def descendants_text(self, entry: Entry) -> str:
-        return " . ".join([entry.text] + [self.descendants_text(c) for c in self.children(entry.name)])
-
 
 def load_taxonomy(path: str | Path) -> Taxonomy:
     """Read and validate a taxonomy file; raises `TaxonomyError` naming the file and the problem."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise TaxonomyError(f"{path}: cannot read taxonomy ({error})") from None
+    except FileNotFoundError:
+        raise TaxonomyError(f"{path}: no such taxonomy file") from None
+    except OSError as error:
+        raise TaxonomyError(f"{path}: cannot read taxonomy ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise TaxonomyError(f"{path}: taxonomy is not UTF-8 text") from None
     try:
         data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as error:
@@ -104,20 +105,25 @@ def assign_subfields(texts: Sequence[str], taxonomy: Taxonomy, min_score: float 
     """File each text under an area and its finest confident subfield.
 
     Scores are TF-IDF cosine similarities between the paper and each entry's name, description and
-    terms (an entry also carries its descendants' words). The walk goes down from the best area to
-    the best child while that child scores at least `min_score`.
+    terms; an entry scores at least as well as its best descendant. The walk goes down from the
+    best area to the best child while that child scores at least `min_score`.
 
     Returns columns `area`, `subfield`, `subfield_score`, one row per text.
     """
     if not 0 <= min_score < 1:
         raise ParameterError(f"min_score must be in [0, 1); got {min_score}")
     entries = taxonomy.entries
-    entry_texts = [taxonomy.descendants_text(e) for e in entries]
     vectorizer = TfidfVectorizer(analyzer=candidate_phrases, sublinear_tf=True)
     # Fit on papers and entries together so that IDF reflects this corpus's own vocabulary.
-    matrix = vectorizer.fit_transform(list(texts) + entry_texts)
+    matrix = vectorizer.fit_transform(list(texts) + [e.text for e in entries])
     scores = (matrix[: len(texts)] @ matrix[len(texts) :].T).toarray()
     column = {e.name: i for i, e in enumerate(entries)}
+    # An entry fits as well as its best-fitting descendant: an area with many varied children
+    # would be diluted if its words were pooled into one vector. Children come after parents.
+    for entry in reversed(entries):
+        if entry.parent is not None:
+            parent = column[entry.parent]
+            scores[:, parent] = np.maximum(scores[:, parent], scores[:, column[entry.name]])
     areas = [column[e.name] for e in taxonomy.children(None)]
 
     rows = []

@@ -12,6 +12,7 @@ import streamlit as st
 
 from .cache import file_digest
 from .errors import PaperMapError
+from .filters import choices_from_query
 from .load import LoadReport
 from .pipeline import DEFAULT_CACHE_DIR, DEFAULT_DATA, DEFAULT_TAXONOMY, STAGES, build
 
@@ -87,3 +88,20 @@ def current_view() -> View:
         st.error("Open PaperMap through dashboard.py: `streamlit run dashboard.py`.")
         st.stop()
     return view
+
+
+def url_multiselect(label: str, options: dict[str, int], key: str, placeholder: str) -> list[str]:
+    """A multiselect of `options` (value -> count) whose choice lives in the URL as `?key=a&key=b`.
+
+    The URL seeds the widget on a session's first run, so a shared link reopens the same view; the
+    widget writes its choice back on every run, which also restores the URL after a page switch.
+    """
+    if key not in st.session_state:
+        query = {key: st.query_params.get_all(key)}
+        st.session_state[key] = choices_from_query(query, key, options)
+    chosen = st.multiselect(label, list(options), format_func=lambda v: f"{v} ({options.get(v, 0)})", key=key, placeholder=placeholder)
+    if chosen:
+        st.query_params[key] = chosen
+    elif key in st.query_params:
+        del st.query_params[key]
+    return chosen

@@ -1,0 +1,33 @@
+"""House rules that keep the engine testable: Streamlit stays out of lib/, pages only compose."""
+import ast
+
+from conftest import REPO
+
+from lib.schema import OUTPUT_COLUMNS
+
+
+def imported_modules(path):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            yield node.module
+
+
+def test_only_ui_state_imports_streamlit():
+    offenders = [p.name for p in (REPO / "lib").glob("*.py") if p.name != "ui_state.py"
+                 and any(m.split(".")[0] == "streamlit" for m in imported_modules(p))]
+    assert offenders == []
+
+
+def test_pages_do_no_dataframe_or_array_maths():
+    for page in [REPO / "dashboard.py", *(REPO / "pages").glob("*.py")]:
+        roots = {m.split(".")[0] for m in imported_modules(page)}
+        assert not roots & {"pandas", "numpy", "sklearn", "umap"}, page.name
+
+
+def test_readme_documents_every_output_column():
+    readme = (REPO / "README.md").read_text()
+    for column in OUTPUT_COLUMNS:
+        assert f"| `{column.name}` |" in readme, column.name

@@ -1,0 +1,76 @@
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.cache import CACHE_VERSION, ArtifactCache, atomic_write_bytes, file_digest, make_key
+
+
+def test_keys_depend_on_every_part_and_nothing_else():
+    assert make_key("embed", {"a": 1, "b": 2}) == make_key("embed", {"b": 2, "a": 1})
+    assert make_key("embed", {"a": 1}) != make_key("embed", {"a": 2})
+    assert make_key("embed", "x") != make_key("project", "x")
+
+
+def test_file_digest_follows_content(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.write_bytes(b"same")
+    b.write_bytes(b"same")
+    assert file_digest(a) == file_digest(b)
+    b.write_bytes(b"other")
+    assert file_digest(a) != file_digest(b)
+
+
+def test_frames_and_arrays_round_trip_with_their_parameters(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    frame = pd.DataFrame({"paper_id": ["a", "b"], "keywords": [["x", "y"], []]})
+    array = np.arange(6, dtype=np.float32).reshape(3, 2)
+    cache.put("keywords", "k1", frame, {"params": {"top_n": 10}})
+    cache.put("embed", "k2", array, {"params": {"dim": 2}})
+    hit = cache.get("keywords", "k1")
+    assert list(hit.value["paper_id"]) == ["a", "b"] and hit.meta["params"] == {"top_n": 10}
+    assert [list(k) for k in hit.value["keywords"]] == [["x", "y"], []]
+    assert np.array_equal(cache.get("embed", "k2").value, array)
+    sidecar = json.loads((tmp_path / "embed" / "k2.json").read_text())
+    assert sidecar["cache_version"] == CACHE_VERSION and sidecar["stage"] == "embed"
+    assert cache.get("embed", "missing") is None
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "drop_sidecar", "drop_artifact", "garble_sidecar", "old_version"])
+def test_damaged_or_partial_artifacts_are_never_trusted(tmp_path, damage):
+    cache = ArtifactCache(tmp_path)
+    cache.put("embed", "key", np.ones((4, 3)), {})
+    artifact, sidecar = tmp_path / "embed" / "key.npy", tmp_path / "embed" / "key.json"
+    if damage == "truncate":
+        artifact.write_bytes(artifact.read_bytes()[:20])
+    elif damage == "flip":
+        data = bytearray(artifact.read_bytes())
+        data[-1] ^= 0xFF
+        artifact.write_bytes(bytes(data))
+    elif damage == "drop_sidecar":  # what a build killed between the two renames leaves
+        sidecar.unlink()
+    elif damage == "drop_artifact":
+        artifact.unlink()
+    elif damage == "garble_sidecar":
+        sidecar.write_text("{not json")
+    else:
+        meta = json.loads(sidecar.read_text())
+        sidecar.write_text(json.dumps({**meta, "cache_version": CACHE_VERSION - 1}))
+    assert cache.get("embed", "key") is None
+    cache.put("embed", "key", np.ones((4, 3)), {})  # a rebuild overwrites the damage
+    assert np.array_equal(cache.get("embed", "key").value, np.ones((4, 3)))
+
+
+def test_atomic_write_leaves_old_file_when_interrupted(tmp_path, monkeypatch):
+    target = tmp_path / "out.bin"
+    atomic_write_bytes(target, b"old")
+
+    def fail(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("os.replace", fail)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write_bytes(target, b"new contents")
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.bin"]  # no temp file left behind

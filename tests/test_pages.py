@@ -1,0 +1,100 @@
+"""The dashboard's pages under Streamlit's AppTest, on a small planted list with a private cache."""
+import base64
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from conftest import REPO, planted_records
+
+DASHBOARD = str(REPO / "dashboard.py")
+
+
+@pytest.fixture
+def app_env(tmp_path, monkeypatch):
+    data = tmp_path / "planted2025.json"
+    data.write_text(json.dumps(planted_records()))
+    monkeypatch.setenv("PAPERMAP_DATA", str(data))
+    monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
+    return data
+
+
+def started(**query):
+    app = AppTest.from_file(DASHBOARD, default_timeout=300)
+    for key, value in query.items():
+        app.query_params[key] = value
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def array_length(values):
+    """Length of a Plotly JSON array, which may be a list or a base64 typed array."""
+    if isinstance(values, dict):
+        return len(base64.b64decode(values["bdata"])) // np.dtype(values["dtype"]).itemsize
+    return len(values)
+
+
+def map_points(app):
+    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    return sum(array_length(trace["x"]) for trace in figure["data"] if trace.get("type") == "scattergl")
+
+
+def test_map_page_shows_every_paper_coloured_by_subfield(app_env):
+    app = started()
+    assert "36 of 36 papers" in app.subheader[0].value
+    assert map_points(app) == 36
+    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    assert all(trace["customdata"] for trace in figure["data"])  # paper ids travel with the points
+    assert any(a["text"] for a in figure["layout"]["annotations"])  # topic labels drawn
+    assert len(app.dataframe) == 1 and len(app.dataframe[0].value) == 36
+
+
+def test_subfield_filter_changes_what_is_shown(app_env):
+    app = started()
+    subfield = app.sidebar.multiselect[0].options[0]
+    name = subfield.rsplit(" (", 1)[0]
+    count = int(subfield.rsplit("(", 1)[1].rstrip(")"))
+    app.sidebar.multiselect[0].select(name).run()
+    assert not app.exception
+    assert f"{count} of 36 papers" in app.subheader[0].value
+    assert map_points(app) == count < 36
+    assert app.sidebar.multiselect[0].value == [name]
+    assert app.query_params["subfield"] in ([name], name)  # the view is in the URL, ready to share
+
+
+def test_filter_in_the_url_is_applied(app_env):
+    app = started()
+    name = app.sidebar.multiselect[0].options[0].rsplit(" (", 1)[0]
+    linked = started(subfield=name)
+    assert linked.sidebar.multiselect[0].value == [name]
+    assert "of 36 papers" in linked.subheader[0].value and "36 of 36" not in linked.subheader[0].value
+
+
+def test_colour_choice_regroups_the_map(app_env):
+    app = started()
+    app.selectbox(key="color").select("topic_label").run()
+    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    assert len(figure["data"]) == len({*app.dataframe[0].value["topic"]})
+
+
+def test_overview_page_counts(app_env):
+    app = started()
+    app.switch_page("pages/overview.py").run()
+    assert not app.exception
+    metrics = {m.label: m.value for m in app.metric}
+    assert metrics["Papers shown"] == "36" and metrics["Records skipped"] == "0"
+    assert int(metrics["Topics"]) >= 2
+    assert len(app.dataframe) == 1  # the topics table
+    assert len(app.get("plotly_chart")) == 2
+
+
+def test_unreadable_data_is_one_clear_error_not_a_traceback(tmp_path, monkeypatch):
+    broken = tmp_path / "broken.json"
+    broken.write_text("[{\"title\": ")
+    monkeypatch.setenv("PAPERMAP_DATA", str(broken))
+    monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
+    app = AppTest.from_file(DASHBOARD, default_timeout=60).run()
+    assert not app.exception
+    assert len(app.error) == 1 and "broken.json" in app.error[0].value and "invalid JSON" in app.error[0].value

@@ -1,0 +1,117 @@
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import adjusted_rand_score
+
+import lib.pipeline as pipeline
+from lib.errors import InputError, TaxonomyError
+from lib.pipeline import STAGES, BuildParams, build, read_papers
+from lib.schema import OUTPUT_COLUMNS
+
+from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
+
+
+def run(path, tmp_path, cache="cache", **kwargs):
+    kwargs.setdefault("embedder", HashingEmbedder())
+    return build(path, cache_dir=tmp_path / cache, **kwargs)
+
+
+def test_build_writes_the_documented_table_and_its_parameters(planted_file, tmp_path):
+    result = run(planted_file, tmp_path, out_dir=tmp_path / "out")
+    table = read_papers(tmp_path / "out" / "papers.parquet")
+    assert list(table.columns) == [c.name for c in OUTPUT_COLUMNS]
+    raw = pd.read_parquet(tmp_path / "out" / "papers.parquet")
+    for column in OUTPUT_COLUMNS:
+        if column.dtype != "list":
+            assert str(raw[column.name].dtype) == column.dtype, column.name
+    assert len(table) == 36 and table["paper_id"].is_unique
+    assert np.isfinite(table[["x", "y", "subfield_score"]].to_numpy()).all()
+    assert all(1 <= len(k) <= 10 for k in table["keywords"])
+    assert (table["topic_label"] != "").all() and table["topic"].min() == 0
+    meta = json.loads((tmp_path / "out" / "papers.json").read_text())
+    assert meta["rows"] == 36 and set(meta["keys"]) == set(STAGES) - {"write"}
+    assert meta["params"]["random_state"] == 42 and meta["embedder"]["name"] == "test-hashing"
+    assert result.summary().startswith("Built a map of 36 papers")
+
+
+def test_planted_topics_come_out_as_topics(planted_file, tmp_path):
+    table = run(planted_file, tmp_path, params=BuildParams(n_topics=3)).papers
+    assert adjusted_rand_score(table["primary_area"], table["topic"]) > 0.8
+    assert table["topic_label"].nunique() == 3
+
+
+def test_second_build_is_a_cache_hit_with_the_same_result(planted_file, tmp_path):
+    first = run(planted_file, tmp_path)
+    second = run(planted_file, tmp_path)
+    assert not any(s.cached for s in first.stages)
+    assert [s.name for s in second.stages if s.cached] == list(STAGES[:-1])
+    pd.testing.assert_frame_equal(first.papers, second.papers)
+
+
+def test_changing_one_parameter_recomputes_only_what_depends_on_it(planted_file, tmp_path):
+    run(planted_file, tmp_path)
+    result = run(planted_file, tmp_path, params=BuildParams(n_topics=2))
+    recomputed = {s.name for s in result.stages if not s.cached}
+    assert recomputed == {"topics", "write"}
+    assert result.papers["topic"].nunique() == 2
+
+
+def test_edited_input_is_rebuilt(planted_file, tmp_path):
+    run(planted_file, tmp_path)
+    planted_file.write_text(json.dumps(planted_records()[:20]))
+    result = run(planted_file, tmp_path)
+    assert len(result.papers) == 20 and not result.stages[0].cached
+
+
+def test_interrupted_build_then_rerun_equals_a_clean_build(planted_file, tmp_path, monkeypatch):
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "find_topics", killed)
+        with pytest.raises(KeyboardInterrupt):
+            run(planted_file, tmp_path, cache="interrupted")
+    resumed = run(planted_file, tmp_path, cache="interrupted", out_dir=tmp_path / "a")
+    assert [s.name for s in resumed.stages if not s.cached] == ["topics", "write"]
+    clean = run(planted_file, tmp_path, cache="clean", out_dir=tmp_path / "b")
+    pd.testing.assert_frame_equal(resumed.papers, clean.papers)
+    assert (tmp_path / "a" / "papers.parquet").read_bytes() == (tmp_path / "b" / "papers.parquet").read_bytes()
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_tiny_lists_build(tmp_path, n):
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(planted_records()[:n]))
+    table = run(path, tmp_path).papers
+    assert len(table) == n and np.isfinite(table[["x", "y"]].to_numpy()).all()
+
+
+def test_seed_sample_builds_with_the_default_embedder(tmp_path):
+    first = build(SEED_SAMPLE, cache_dir=tmp_path / "one")
+    second = build(SEED_SAMPLE, cache_dir=tmp_path / "two")
+    table = first.papers
+    assert len(table) == 19 and table["title_is_derived"].all()
+    assert (table["venue"] == "ICML").all() and (table["year"] == 2025).all()
+    assert 2 <= table["topic"].nunique() <= 5 and table["area"].nunique() >= 4
+    pd.testing.assert_frame_equal(table, second.papers)  # same input, same map
+
+
+def test_bad_inputs_raise_named_errors_before_any_work(tmp_path):
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    with pytest.raises(InputError, match="empty.json"):
+        run(empty, tmp_path)
+    with pytest.raises(InputError, match="nowhere.json"):
+        run(tmp_path / "nowhere.json", tmp_path)
+    with pytest.raises(TaxonomyError, match="nope.yaml"):
+        run(SEED_SAMPLE, tmp_path, taxonomy_path=tmp_path / "nope.yaml")
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.json"))
+
+
+def test_progress_is_reported_for_every_stage_in_order(planted_file, tmp_path):
+    calls = []
+    run(planted_file, tmp_path, progress=lambda stage, done, total: calls.append((stage, done, total)))
+    assert [c[0] for c in calls] == [*STAGES, "done"]
+    assert [c[1] for c in calls] == list(range(len(STAGES) + 1)) and {c[2] for c in calls} == {len(STAGES)}
