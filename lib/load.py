@@ -26,7 +26,7 @@ from .schema import PAPER_COLUMNS, conform, empty_table
 from .titles import derive_title
 
 # Part of this stage's cache key: bump it when a change alters what the stage outputs.
-VERSION = 1
+VERSION = 2
 
 FORMATS = ("auto", "text", "json", "openreview", "jsonl", "csv", "tsv", "parquet")
 MAX_ABSTRACT_CHARS = 20_000
@@ -137,6 +137,8 @@ def load_papers(path: str | Path, input_format: str = "auto") -> LoadResult:
         records = _parquet_records(raw, path)
     else:
         text = _decode(raw, path)
+        if not text.strip():  # a byte-order mark and whitespace only
+            raise InputError(f"{path}: the file is empty")
         if fmt == "text":
             heading, records = _text_records(text)
             defaults = _defaults_from_name(heading) or defaults
@@ -151,26 +153,32 @@ def detect_format(raw: bytes) -> str:
     if raw.startswith(b"PAR1"):
         return "parquet"
     head = raw[:65536]
-    for bom, encoding in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
-        if head.startswith(bom):
-            head_text = head.decode(encoding, errors="ignore")
-            break
-    else:
-        head_text = head.decode("utf-8", errors="ignore")
-    stripped = head_text.lstrip()
+    stripped = _decode_loosely(head).lstrip()
     if stripped.startswith("["):
         return "json"
     if stripped.startswith("{"):
-        first_line = stripped.split("\n", 1)[0].strip()
-        if len(stripped.splitlines()) > 1 and _is_json_object(first_line):
+        first_line, newline, rest = stripped.partition("\n")
+        if not newline and len(raw) > len(head):
+            # The first line runs past the sample (a JSONL record with a long abstract): read it whole.
+            first_line, newline, rest = _decode_loosely(raw).lstrip().partition("\n")
+        if rest.strip() and _is_json_object(first_line):
             return "jsonl"
-        return "openreview" if re.match(r'\{\s*"(notes|count)"', stripped) else "json"
+        # {"count": N, "notes": [...]} is OpenReview's; {"count": N, "results": [...]} is a plain list.
+        return "openreview" if re.match(r'\{\s*(?:"count"\s*:\s*\d+\s*,\s*)?"notes"', stripped) else "json"
     first_line = stripped.split("\n", 1)[0].lower()
     for delimiter, name in (("\t", "tsv"), (",", "csv")):
         cells = {c.strip().strip('"') for c in first_line.split(delimiter)}
         if len(cells) > 1 and cells & {"title", "abstract", "paper_title", "summary"}:
             return name
     return "text"
+
+
+def _decode_loosely(raw: bytes) -> str:
+    """Text for format detection: honours a byte-order mark, ignores undecodable bytes."""
+    for bom, encoding in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if raw.startswith(bom):
+            return raw.decode(encoding, errors="ignore")
+    return raw.decode("utf-8", errors="ignore")
 
 
 def _is_json_object(line: str) -> bool:
@@ -182,15 +190,17 @@ def _is_json_object(line: str) -> bool:
 
 def _decode(raw: bytes, path: Path) -> str:
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        encoding = "utf-16"
+        encoding, start = "utf-16", 0  # this codec reads the mark itself and counts offsets from it
     else:
-        encoding = "utf-8-sig"
+        # Strip a UTF-8 mark here, not with "utf-8-sig", whose error offsets skip the mark.
+        encoding, start = "utf-8", len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
     try:
-        return raw.decode(encoding)
+        return raw[start:].decode(encoding)
     except UnicodeDecodeError as error:
+        offset = start + error.start
         raise InputError(
-            f"{path}: not valid {error.encoding.upper()} text (byte {raw[error.start]:#04x} at offset "
-            f"{error.start}); save the file as UTF-8"
+            f"{path}: not valid {encoding.upper()} text (byte {raw[offset]:#04x} at offset {offset}); "
+            "save the file as UTF-8"
         ) from None
 
 
@@ -247,7 +257,8 @@ def _openreview_notes(data: dict, path: Path) -> Records:
         if not record.get("url") and record["id"]:
             record["url"] = f"https://openreview.net/forum?id={note.get('forum') or record['id']}"
         venue = str(record.get("venue") or "")
-        status = next((s.title() for s in _KNOWN_STATUSES if s in venue.lower()), "")
+        # Whole words only: "Moral Philosophy 2024" is not an oral.
+        status = next((s.title() for s in _KNOWN_STATUSES if re.search(rf"\b{s}\b", venue, re.I)), "")
         if status and not record.get("status"):
             record["status"] = status
         if venue:
@@ -256,7 +267,9 @@ def _openreview_notes(data: dict, path: Path) -> Records:
 
 
 def _jsonl_records(text: str, path: Path) -> Records:
-    for n, line in enumerate(text.splitlines(), 1):
+    # Split on "\n" only: str.splitlines() also breaks at U+2028, U+0085 and other characters that
+    # JSON strings may hold unescaped. json.loads ignores the "\r" of a CRLF line end.
+    for n, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
@@ -266,6 +279,9 @@ def _jsonl_records(text: str, path: Path) -> Records:
 
 
 def _delimited_records(text: str, delimiter: str) -> Records:
+    # The csv module refuses fields over 128 KiB by default; a long abstract is cut later, with a
+    # warning, so allow any field the file could hold. (The limit is process-wide; it only grows.)
+    csv.field_size_limit(max(csv.field_size_limit(), len(text)))
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
     if reader.fieldnames:
         reader.fieldnames = [name.strip().lower() for name in reader.fieldnames]
@@ -322,6 +338,8 @@ def _defaults_from_name(name: str) -> dict[str, Any]:
 def _normalize(records: Records, defaults: dict[str, Any], report: LoadReport) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     first_seen: dict[str, int] = {}  # paper_id -> index in rows
+    # An id repeated three times may repeat the second record, not the first: compare with all.
+    same_id: dict[str, list[int]] = {}  # paper_id before renaming -> indices in rows
     for label, record in records:
         report.records_read += 1
         if isinstance(record, InputError):
@@ -342,12 +360,13 @@ def _normalize(records: Records, defaults: dict[str, Any], report: LoadReport) -
             row["paper_id"] = _content_id(row)
         paper_id = row["paper_id"]
         if paper_id in first_seen:
-            earlier = rows[first_seen[paper_id]]
-            if (earlier["title"], earlier["abstract"]) == (row["title"], row["abstract"]):
+            earlier = [rows[i] for i in same_id.get(paper_id, [first_seen[paper_id]])]
+            if any((e["title"], e["abstract"]) == (row["title"], row["abstract"]) for e in earlier):
                 report.skipped.append(RecordIssue(label, f"duplicate of an earlier record with id {paper_id!r}"))
                 continue
             row["paper_id"] = _unique_id(paper_id, first_seen)
             warnings.append(f"id {paper_id!r} is used by an earlier, different record; kept as {row['paper_id']!r}")
+        same_id.setdefault(paper_id, []).append(len(rows))
         first_seen[row["paper_id"]] = len(rows)
         rows.append(row)
         report.warnings.extend(RecordIssue(label, w) for w in warnings)
@@ -363,13 +382,13 @@ def _row(record: Mapping[str, Any], defaults: dict[str, Any], warnings: list[str
     def pick(column: str) -> Any:
         for alias in FIELD_ALIASES[column]:
             value = lowered.get(alias)
-            if value not in (None, "", []):
+            if not _is_missing(value):
                 return value
         return None
 
     def text(column: str, limit: int | None = None) -> str:
         value = pick(column)
-        if isinstance(value, (list, dict)):
+        if isinstance(value, bool) or _is_container(value):
             warnings.append(f"{column} is a {type(value).__name__}, expected text; left empty")
             return ""
         cleaned = _clean(value)
@@ -401,9 +420,21 @@ def _row(record: Mapping[str, Any], defaults: dict[str, Any], warnings: list[str
     return row
 
 
+def _is_missing(value: Any) -> bool:
+    """None, NaN, or an empty text or list. Safe for Parquet's NumPy arrays, whose `==` is elementwise."""
+    if value is None or (isinstance(value, float) and value != value):
+        return True
+    return hasattr(value, "__len__") and len(value) == 0
+
+
+def _is_container(value: Any) -> bool:
+    """A list, dict or array (Parquet list cells are NumPy arrays): never usable as text."""
+    return isinstance(value, (list, tuple, dict)) or getattr(value, "ndim", 0) > 0
+
+
 def _clean(value: Any) -> str:
     """Text as one line: Unicode NFC, control characters dropped, whitespace collapsed."""
-    if value is None or isinstance(value, bool):
+    if isinstance(value, bool) or _is_missing(value):
         return ""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
@@ -417,12 +448,15 @@ def _as_list(value: Any, warnings: list[str], column: str) -> list[str]:
     if isinstance(value, str):
         separator = ";" if ";" in value else ","
         parts = value.split(separator)
-    elif isinstance(value, (list, tuple)) or hasattr(value, "tolist"):
+    elif isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) > 0:  # not NumPy scalars
         parts = list(value.tolist() if hasattr(value, "tolist") else value)
     else:
         warnings.append(f"{column} is a {type(value).__name__}, expected a list or text; left empty")
         return []
-    items = [_clean(p) for p in parts if not isinstance(p, (list, dict))]
+    kept = [p for p in parts if not _is_container(p)]
+    if len(kept) < len(parts):
+        warnings.append(f"{column} has {len(parts) - len(kept)} items that are not text; dropped")
+    items = [_clean(p) for p in kept]
     return [item for item in items if item]
 
 
