@@ -1,0 +1,300 @@
+"""End to end: the running dashboard in headless Chromium, driven by Playwright.
+
+Starts `streamlit run dashboard.py` on the shipped seed (19 ICML 2025 papers) with its cache in a
+temporary folder, opens it in Debian's Chromium (`apt-get install chromium`, see .ci/run; the
+browser Playwright would download cannot be fetched here) and checks what a person sees: the
+map's points, the subheader's counts, a filter taken from the URL, and the Overview page, with no
+Streamlit exception and no browser console error. Screenshots of the map and the overview go to
+pytest's tmp folder and to /tmp/papermap_map.png and /tmp/papermap_overview.png.
+
+The whole module skips when Playwright or /usr/bin/chromium is missing.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:
+    pytest.skip("playwright is not installed (pip install -r requirements-dev.txt)", allow_module_level=True)
+if not CHROMIUM.exists():
+    pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium chromium-driver)", allow_module_level=True)
+
+REPO = Path(__file__).resolve().parents[1]
+SEED = REPO / "data" / "icml2025_seed.txt"
+SEED_PAPERS = 19
+
+# The background-networking flags stop Chromium from reaching for Google services on a closed network.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+STARTUP_SECONDS = 180  # the first build JIT-compiles UMAP; later starts read the cache
+RENDER_MS = 180_000  # the first page load waits for that build
+PROJECTOR = {"width": 1920, "height": 1080}
+
+# Plotted points of the first Plotly chart: the sum over its traces of x's length. `_fullData` is
+# what plotly.js drew (binary-encoded arrays from plotly.py decoded); `data` is the fallback.
+POINTS_JS = """() => {
+    const gd = document.querySelector('.js-plotly-plot');
+    if (!gd) return null;
+    const traces = gd._fullData || gd.data;
+    if (!traces) return null;
+    return traces.reduce((n, t) => n + (t.visible === false || !t.x ? 0 : t.x.length), 0);
+}"""
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _is_local(url: str) -> bool:
+    parsed = urllib.parse.urlparse(url)
+    return parsed.scheme in ("data", "blob", "about") or parsed.hostname in ("127.0.0.1", "localhost")
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory) -> Path:
+    """The one cache the app and the tests share, so the repo's data/cache is never written."""
+    return tmp_path_factory.mktemp("papermap_cache")
+
+
+@pytest.fixture(scope="module")
+def seed_map(cache_dir):
+    """The seed's built map, as the app builds it (same input, taxonomy and cache)."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    from lib.pipeline import build
+
+    return build(SEED, cache_dir=cache_dir).papers
+
+
+@pytest.fixture(scope="module")
+def app_url(cache_dir, tmp_path_factory):
+    """Base URL of `streamlit run dashboard.py -- --data <seed>` on a free local port."""
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
+    env = {**os.environ, "PAPERMAP_CACHE": str(cache_dir), "PYTHONUNBUFFERED": "1"}
+    command = [
+        sys.executable, "-m", "streamlit", "run", "dashboard.py",
+        "--server.port", str(port),
+        "--server.address", "127.0.0.1",
+        "--server.headless", "true",
+        "--server.fileWatcherType", "none",
+        "--browser.gatherUsageStats", "false",
+        "--", "--data", str(SEED),
+    ]
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            command, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, so teardown ends it and its children
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while not _healthy(f"{base}/_stcore/health"):
+            if process.poll() is not None:
+                pytest.fail(f"streamlit exited with {process.returncode}:\n{log_path.read_text(errors='replace')[-3000:]}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit not healthy after {STARTUP_SECONDS} s:\n{log_path.read_text(errors='replace')[-3000:]}")
+            time.sleep(0.5)
+        yield base
+    finally:
+        _stop(process)
+
+
+def _stop(process: subprocess.Popen) -> None:
+    for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh projector-sized tab.
+
+    `page.errors` collects console errors and uncaught exceptions; `page.outside` every request
+    to a host other than the app's.
+    """
+    context = browser.new_context(viewport=PROJECTOR)
+    tab = context.new_page()
+    tab.set_default_timeout(RENDER_MS)
+    errors: list[str] = []
+
+    def on_console(message) -> None:
+        if message.type == "error":
+            errors.append(f"console.error: {message.text} ({message.location.get('url', '')})")
+
+    tab.on("console", on_console)
+    tab.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    tab.errors = errors
+    outside: list[str] = []
+    tab.on("request", lambda request: outside.append(request.url) if not _is_local(request.url) else None)
+    tab.outside = outside
+    yield tab
+    context.close()
+
+
+def _wait_until_idle(page) -> None:
+    """Wait for the script run to finish: Streamlit's 'Running...' status widget gone."""
+    page.wait_for_selector('[data-testid="stApp"]')
+    # The status widget shows while the script runs; give it a moment to appear, then wait it out.
+    page.wait_for_timeout(500)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')"
+    )
+
+
+def _map_rendered(page) -> tuple[int, int, int]:
+    """Wait for the map and return (shown, total, plotted points) once they have settled."""
+    page.wait_for_selector(".js-plotly-plot", state="visible")
+    page.wait_for_function(f"() => ({POINTS_JS})() > 0")
+    _wait_until_idle(page)
+    heading = page.locator('[data-testid="stHeading"]', has_text="Topic map").first
+    text = heading.inner_text()
+    match = re.search(r"(\d[\d,]*) of (\d[\d,]*) papers", text)
+    assert match, f"subheader is {text!r}"
+    shown, total = (int(group.replace(",", "")) for group in match.groups())
+    return shown, total, page.evaluate(POINTS_JS)
+
+
+def _assert_clean(page) -> None:
+    exceptions = page.locator('[data-testid="stException"]')
+    assert exceptions.count() == 0, f"Streamlit exception on the page: {exceptions.first.inner_text()}"
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0, "st.error shown on the page"
+    assert page.errors == [], "browser errors:\n" + "\n".join(page.errors)
+
+
+def _screenshot(page, tmp_path: Path, name: str) -> Path:
+    """Full-page PNG in pytest's tmp folder and a copy in /tmp for people to look at."""
+    # Streamlit scrolls inside its main container, so a full-page shot alone stops at the viewport:
+    # grow the viewport to the content's height first.
+    height = page.evaluate(
+        "() => Math.max(document.body.scrollHeight,"
+        " ...Array.from(document.querySelectorAll('[data-testid=\"stMain\"], section.main, [data-testid=\"stAppViewContainer\"]'))"
+        "  .map(e => e.scrollHeight))"
+    )
+    page.set_viewport_size({"width": PROJECTOR["width"], "height": max(PROJECTOR["height"], min(int(height), 6000))})
+    page.wait_for_timeout(800)  # let Plotly re-layout to the new size
+    path = tmp_path / f"papermap_{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    shutil.copyfile(path, Path("/tmp") / path.name)
+    page.set_viewport_size(PROJECTOR)
+    return path
+
+
+def test_map_page_renders_every_seed_paper(app_url, page, tmp_path):
+    page.goto(app_url)
+    shown, total, points = _map_rendered(page)
+
+    assert (shown, total) == (SEED_PAPERS, SEED_PAPERS)
+    assert points == SEED_PAPERS
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    assert f"{SEED_PAPERS} papers" in sidebar.inner_text()
+    assert page.locator('[data-testid="stDataFrame"]').count() == 1
+    _assert_clean(page)
+    path = _screenshot(page, tmp_path, "map")
+    assert path.stat().st_size > 10_000
+
+
+def test_subfield_from_url_filters_the_map(app_url, page, seed_map):
+    counts = seed_map["subfield"].value_counts()
+    # A subfield that is a strict subset, preferring a name with a comma, then spaces (the URL must
+    # be encoded and the multiselect must not split the value), then the largest.
+    candidates = [name for name, n in counts.items() if n < SEED_PAPERS]
+    name = min(candidates, key=lambda s: ("," not in s, " " not in s, -counts[s], s))
+    expected = int(counts[name])
+
+    page.goto(f"{app_url}/?subfield={urllib.parse.quote(name)}")
+    shown, total, points = _map_rendered(page)
+
+    assert total == SEED_PAPERS
+    # Streamlit drops a bound query value that matches no option's *displayed* label and clears it
+    # from the URL, so an ignored filter shows here as the whole map and a bare URL.
+    assert shown < SEED_PAPERS, f"?subfield={name!r} was ignored: all {shown} papers shown, URL now {page.url}"
+    assert shown == expected, f"?subfield={name!r} shows {shown} papers, the map has {expected}"
+    assert points == shown
+    assert name in page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]').inner_text()
+    _assert_clean(page)
+
+
+def test_overview_page_renders_metrics(app_url, page, seed_map, tmp_path):
+    page.goto(app_url)
+    _map_rendered(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Overview").click()
+    page.wait_for_url(re.compile(r"/summary"))
+    page.get_by_text("Papers per subfield").first.wait_for()
+    _wait_until_idle(page)
+
+    metrics = {
+        metric.locator('[data-testid="stMetricLabel"]').inner_text().strip():
+        metric.locator('[data-testid="stMetricValue"]').inner_text().strip()
+        for metric in page.locator('[data-testid="stMetric"]').all()
+    }
+    assert metrics == {
+        "Papers shown": str(SEED_PAPERS),
+        "Topics": str(seed_map["topic"].nunique()),
+        "Subfields": str(seed_map["subfield"].nunique()),
+        "Records skipped": "0",
+    }
+    assert page.locator(".js-plotly-plot").count() == 2  # papers per area, papers per subfield
+    _assert_clean(page)
+    _screenshot(page, tmp_path, "overview")
+
+
+
+def test_page_fetches_nothing_from_outside(app_url, page):
+    """PaperMap runs offline: opening the map asks nothing of any host but the app."""
+    page.goto(app_url)
+    _map_rendered(page)
+    page.wait_for_timeout(1000)
+    assert page.outside == []
