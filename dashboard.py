@@ -11,7 +11,8 @@ from lib import ui_state
 from lib.errors import PaperMapError
 from lib.filters import filter_papers, value_counts
 
-st.set_page_config(page_title="PaperMap", page_icon=":material/scatter_plot:", layout="wide")
+# No page or page_icon icons: Streamlit turns a Material icon into a favicon fetched from the internet.
+st.set_page_config(page_title="PaperMap", layout="wide")
 
 source = ui_state.data_source(sys.argv[1:])
 try:
@@ -27,10 +28,13 @@ with st.sidebar:
 shown = filter_papers(papers, chosen)
 ui_state.set_view(ui_state.View(source=source, papers=papers, shown=shown, report=report))
 
+# url_paths differ from the file names on purpose: Streamlit also wraps a script that has a
+# pages/ folder in its old file-based navigation, and a matching path would let a rerun run the
+# page file alone, skipping this script and its sidebar.
 page = st.navigation(
     [
-        st.Page("pages/map.py", title="Map", icon=":material/scatter_plot:", url_path="topic-map", default=True),
-        st.Page("pages/overview.py", title="Overview", icon=":material/bar_chart:", url_path="summary"),
+        st.Page("pages/map.py", title="Map", url_path="topic-map", default=True),
+        st.Page("pages/overview.py", title="Overview", url_path="summary"),
     ]
 )
 page.run()

@@ -17,8 +17,13 @@ from plotly.colors import qualitative
 
 from .filters import value_counts
 
-# Enough distinct colours for a taxonomy's subfields; beyond that colours repeat, legend order helps.
-PALETTE = qualitative.Alphabet + qualitative.Dark24 + qualitative.Light24
+# Saturated, distinct colours that survive a projector (pale ones vanish on white). Past the
+# palette's size the smallest groups share one grey "Other", so no two legend entries look alike.
+PALETTE = [c for c in qualitative.D3 if c != "#7F7F7F"] + [
+    "#222A2A", "#FB0D0D", "#511CFB", "#B68100", "#00A08B", "#620042", "#6C7C32", "#0D2A63", "#FC0080",
+]
+OTHER = "Other"
+OTHER_COLOUR = "#9E9E9E"
 COLOR_CHOICES = {"subfield": "Subfield", "area": "Area", "topic_label": "Topic", "status": "Status", "venue": "Venue"}
 NONE = "(none)"
 FONT_SIZE = 16  # readable on a projector from the back of a room
@@ -59,7 +64,8 @@ def map_figure(
     """Scatter of every paper on the map, one WebGL trace per value of `color_by`.
 
     `categories` fixes the colour of each value (pass the whole corpus's order so that filtering
-    does not repaint); by default values are ordered by count. `customdata` holds `paper_id`, so a
+    does not repaint); by default values are ordered by count. Values past the palette's size are
+    drawn as one grey `Other` trace. `customdata` holds `paper_id`, so a
     selection maps back to papers. Topic labels are drawn at the median position of each topic's
     papers when `show_labels` is true.
     """
@@ -70,17 +76,24 @@ def map_figure(
     size = marker_size(len(papers))
     groups = papers[color_by].astype(str).replace("", NONE)
     present = value_counts(groups.to_frame("group"), "group")
-    order = list(categories) if categories is not None else list(present)
-    for value in [v for v in order if v in present] + [v for v in present if v not in order]:
+    order = [v for v in (categories if categories is not None else present) if v in present]
+    order += [v for v in present if v not in order]
+    colours = dict(zip(list(categories or present)[: len(PALETTE)], PALETTE))
+    lumped = [v for v in order if v not in colours]
+    if lumped:
+        groups = groups.where(~groups.isin(lumped), OTHER)
+        order = [v for v in order if v in colours] + [OTHER]
+        colours[OTHER] = OTHER_COLOUR
+    for value in order:
         mask = (groups == value).to_numpy()
-        colour = PALETTE[(order.index(value) if value in order else len(order)) % len(PALETTE)]
+        colour = colours[value]
         figure.add_trace(
             go.Scattergl(
                 x=papers["x"].to_numpy()[mask],
                 y=papers["y"].to_numpy()[mask],
                 mode="markers",
                 name=f"{html.escape(value)} ({int(mask.sum())})",
-                marker={"size": size, "color": colour, "opacity": 0.85, "line": {"width": 0}},
+                marker={"size": size, "color": colour, "opacity": 0.9, "line": {"width": 0.5, "color": "white"}},
                 customdata=papers["paper_id"].to_numpy()[mask],
                 hovertext=hover[mask],
                 hovertemplate="%{hovertext}<extra></extra>",
@@ -90,19 +103,21 @@ def map_figure(
         for label, position in topic_positions(papers).iterrows():
             figure.add_annotation(
                 x=position["x"], y=position["y"], text=f"<b>{html.escape(str(label))}</b>", showarrow=False,
-                font={"size": FONT_SIZE, "color": "#111"}, bgcolor="rgba(255,255,255,0.78)", borderpad=3,
+                font={"size": FONT_SIZE + 2, "color": "#111"}, bgcolor="rgba(255,255,255,0.9)",
+                bordercolor="#888", borderwidth=1, borderpad=4,
             )
     figure.update_layout(
         height=height,
         margin={"l": 0, "r": 0, "t": 10, "b": 0},
-        font={"size": FONT_SIZE - 2},
-        legend={"title": {"text": COLOR_CHOICES[color_by]}, "itemsizing": "constant", "font": {"size": FONT_SIZE - 3}},
+        font={"size": FONT_SIZE, "color": "#111"},
+        legend={"title": {"text": COLOR_CHOICES[color_by]}, "itemsizing": "constant", "font": {"size": FONT_SIZE - 1}},
         plot_bgcolor="white",
         dragmode="pan",
-        hoverlabel={"font_size": FONT_SIZE - 2, "align": "left"},
+        hoverlabel={"font": {"size": FONT_SIZE, "color": "#111"}, "bgcolor": "white", "bordercolor": "#666", "align": "left"},
     )
+    # The map's axes mean nothing, so they are hidden, and the map stretches to fill the screen.
     figure.update_xaxes(visible=False)
-    figure.update_yaxes(visible=False, scaleanchor="x", scaleratio=1)
+    figure.update_yaxes(visible=False)
     return figure
 
 
@@ -113,17 +128,18 @@ def topic_positions(papers: pd.DataFrame) -> pd.DataFrame:
     return papers.groupby("topic_label", sort=True)[["x", "y"]].median()
 
 
-def count_bar(papers: pd.DataFrame, column: str = "subfield", title: str = "Papers per subfield") -> go.Figure:
-    """Horizontal bars of papers per value of `column`, largest on top."""
+def count_bar(papers: pd.DataFrame, column: str = "subfield", title: str = "Papers per subfield", height: int | None = None) -> go.Figure:
+    """Horizontal bars of papers per value of `column`, largest on top; `height` defaults to fit the bars."""
     counts = value_counts(papers, column)
     names = [html.escape(name) for name in counts][::-1]
-    figure = go.Figure(go.Bar(x=list(counts.values())[::-1], y=names, orientation="h", marker_color=PALETTE[0]))
+    figure = go.Figure(go.Bar(x=list(counts.values())[::-1], y=names, orientation="h", marker_color="#3A6EA5"))
     figure.update_layout(
         title={"text": title},
-        height=max(260, 26 * len(counts) + 80),
+        height=height or max(260, 26 * len(counts) + 80),
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        font={"size": FONT_SIZE - 2},
+        font={"size": FONT_SIZE - 2, "color": "#111"},
         yaxis={"automargin": True},
-        xaxis={"title": {"text": "papers"}},
+        # Whole papers only: small counts would otherwise get ticks at 0.5.
+        xaxis={"title": {"text": "papers"}, "rangemode": "tozero", "dtick": 1 if max(counts.values(), default=0) <= 10 else None},
     )
     return figure

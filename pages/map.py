@@ -20,7 +20,7 @@ if shown.empty:
     st.stop()
 
 categories = list(value_counts(papers, color_by))
-st.plotly_chart(figures.map_figure(shown, color_by, show_labels, categories), key="map", config={"scrollZoom": True})
+st.plotly_chart(figures.map_figure(shown, color_by, show_labels, categories), key="map", config={"scrollZoom": True}, theme=None)
 
 st.dataframe(
     paper_table(shown),

@@ -19,8 +19,8 @@ if shown.empty:
     st.stop()
 
 left, right = st.columns(2)
-left.plotly_chart(figures.count_bar(shown, "area", "Papers per area"), key="areas")
-right.plotly_chart(figures.count_bar(shown, "subfield", "Papers per subfield"), key="subfields")
+left.plotly_chart(figures.count_bar(shown, "area", "Papers per area"), key="areas", theme=None)
+right.plotly_chart(figures.count_bar(shown, "subfield", "Papers per subfield"), key="subfields", theme=None)
 
 st.markdown("#### Topics")
 st.dataframe(topic_summary(shown), hide_index=True)
