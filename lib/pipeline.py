@@ -12,7 +12,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from .cache import ArtifactCache, atomic_write_bytes, file_digest, frame_bytes, make_key
@@ -105,76 +104,52 @@ def build(
     Raises `InputError` or `TaxonomyError` (one sentence each) when the inputs cannot be used.
     """
     embedder = embedder or TfidfSvdEmbedder(random_state=params.random_state)
-    cache = ArtifactCache(cache_dir)
-    runs: list[StageRun] = []
     report_progress = progress or (lambda stage, done, total: None)
+    stages = _StageRunner(ArtifactCache(cache_dir), report_progress)
     taxonomy = load_taxonomy(taxonomy_path)  # validated up front: a bad file fails in a second, not after UMAP
-
-    def stage(name: str, key: str, compute: Callable[[], Any], meta: dict[str, Any]) -> Any:
-        report_progress(name, len(runs), len(STAGES))
-        start = time.perf_counter()
-        hit = cache.get(name, key)
-        if hit is None:
-            value, extra = compute()
-            cache.put(name, key, value, {**meta, **extra})
-            meta_out = {**meta, **extra}
-        else:
-            value, meta_out = hit.value, hit.meta
-        runs.append(StageRun(name, time.perf_counter() - start, hit is not None))
-        return value, meta_out
-
-    def load_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
-        result = load_papers(input_path, params.input_format)
-        return result.papers, {"report": result.report.to_dict()}
-
     try:
         input_digest = file_digest(input_path)
     except FileNotFoundError:
         raise InputError(f"{input_path}: no such file") from None
     except OSError as error:
         raise InputError(f"{input_path}: cannot be read ({error.strerror or error})") from None
-    load_key = make_key("load", STAGE_VERSIONS["load"], input_digest, params.input_format, str(Path(input_path).name))
-    papers, load_meta = stage("load", load_key, load_stage, {"params": {"input_format": params.input_format}, "input": str(input_path)})
+
+    def load_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
+        result = load_papers(input_path, params.input_format)
+        return result.papers, {"report": result.report.to_dict()}
+
+    # The file name is a parameter too: venue and year may come from it.
+    load_params = {"input_sha256": input_digest, "input_name": Path(input_path).name, "input_format": params.input_format}
+    papers, load_key, load_meta = stages.run("load", [], load_params, load_stage)
     papers = conform(papers, PAPER_COLUMNS)
     report = LoadReport.from_dict(load_meta["report"])
+    if papers.empty:
+        first = f"; the first: {report.skipped[0].record}: {report.skipped[0].problem}" if report.skipped else ""
+        raise InputError(f"{input_path}: no paper could be read from its {report.records_read} records{first}")
     texts = analysis_texts(papers)
 
-    keywords_key = make_key("keywords", STAGE_VERSIONS["keywords"], load_key, params.top_keywords)
-    keywords, _ = stage(
-        "keywords", keywords_key, lambda: (keywords_table(papers, texts, params.top_keywords), {}),
-        {"params": {"top_n": params.top_keywords}, "upstream": [load_key]},
+    keywords, keywords_key, _ = stages.run(
+        "keywords", [load_key], {"top_n": params.top_keywords},
+        lambda: (keywords_table(papers, texts, params.top_keywords), {}),
     )
-
-    taxonomy_digest = file_digest(taxonomy_path)
-    subfields_key = make_key("subfields", STAGE_VERSIONS["subfields"], load_key, taxonomy_digest, params.subfield_min_score)
-    subfields, _ = stage(
-        "subfields", subfields_key, lambda: (assign_subfields(texts, taxonomy, params.subfield_min_score), {}),
-        {"params": {"min_score": params.subfield_min_score, "taxonomy": str(taxonomy_path)}, "upstream": [load_key]},
-    )
-
-    embed_key = make_key("embed", STAGE_VERSIONS["embed"], load_key, embedder.name, embedder.params())
-    vectors, _ = stage(
-        "embed", embed_key, lambda: (embedder.embed(texts), {}),
-        {"params": {"embedder": embedder.name, **embedder.params()}, "upstream": [load_key]},
-    )
-
-    projection = {"n_neighbors": params.n_neighbors, "min_dist": params.min_dist, "random_state": params.random_state}
-    project_key = make_key("project", STAGE_VERSIONS["project"], embed_key, projection)
-    coords, _ = stage(
-        "project", project_key, lambda: (project(vectors, **projection), {}),
-        {"params": projection, "upstream": [embed_key]},
-    )
-
     keyword_lists = [list(k) for k in keywords["keywords"]]
+    taxonomy_digest = file_digest(taxonomy_path)
+    subfields, subfields_key, _ = stages.run(
+        "subfields", [load_key], {"taxonomy_sha256": taxonomy_digest, "min_score": params.subfield_min_score},
+        lambda: (assign_subfields(texts, taxonomy, params.subfield_min_score), {}),
+    )
+    vectors, embed_key, _ = stages.run(
+        "embed", [load_key], {"embedder": embedder.name, **embedder.params()}, lambda: (embedder.embed(texts), {}),
+    )
+    projection = {"n_neighbors": params.n_neighbors, "min_dist": params.min_dist, "random_state": params.random_state}
+    coords, project_key, _ = stages.run("project", [embed_key], projection, lambda: (project(vectors, **projection), {}))
 
     def topics_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
         topic_ids = find_topics(coords, params.n_topics, params.random_state)
         return topics_table(papers, topic_ids, label_topics(topic_ids, keyword_lists)), {}
 
-    topics_key = make_key("topics", STAGE_VERSIONS["topics"], project_key, keywords_key, params.n_topics, params.random_state)
-    topics, _ = stage(
-        "topics", topics_key, topics_stage,
-        {"params": {"n_topics": params.n_topics, "random_state": params.random_state}, "upstream": [project_key, keywords_key]},
+    topics, topics_key, _ = stages.run(
+        "topics", [project_key, keywords_key], {"n_topics": params.n_topics, "random_state": params.random_state}, topics_stage,
     )
 
     table = papers.assign(
@@ -184,12 +159,12 @@ def build(
         subfield_score=subfields["subfield_score"].to_numpy(),
         topic=topics["topic"].to_numpy(),
         topic_label=topics["topic_label"].to_numpy(),
-        x=np.asarray(coords)[:, 0] if len(coords) else np.zeros(0),
-        y=np.asarray(coords)[:, 1] if len(coords) else np.zeros(0),
+        x=coords[:, 0],
+        y=coords[:, 1],
     )
     table = conform(table, OUTPUT_COLUMNS)
 
-    report_progress("write", len(runs), len(STAGES))
+    report_progress("write", len(stages.runs), len(STAGES))
     start = time.perf_counter()
     out_path = None
     if out_dir is not None:
@@ -204,9 +179,35 @@ def build(
                      "embed": embed_key, "project": project_key, "topics": topics_key},
             "load_report": report.to_dict(),
         })
-    runs.append(StageRun("write", time.perf_counter() - start, False))
-    report_progress("done", len(runs), len(STAGES))
-    return BuildResult(table, report, runs, out_path)
+    stages.runs.append(StageRun("write", time.perf_counter() - start, False))
+    report_progress("done", len(stages.runs), len(STAGES))
+    return BuildResult(table, report, stages.runs, out_path)
+
+
+class _StageRunner:
+    """Runs one stage at a time through the cache, timing it and reporting progress."""
+
+    def __init__(self, cache: ArtifactCache, progress: Progress) -> None:
+        self.cache = cache
+        self.progress = progress
+        self.runs: list[StageRun] = []
+
+    def run(
+        self, name: str, upstream: list[str], params: dict[str, Any], compute: Callable[[], tuple[Any, dict[str, Any]]]
+    ) -> tuple[Any, str, dict[str, Any]]:
+        """The stage's value, its cache key and its sidecar; `compute` returns (value, extra sidecar fields)."""
+        self.progress(name, len(self.runs), len(STAGES))
+        key = make_key(name, STAGE_VERSIONS[name], upstream, params)
+        start = time.perf_counter()
+        hit = self.cache.get(name, key)
+        if hit is None:
+            value, extra = compute()
+            meta = {"params": params, "upstream": upstream, **extra}
+            self.cache.put(name, key, value, meta)
+        else:
+            value, meta = hit.value, hit.meta
+        self.runs.append(StageRun(name, time.perf_counter() - start, hit is not None))
+        return value, key, meta
 
 
 def _write_output(out_dir: Path, table: pd.DataFrame, meta: dict[str, Any]) -> Path:

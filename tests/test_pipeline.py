@@ -110,6 +110,13 @@ def test_bad_inputs_raise_named_errors_before_any_work(tmp_path):
     assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob("*.json"))
 
 
+def test_a_list_with_no_usable_paper_is_an_error_not_an_empty_map(tmp_path):
+    unusable = tmp_path / "titleless.json"
+    unusable.write_text(json.dumps([{"id": "a", "title": ""}, {"id": "b"}]))
+    with pytest.raises(InputError, match="titleless.json: no paper could be read from its 2 records; the first: record 1"):
+        run(unusable, tmp_path)
+
+
 def test_progress_is_reported_for_every_stage_in_order(planted_file, tmp_path):
     calls = []
     run(planted_file, tmp_path, progress=lambda stage, done, total: calls.append((stage, done, total)))
