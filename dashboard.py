@@ -14,6 +14,17 @@ from lib.filters import filter_papers, value_counts
 # No page or page_icon icons: Streamlit turns a Material icon into a favicon fetched from the internet.
 st.set_page_config(page_title="PaperMap", layout="wide")
 
+# Navigation comes first so the sidebar shows these pages, not Streamlit's file-based default,
+# while a first build runs. url_paths differ from the file names on purpose: Streamlit also wraps
+# a script that has a pages/ folder in its old file-based navigation, and a matching path would
+# let a rerun run the page file alone, skipping this script and its sidebar.
+page = st.navigation(
+    [
+        st.Page("pages/map.py", title="Map", url_path="topic-map", default=True),
+        st.Page("pages/overview.py", title="Overview", url_path="summary"),
+    ]
+)
+
 source = ui_state.data_source(sys.argv[1:])
 try:
     papers, report = ui_state.load_map(source)
@@ -23,18 +34,9 @@ except PaperMapError as error:
 
 with st.sidebar:
     st.markdown(f"**{len(papers):,} papers** from `{source.data.name}`")
-    chosen = ui_state.url_multiselect("Subfield", value_counts(papers, "subfield"), key="subfield", placeholder="All subfields")
+    areas = ui_state.url_multiselect("Area", value_counts(papers, "area"), key="area", placeholder="All areas")
+    subfields = ui_state.url_multiselect("Subfield", value_counts(papers, "subfield"), key="subfield", placeholder="All subfields")
 
-shown = filter_papers(papers, chosen)
+shown = filter_papers(papers, areas=areas, subfields=subfields)
 ui_state.set_view(ui_state.View(source=source, papers=papers, shown=shown, report=report))
-
-# url_paths differ from the file names on purpose: Streamlit also wraps a script that has a
-# pages/ folder in its old file-based navigation, and a matching path would let a rerun run the
-# page file alone, skipping this script and its sidebar.
-page = st.navigation(
-    [
-        st.Page("pages/map.py", title="Map", url_path="topic-map", default=True),
-        st.Page("pages/overview.py", title="Overview", url_path="summary"),
-    ]
-)
 page.run()

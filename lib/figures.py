@@ -5,10 +5,10 @@ Text from paper lists is untrusted, so every string that reaches hover or labels
 """
 from __future__ import annotations
 
+import colorsys
 import html
 import math
 import textwrap
-from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -16,17 +16,18 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 
 from .filters import value_counts
+from .subfields import UNASSIGNED
 
 # Saturated, distinct colours that survive a projector (pale ones vanish on white). Past the
-# palette's size the smallest groups share one grey "Other", so no two legend entries look alike.
-PALETTE = [c for c in qualitative.D3 if c != "#7F7F7F"] + [
-    "#222A2A", "#FB0D0D", "#511CFB", "#B68100", "#00A08B", "#620042", "#6C7C32", "#0D2A63", "#FC0080",
-]
+# palette's size the smallest groups share one grey "Other", drawn underneath the rest.
+PALETTE = [c for c in qualitative.D3 if c != "#7F7F7F"] + ["#222A2A", "#B68100", "#511CFB", "#00A08B", "#620042", "#6C7C32"]
 OTHER = "Other"
-OTHER_COLOUR = "#9E9E9E"
+NEUTRAL = "#A0A0A0"  # Other, Unassigned, (none): groups that say nothing
+CONTEXT_COLOUR = "#E3E3E3"  # papers outside the current filters, kept as the map's backdrop
 COLOR_CHOICES = {"subfield": "Subfield", "area": "Area", "topic_label": "Topic", "status": "Status", "venue": "Venue"}
 NONE = "(none)"
 FONT_SIZE = 16  # readable on a projector from the back of a room
+LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its papers is in view
 
 
 def short_authors(authors: list[str], limit: int = 3) -> str:
@@ -36,15 +37,20 @@ def short_authors(authors: list[str], limit: int = 3) -> str:
     return ", ".join(authors[:limit]) + " et al."
 
 
+def _escape(text: str) -> str:
+    # quote=False: Plotly shows "&quot;" literally, and quotes cannot open a tag anyway.
+    return html.escape(str(text), quote=False)
+
+
 def _hover_text(papers: pd.DataFrame) -> list[str]:
     rows = []
     for title, authors, subfield, keywords in zip(papers["title"], papers["authors"], papers["subfield"], papers["keywords"]):
-        lines = [f"<b>{html.escape(line)}</b>" for line in textwrap.wrap(title, 60)[:3]]
-        if authors:
-            lines.append(html.escape(short_authors(list(authors))))
-        lines.append(f"<i>{html.escape(subfield)}</i>")
+        lines = [f"<b>{_escape(line)}</b>" for line in textwrap.wrap(title, 60)[:3]]
+        if len(authors):
+            lines.append(_escape(short_authors(list(authors))))
+        lines.append(f"<i>{_escape(subfield)}</i>")
         if len(keywords):
-            lines.append(html.escape(", ".join(list(keywords)[:5])))
+            lines.append(_escape(", ".join(list(keywords)[:5])))
         rows.append("<br>".join(lines))
     return rows
 
@@ -54,89 +60,172 @@ def marker_size(n_points: int) -> float:
     return float(np.clip(15 - 2.3 * math.log10(max(n_points, 1)), 3, 12))
 
 
+def _shade(colour: str, lightness: float) -> str:
+    red, green, blue = (int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    hue, _, saturation = colorsys.rgb_to_hls(red, green, blue)
+    return "#" + "".join(f"{round(c * 255):02X}" for c in colorsys.hls_to_rgb(hue, lightness, saturation))
+
+
+def category_colours(papers: pd.DataFrame, color_by: str) -> dict[str, str]:
+    """Value of `color_by` -> colour, in legend order, from the whole map so filtering never repaints.
+
+    Subfields take their area's hue in shades, so the map reads by area from the back of the room
+    and by subfield up close. Other columns take the palette by count; the values past it, and
+    `Unassigned` or missing ones, are grey (`Other`).
+    """
+    if color_by == "subfield":
+        colours: dict[str, str] = {}
+        areas = [a for a in value_counts(papers, "area") if a != UNASSIGNED]
+        for area, base in zip(areas, PALETTE * (len(areas) // len(PALETTE) + 1)):
+            children = value_counts(papers[papers["area"] == area], "subfield")
+            steps = np.linspace(0.28, 0.62, num=max(len(children), 2))
+            for subfield, lightness in zip(children, steps):
+                colours[subfield] = base if subfield == area else _shade(base, float(lightness))
+        return {**colours, UNASSIGNED: NEUTRAL}
+    values = [v for v in value_counts(papers.assign(group=_groups(papers, color_by)), "group") if v not in (NONE, UNASSIGNED)]
+    colours = dict(zip(values, PALETTE))
+    return {**colours, **{v: NEUTRAL for v in values[len(PALETTE) :]}, NONE: NEUTRAL, UNASSIGNED: NEUTRAL}
+
+
+def _groups(papers: pd.DataFrame, color_by: str) -> pd.Series:
+    return papers[color_by].astype(str).replace("", NONE)
+
+
 def map_figure(
     papers: pd.DataFrame,
     color_by: str = "subfield",
     show_labels: bool = True,
-    categories: Sequence[str] | None = None,
+    context: pd.DataFrame | None = None,
     height: int = 720,
 ) -> go.Figure:
-    """Scatter of every paper on the map, one WebGL trace per value of `color_by`.
+    """Scatter of `papers` on the map, one WebGL trace per value of `color_by`.
 
-    `categories` fixes the colour of each value (pass the whole corpus's order so that filtering
-    does not repaint); by default values are ordered by count. Values past the palette's size are
-    drawn as one grey `Other` trace. `customdata` holds `paper_id`, so a
-    selection maps back to papers. Topic labels are drawn at the median position of each topic's
-    papers when `show_labels` is true.
+    `context` is the whole map when `papers` is a filtered part of it: its other papers are drawn
+    as a faint backdrop, it fixes the axes and the colours, so filtering neither moves nor repaints
+    anything. `customdata` holds `paper_id`, so a selection maps back to papers. Topic labels sit
+    at the median of each topic's papers in view, nudged apart so none overlap.
     """
     if color_by not in COLOR_CHOICES:
         raise ValueError(f"color_by must be one of {', '.join(COLOR_CHOICES)}; got {color_by!r}")
+    context = papers if context is None else context
+    colours = category_colours(context, color_by)
     figure = go.Figure()
+    size = marker_size(len(context))
+    backdrop = context[~context["paper_id"].isin(papers["paper_id"])]
+    if len(backdrop):
+        figure.add_trace(go.Scattergl(
+            x=backdrop["x"].to_numpy(), y=backdrop["y"].to_numpy(), mode="markers", name="filtered out",
+            marker={"size": size * 0.8, "color": CONTEXT_COLOUR}, hoverinfo="skip", showlegend=False,
+        ))
     hover = np.array(_hover_text(papers), dtype=object)
-    size = marker_size(len(papers))
-    groups = papers[color_by].astype(str).replace("", NONE)
-    present = value_counts(groups.to_frame("group"), "group")
-    order = [v for v in (categories if categories is not None else present) if v in present]
-    order += [v for v in present if v not in order]
-    colours = dict(zip(list(categories or present)[: len(PALETTE)], PALETTE))
-    lumped = [v for v in order if v not in colours]
-    if lumped:
-        groups = groups.where(~groups.isin(lumped), OTHER)
-        order = [v for v in order if v in colours] + [OTHER]
-        colours[OTHER] = OTHER_COLOUR
+    groups = _groups(papers, color_by)
+    # Values past the palette fold into Other; Unassigned and (none) keep their names, in grey.
+    lumped = groups.where(groups.map(lambda v: colours.get(v, NEUTRAL) != NEUTRAL or v in (NONE, UNASSIGNED)), OTHER)
+    # Grey groups first, so coloured points are drawn over them; then the legend's order.
+    grey = [OTHER, NONE, UNASSIGNED]
+    order = grey + [v for v in colours if v not in grey]
+    area_of = dict(zip(context["subfield"], context["area"])) if color_by == "subfield" else {}
+    titled: set[str] = set()
     for value in order:
-        mask = (groups == value).to_numpy()
-        colour = colours[value]
-        figure.add_trace(
-            go.Scattergl(
-                x=papers["x"].to_numpy()[mask],
-                y=papers["y"].to_numpy()[mask],
-                mode="markers",
-                name=f"{html.escape(value)} ({int(mask.sum())})",
-                marker={"size": size, "color": colour, "opacity": 0.9, "line": {"width": 0.5, "color": "white"}},
-                customdata=papers["paper_id"].to_numpy()[mask],
-                hovertext=hover[mask],
-                hovertemplate="%{hovertext}<extra></extra>",
-            )
-        )
+        mask = (lumped == value).to_numpy()
+        if not mask.any():
+            continue
+        group = area_of.get(value, "")
+        figure.add_trace(go.Scattergl(
+            x=papers["x"].to_numpy()[mask],
+            y=papers["y"].to_numpy()[mask],
+            mode="markers",
+            name=f"{_escape(value)} ({int(mask.sum())})",
+            legendgroup=group or None,
+            legendgrouptitle={"text": _escape(group)} if group and group not in titled else None,
+            marker={
+                "size": size, "color": colours.get(value, NEUTRAL), "opacity": 0.55 if value in grey else 0.9,
+                "line": {"width": 0.5, "color": "white"},
+            },
+            customdata=papers["paper_id"].to_numpy()[mask],
+            hovertext=hover[mask],
+            hovertemplate="%{hovertext}<extra></extra>",
+        ))
+        titled.add(group)
     if show_labels:
-        for label, position in topic_positions(papers).iterrows():
+        for x, y, label in place_labels(topic_positions(papers, context), height):
             figure.add_annotation(
-                x=position["x"], y=position["y"], text=f"<b>{html.escape(str(label))}</b>", showarrow=False,
+                x=x, y=y, text=f"<b>{_escape(label)}</b>", showarrow=False,
                 font={"size": FONT_SIZE + 2, "color": "#111"}, bgcolor="rgba(255,255,255,0.9)",
                 bordercolor="#888", borderwidth=1, borderpad=4,
             )
+    x_range, y_range = _padded_range(context["x"]), _padded_range(context["y"])
     figure.update_layout(
         height=height,
         margin={"l": 0, "r": 0, "t": 10, "b": 0},
         font={"size": FONT_SIZE, "color": "#111"},
-        legend={"title": {"text": COLOR_CHOICES[color_by]}, "itemsizing": "constant", "font": {"size": FONT_SIZE - 1}},
+        legend={"title": {"text": COLOR_CHOICES[color_by]}, "itemsizing": "constant", "font": {"size": FONT_SIZE - 1}, "groupclick": "toggleitem"},
         plot_bgcolor="white",
         dragmode="pan",
         hoverlabel={"font": {"size": FONT_SIZE, "color": "#111"}, "bgcolor": "white", "bordercolor": "#666", "align": "left"},
     )
-    # The map's axes mean nothing, so they are hidden, and the map stretches to fill the screen.
-    figure.update_xaxes(visible=False)
-    figure.update_yaxes(visible=False)
+    # The axes mean nothing and are hidden; their ranges stay the whole map's, and one unit is the
+    # same length across and up, so the map keeps its shape whatever is filtered or shown beside it.
+    figure.update_xaxes(visible=False, range=x_range)
+    figure.update_yaxes(visible=False, range=y_range, scaleanchor="x", scaleratio=1)
     return figure
 
 
-def topic_positions(papers: pd.DataFrame) -> pd.DataFrame:
-    """Median map position of each topic's papers, indexed by topic label."""
+def _padded_range(values: pd.Series) -> list[float]:
+    low, high = (float(values.min()), float(values.max())) if len(values) else (-1.0, 1.0)
+    pad = 0.06 * (high - low or 1.0)
+    return [low - pad, high + pad]
+
+
+def place_labels(positions: pd.DataFrame, height: int = 720) -> list[tuple[float, float, str]]:
+    """Label anchors nudged up or down until no two labels' boxes overlap; largest topics first.
+
+    Boxes are estimated in map units from the label's length and the figure's height (the map
+    spans about 2.2 units of y), so this is approximate; a label with no free place is left out.
+    """
+    unit = (height - 20) / 2.3  # pixels per map unit
+    line = (FONT_SIZE + 14) / unit
+    placed: list[tuple[float, float, float, float]] = []  # centre x, centre y, half width, half height
+    out = []
+    for label, row in positions.sort_values("papers", ascending=False).iterrows():
+        half_width, half_height = (0.62 * (FONT_SIZE + 2) * len(str(label)) + 12) / unit / 2, line / 2
+        for shift in (0, 1, -1, 2, -2, 3, -3):
+            y = row["y"] + shift * line
+            if all(abs(row["x"] - px) >= half_width + pw or abs(y - py) >= half_height + ph for px, py, pw, ph in placed):
+                placed.append((row["x"], y, half_width, half_height))
+                out.append((float(row["x"]), float(y), str(label)))
+                break
+    return out
+
+
+def topic_positions(papers: pd.DataFrame, context: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Median map position and count of each topic's papers in view, indexed by topic label.
+
+    With a `context` (the whole map), topics with less than `LABEL_MIN_SHOWN` of their papers in
+    view are dropped: their label would name a handful of points.
+    """
     if papers.empty:
-        return pd.DataFrame(columns=["x", "y"])
-    return papers.groupby("topic_label", sort=True)[["x", "y"]].median()
+        return pd.DataFrame(columns=["x", "y", "papers"])
+    grouped = papers.groupby("topic_label", sort=True)
+    positions = grouped[["x", "y"]].median().assign(papers=grouped.size())
+    if context is not None:
+        totals = context.groupby("topic_label").size()
+        positions = positions[positions["papers"] >= LABEL_MIN_SHOWN * totals.reindex(positions.index)]
+    return positions
 
 
-def count_bar(papers: pd.DataFrame, column: str = "subfield", title: str = "Papers per subfield", height: int | None = None) -> go.Figure:
-    """Horizontal bars of papers per value of `column`, largest on top; `height` defaults to fit the bars."""
+def count_bar(papers: pd.DataFrame, column: str = "subfield", title: str = "Papers per subfield", limit: int = 20) -> go.Figure:
+    """Horizontal bars of papers per value of `column`, largest on top; past `limit` values the rest share one bar."""
     counts = value_counts(papers, column)
-    names = [html.escape(name) for name in counts][::-1]
+    if len(counts) > limit:
+        rest = list(counts)[limit - 1 :]
+        counts = {**{k: counts[k] for k in list(counts)[: limit - 1]}, f"{len(rest)} more": sum(counts[k] for k in rest)}
+    names = [_escape(name) for name in counts][::-1]
     figure = go.Figure(go.Bar(x=list(counts.values())[::-1], y=names, orientation="h", marker_color="#3A6EA5"))
     figure.update_layout(
         title={"text": title},
-        height=height or max(260, 26 * len(counts) + 80),
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        height=max(260, 28 * len(counts) + 110),
+        margin={"l": 10, "r": 10, "t": 50, "b": 60},
         font={"size": FONT_SIZE - 2, "color": "#111"},
         yaxis={"automargin": True},
         # Whole papers only: small counts would otherwise get ticks at 0.5.

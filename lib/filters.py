@@ -12,12 +12,17 @@ def value_counts(papers: pd.DataFrame, column: str) -> dict[str, int]:
     return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-def filter_papers(papers: pd.DataFrame, subfields: Collection[str] = ()) -> pd.DataFrame:
-    """The papers in any of `subfields` (a subfield or an area name); all papers when none is chosen."""
-    if not subfields:
-        return papers
-    chosen = set(subfields)
-    mask = papers["subfield"].isin(chosen) | papers["area"].isin(chosen)
+def filter_papers(papers: pd.DataFrame, areas: Collection[str] = (), subfields: Collection[str] = ()) -> pd.DataFrame:
+    """The papers in any of `areas` and in any of `subfields`; an empty choice does not filter.
+
+    A subfield matches the `subfield` column exactly: choosing the subfield "Deep Learning" means
+    the papers filed under the area itself, the count its option shows.
+    """
+    mask = pd.Series(True, index=papers.index)
+    if areas:
+        mask &= papers["area"].isin(set(areas))
+    if subfields:
+        mask &= papers["subfield"].isin(set(subfields))
     return papers[mask]
 
 

@@ -30,6 +30,7 @@ GENERIC_WORDS = frozenset(
     require requires required extend extends emerge emerges generate generates employ employs
     consider considers obtain obtains yield yields achieved despite capable possess enhance enhances
     capabilities capability potential real-world critical fundamental open-source available
+    towards toward via beyond rethinking revisiting position role perspective insights case
     """.split()
 )
 STOP_WORDS = ENGLISH_STOP_WORDS | GENERIC_WORDS
@@ -99,19 +100,22 @@ def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
         order = np.lexsort((vocabulary[indices], -scores))  # ties broken alphabetically: deterministic
         phrases = vocabulary[indices]
         keywords.append(_distinct(phrases[order], dict(zip(phrases, frequency)), dict(zip(phrases, scores)), top_n))
-    cased = _display_case(texts)
+    cased = display_case(texts)
     return [[" ".join(cased.get(w, w) for w in phrase.split(" ")) for phrase in row] for row in keywords]
 
 
-def _display_case(texts: Sequence[str]) -> dict[str, str]:
+def display_case(texts: Sequence[str]) -> dict[str, str]:
     """Lower-case word -> the form to show: acronyms and mixed case ("LLMs", "CoT") as written."""
     forms: dict[str, Counter] = {}
     for text in texts:
         for word in _CASED_WORD.findall(text):
-            # Title case says only that a sentence or a title starts here; it is no evidence.
-            if not word[:1].isupper() or any(c.isupper() for part in re.split(r"[-+]", word) for c in part[1:]):
-                forms.setdefault(word.lower(), Counter())[word] += 1
-    return {lower: max(counter.items(), key=lambda item: (item[1], item[0]))[0] for lower, counter in forms.items()}
+            # Title case ("Vision-Language", a sentence's first word) is how ordinary words are
+            # capitalised, so it counts for the lower-case form; a shouted "VISION-LANGUAGE" in one
+            # title then loses to fifty "Vision-Language" ones.
+            mixed = any(c.isupper() for part in re.split(r"[-+]", word) for c in part[1:])
+            forms.setdefault(word.lower(), Counter())[word if mixed else word.lower()] += 1
+    shown = {lower: max(counter.items(), key=lambda item: (item[1], item[0]))[0] for lower, counter in forms.items()}
+    return {lower: form for lower, form in shown.items() if form != lower}
 
 
 def _distinct(ranked: Sequence[str], in_text: Mapping[str, int], score: Mapping[str, float], top_n: int) -> list[str]:

@@ -146,10 +146,10 @@ def build(
 
     def topics_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
         topic_ids = find_topics(coords, params.n_topics, params.random_state)
-        return topics_table(papers, topic_ids, label_topics(topic_ids, keyword_lists)), {}
+        return topics_table(papers, topic_ids, label_topics(topic_ids, texts)), {}
 
     topics, topics_key, _ = stages.run(
-        "topics", [project_key, keywords_key], {"n_topics": params.n_topics, "random_state": params.random_state}, topics_stage,
+        "topics", [project_key, load_key], {"n_topics": params.n_topics, "random_state": params.random_state}, topics_stage,
     )
 
     table = papers.assign(
@@ -224,3 +224,13 @@ def read_papers(path: str | Path) -> pd.DataFrame:
     if not path.is_file():
         raise InputError(f"{path}: no such papers table")
     return conform(pd.read_parquet(path), OUTPUT_COLUMNS)
+
+
+def is_built(out_dir: str | Path) -> bool:
+    """Whether `out_dir` holds a finished build: its sidecar is written last, so it proves the table."""
+    return (Path(out_dir) / "papers.json").is_file() and (Path(out_dir) / "papers.parquet").is_file()
+
+
+def read_load_report(out_dir: str | Path) -> dict[str, Any]:
+    """The load report a build recorded in `out_dir/papers.json`."""
+    return json.loads((Path(out_dir) / "papers.json").read_text(encoding="utf-8"))["load_report"]

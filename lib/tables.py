@@ -1,4 +1,4 @@
-"""Display tables: the papers DataFrame in, a compact DataFrame for `st.dataframe` out."""
+"""Display tables and captions: the papers DataFrame in, compact text for the pages out."""
 from __future__ import annotations
 
 import pandas as pd
@@ -7,19 +7,40 @@ from .figures import short_authors
 
 
 def paper_table(papers: pd.DataFrame, top_keywords: int = 5) -> pd.DataFrame:
-    """Title, short authors, subfield, topic, top keywords and link, one row per paper.
+    """Title, link, short authors, subfield, topic and top keywords, one row per paper.
 
     Authors and link are left out when no paper has them (the seed sample has neither).
     """
     table = pd.DataFrame(
         {
             "title": papers["title"].to_numpy(),
+            "link": papers["url"].to_numpy(),
             "authors": [short_authors(list(a)) for a in papers["authors"]],
             "subfield": papers["subfield"].to_numpy(),
             "topic": papers["topic_label"].to_numpy(),
             "keywords": [", ".join(list(k)[:top_keywords]) for k in papers["keywords"]],
-            "link": papers["url"].to_numpy(),
         }
     )
     empty = [c for c in ("authors", "link") if not table[c].astype(bool).any()]
     return table.drop(columns=empty)
+
+
+def corpus_caption(papers: pd.DataFrame, file_name: str) -> str:
+    """One line saying what the map is of: venue and year, size, and what the texts hold.
+
+    >>> corpus_caption(pd.DataFrame({"venue": ["ICML"], "year": [2025], "abstract": ["x"], "title_is_derived": [True]}), "seed.txt")
+    'ICML 2025: 1 paper from seed.txt, abstracts only (titles derived from them)'
+    """
+    venues = papers["venue"].replace("", pd.NA).dropna()
+    years = papers["year"].dropna()
+    name = " ".join(
+        part for part in (venues.mode().iloc[0] if len(venues) else "", str(int(years.mode().iloc[0])) if len(years) else "") if part
+    )
+    count = f"{len(papers):,} paper{'s' if len(papers) != 1 else ''} from {file_name}"
+    if papers["title_is_derived"].all():
+        texts = "abstracts only (titles derived from them)"
+    elif not papers["abstract"].astype(bool).any():
+        texts = "titles only (no abstracts)"
+    else:
+        texts = "titles and abstracts"
+    return f"{name}: {count}, {texts}" if name else f"{count}, {texts}"

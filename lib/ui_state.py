@@ -10,11 +10,11 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from .cache import file_digest
+from .cache import make_key
 from .errors import PaperMapError
 from .filters import choices_from_query
 from .load import LoadReport
-from .pipeline import DEFAULT_CACHE_DIR, DEFAULT_DATA, DEFAULT_TAXONOMY, STAGES, build
+from .pipeline import DEFAULT_CACHE_DIR, DEFAULT_DATA, DEFAULT_TAXONOMY, build, is_built, read_load_report, read_papers
 
 _VIEW_KEY = "papermap_view"
 
@@ -51,30 +51,35 @@ def data_source(argv: Sequence[str]) -> DataSource:
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
-def _built_map(data: str, data_digest: str, taxonomy: str, taxonomy_digest: str, cache: str, _progress=None) -> tuple[pd.DataFrame, dict]:
-    # The digests are in the signature only so that an edited file is a new cache entry.
-    result = build(data, taxonomy_path=taxonomy, cache_dir=cache, progress=_progress)
-    return result.papers, result.report.to_dict()
-
-
 def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport]:
-    """The built map of `source`, showing a progress bar while any stage computes.
+    """The built map of `source`, with a progress bar while a first build computes its stages.
 
-    Raises `PaperMapError` (one sentence) when the data or taxonomy cannot be used.
+    A build's output goes to a folder in the cache named for the files' paths, sizes and times, so
+    a rerun (every click) only checks that folder exists and reads it through `st.cache_data`;
+    an edited file gets a new folder, and the pipeline's own content-hash cache decides what to
+    recompute. Raises `PaperMapError` (one sentence) when the data or taxonomy cannot be used.
     """
     try:
-        digests = file_digest(source.data), file_digest(source.taxonomy)
+        stamps = [(str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns) for p in (source.data, source.taxonomy)]
     except OSError as error:
         raise PaperMapError(f"{error.filename}: cannot be read ({error.strerror})") from None
-    placeholder = st.empty()
+    out_dir = source.cache / "maps" / make_key("dashboard", stamps)
+    if not is_built(out_dir):
+        bar = st.progress(0.0, text=f"Building the map of {source.data.name}…")
 
-    def progress(stage: str, done: int, total: int) -> None:
-        placeholder.progress(done / total, text=f"Building the map of {source.data.name}: {stage} ({done}/{len(STAGES)})")
+        def progress(stage: str, done: int, total: int) -> None:
+            bar.progress(done / total, text=f"Building the map of {source.data.name}: {stage} ({done}/{total} stages)")
 
-    papers, report = _built_map(str(source.data), digests[0], str(source.taxonomy), digests[1], str(source.cache), _progress=None)
-    placeholder.empty()
+        build(source.data, taxonomy_path=source.taxonomy, out_dir=out_dir, cache_dir=source.cache, progress=progress)
+        bar.empty()
+    papers, report = _read_map(str(out_dir))
     return papers, LoadReport.from_dict(report)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _read_map(out_dir: str) -> tuple[pd.DataFrame, dict]:
+    # Keyed by the folder alone: a folder's name changes whenever its inputs do.
+    return read_papers(Path(out_dir) / "papers.parquet"), read_load_report(Path(out_dir))
 
 
 def set_view(view: View) -> None:
@@ -105,3 +110,20 @@ def url_multiselect(label: str, options: dict[str, int], key: str, placeholder: 
     elif key in st.query_params:
         del st.query_params[key]
     return chosen
+
+
+PAPER_COLUMN_CONFIG = {
+    "title": st.column_config.TextColumn("Title", width="large"),
+    "link": st.column_config.LinkColumn("Link", display_text="open", width="small"),
+    "authors": st.column_config.TextColumn("Authors", width="medium"),
+    "subfield": st.column_config.TextColumn("Subfield", width="medium"),
+    "topic": st.column_config.TextColumn("Topic", width="medium"),
+    "keywords": st.column_config.TextColumn("Keywords", width="large"),
+}
+
+TOPIC_COLUMN_CONFIG = {
+    "topic": st.column_config.NumberColumn("#", width="small"),
+    "topic_label": st.column_config.TextColumn("Topic", width="medium"),
+    "papers": st.column_config.NumberColumn("Papers", width="small"),
+    "keywords": st.column_config.TextColumn("Frequent keyphrases", width="large"),
+}

@@ -2,8 +2,7 @@
 import streamlit as st
 
 from lib import figures, ui_state
-from lib.filters import value_counts
-from lib.tables import paper_table
+from lib.tables import corpus_caption, paper_table
 
 view = ui_state.current_view()
 papers, shown = view.papers, view.shown
@@ -14,16 +13,16 @@ with right:
     show_labels = st.toggle("Topic labels", value=True)
 with left:
     st.subheader(f"Topic map: {len(shown):,} of {len(papers):,} papers")
+    st.caption(corpus_caption(papers, view.source.data.name))
 
 if shown.empty:
-    st.info("No paper matches the filters. Clear the subfield filter in the sidebar to see the whole map.")
+    st.info("No paper matches the filters. Clear the filters in the sidebar to see the whole map.")
     st.stop()
 
-categories = list(value_counts(papers, color_by))
-st.plotly_chart(figures.map_figure(shown, color_by, show_labels, categories), key="map", config={"scrollZoom": True}, theme=None)
-
-st.dataframe(
-    paper_table(shown),
-    hide_index=True,
-    column_config={"link": st.column_config.LinkColumn("link", display_text="open")},
+st.plotly_chart(
+    figures.map_figure(shown, color_by, show_labels, context=papers),
+    key="map",
+    theme=None,
+    config={"scrollZoom": False, "displaylogo": False},  # the wheel scrolls the page, as a presenter expects
 )
+st.dataframe(paper_table(shown), hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG)

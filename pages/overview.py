@@ -2,12 +2,14 @@
 import streamlit as st
 
 from lib import figures, ui_state
+from lib.tables import corpus_caption
 from lib.topics import topic_summary
 
 view = ui_state.current_view()
 papers, shown = view.papers, view.shown
 
-st.subheader(f"{view.source.data.name}: overview")
+st.subheader("Overview")
+st.caption(corpus_caption(papers, view.source.data.name))
 columns = st.columns(4)
 columns[0].metric("Papers shown", f"{len(shown):,}", help=f"{len(papers):,} in the data set")
 columns[1].metric("Topics", shown["topic"].nunique())
@@ -23,7 +25,7 @@ left.plotly_chart(figures.count_bar(shown, "area", "Papers per area"), key="area
 right.plotly_chart(figures.count_bar(shown, "subfield", "Papers per subfield"), key="subfields", theme=None)
 
 st.markdown("#### Topics")
-st.dataframe(topic_summary(shown), hide_index=True)
+st.dataframe(topic_summary(shown), hide_index=True, column_config=ui_state.TOPIC_COLUMN_CONFIG)
 
 if view.report.skipped or view.report.warnings:
     with st.expander(f"Load report: {view.report.summary()}"):

@@ -54,14 +54,15 @@ STARTUP_SECONDS = 180  # the first build JIT-compiles UMAP; later starts read th
 RENDER_MS = 180_000  # the first page load waits for that build
 PROJECTOR = {"width": 1920, "height": 1080}
 
-# Plotted points of the first Plotly chart: the sum over its traces of x's length. `_fullData` is
+# Papers plotted by the first Plotly chart: the sum over its paper traces of x's length. `_fullData` is
 # what plotly.js drew (binary-encoded arrays from plotly.py decoded); `data` is the fallback.
 POINTS_JS = """() => {
     const gd = document.querySelector('.js-plotly-plot');
     if (!gd) return null;
     const traces = gd._fullData || gd.data;
     if (!traces) return null;
-    return traces.reduce((n, t) => n + (t.visible === false || !t.x ? 0 : t.x.length), 0);
+    // Papers in view carry their ids in customdata; the grey filtered-out backdrop does not.
+    return traces.reduce((n, t) => n + (t.visible === false || !t.x || !t.customdata ? 0 : t.x.length), 0);
 }"""
 
 
@@ -263,7 +264,8 @@ def test_subfield_from_url_filters_the_map(app_url, page, seed_map):
     assert shown < SEED_PAPERS, f"?subfield={name!r} was ignored: all {shown} papers shown, URL now {page.url}"
     assert shown == expected, f"?subfield={name!r} shows {shown} papers, the map has {expected}"
     assert points == shown
-    assert name in page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]').inner_text()
+    subfield_filter = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"]', has_text="Subfield")
+    assert name in subfield_filter.inner_text()
     _assert_clean(page)
 
 

@@ -1,8 +1,11 @@
+import colorsys
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from lib.figures import OTHER, PALETTE, count_bar, map_figure, marker_size, short_authors, topic_positions
+from lib.figures import NEUTRAL, OTHER, PALETTE, category_colours, count_bar, map_figure, marker_size, place_labels, short_authors, topic_positions
+from lib.subfields import UNASSIGNED
 from lib.tables import paper_table
 
 
@@ -35,23 +38,57 @@ def test_every_paper_is_one_point_carrying_its_id():
     assert sorted(plotted_ids(figure)) == sorted(table["paper_id"])
     assert {trace.type for trace in figure.data} == {"scattergl"}
     assert len(figure.data) == 5 and len(figure.layout.annotations) == 3
+    assert figure.layout.yaxis.scaleanchor == "x"  # the map keeps its shape
 
 
-def test_many_groups_fold_into_one_grey_other():
-    table = papers(n=120, groups=len(PALETTE) + 6)
-    figure = map_figure(table)
+def test_many_groups_fold_into_one_grey_other_drawn_first():
+    table = papers(n=120)
+    table["topic_label"] = [f"Topic {i % (len(PALETTE) + 6)}" for i in range(120)]
+    figure = map_figure(table, color_by="topic_label")
     assert len(figure.data) == len(PALETTE) + 1
-    assert figure.data[-1].name.startswith(OTHER)
-    assert len({trace.marker.color for trace in figure.data}) == len(figure.data)
+    assert figure.data[0].name.startswith(OTHER) and figure.data[0].marker.color == NEUTRAL
+    coloured = [trace.marker.color for trace in figure.data[1:]]
+    assert len(set(coloured)) == len(coloured) and NEUTRAL not in coloured
     assert sorted(plotted_ids(figure)) == sorted(table["paper_id"])
 
 
-def test_colours_stay_with_their_group_when_the_map_is_filtered():
+def test_subfields_take_shades_of_their_areas_hue_and_group_in_the_legend():
+    table = papers(n=60)
+    table["area"] = ["Deep Learning"] * 30 + ["Optimization"] * 30
+    table["subfield"] = ["Large Language Models", "Deep Learning", "Diffusion Models"] * 10 + ["Convex Optimization", "Optimization"] * 15
+    colours = category_colours(table, "subfield")
+    hue = {name: colorsys.rgb_to_hls(*(int(colours[name][i : i + 2], 16) / 255 for i in (1, 3, 5)))[0] for name in colours if name != UNASSIGNED}
+    assert hue["Large Language Models"] == pytest.approx(hue["Deep Learning"], abs=0.02) == pytest.approx(hue["Diffusion Models"], abs=0.02)
+    assert abs(hue["Convex Optimization"] - hue["Deep Learning"]) > 0.05
+    assert len({colours[n] for n in hue}) == len(hue)
+    figure = map_figure(table)
+    assert {trace.legendgroup for trace in figure.data} == {"Deep Learning", "Optimization"}
+    titles = [trace.legendgrouptitle.text for trace in figure.data if trace.legendgrouptitle.text]
+    assert sorted(titles) == ["Deep Learning", "Optimization"]
+
+
+def test_filtering_keeps_colours_axes_and_the_rest_as_a_backdrop():
     table = papers()
-    order = list(table["subfield"].value_counts().index)
-    whole = {t.name.rsplit(" (", 1)[0]: t.marker.color for t in map_figure(table, categories=order).data}
-    part = {t.name.rsplit(" (", 1)[0]: t.marker.color for t in map_figure(table[table["subfield"] == "Subfield 3"], categories=order).data}
-    assert part == {"Subfield 3": whole["Subfield 3"]}
+    whole = map_figure(table, context=table)
+    part = map_figure(table[table["subfield"] == "Subfield 3"], context=table)
+    colour = {t.name.rsplit(" (", 1)[0]: t.marker.color for t in whole.data}
+    shown = [t for t in part.data if t.customdata is not None]
+    assert [(t.name.rsplit(" (", 1)[0], t.marker.color) for t in shown] == [("Subfield 3", colour["Subfield 3"])]
+    backdrop = [t for t in part.data if t.customdata is None]
+    assert len(backdrop) == 1 and len(backdrop[0].x) == 32 and backdrop[0].hoverinfo == "skip"
+    assert part.layout.xaxis.range == whole.layout.xaxis.range and part.layout.yaxis.range == whole.layout.yaxis.range
+
+
+def test_labels_never_overlap_and_thin_topics_lose_theirs():
+    crowded = pd.DataFrame({"x": [0.0, 0.01, 0.02, 0.9], "y": [0.0, 0.0, 0.01, 0.9], "papers": [50, 40, 30, 20]},
+                           index=["Graph neural networks", "Diffusion models", "Bandits", "Privacy"])
+    placed = place_labels(crowded)
+    assert [label for _, _, label in placed][:2] == ["Graph neural networks", "Diffusion models"]
+    ys = sorted(y for x, y, label in placed if x < 0.5)
+    assert all(b - a > 0.05 for a, b in zip(ys, ys[1:]))  # stacked, not on top of each other
+    table = papers()
+    thin = table[(table["topic"] != 0) | (table.index == 0)]  # one paper of topic 0 left in view
+    assert "Topic 0" not in topic_positions(thin, context=table).index
 
 
 def test_untrusted_text_is_escaped_in_hover_legend_and_labels():
@@ -63,6 +100,9 @@ def test_untrusted_text_is_escaped_in_hover_legend_and_labels():
     rendered = " ".join([*figure.data[0].hovertext, figure.data[0].name, *(a.text for a in figure.layout.annotations)])
     assert "<script>" not in rendered and "<img" not in rendered and "<b onmouseover" not in rendered
     assert "&lt;script&gt;" in rendered
+    table["title"] = '"Who experiences model decay?" A study'
+    hover = map_figure(table).data[0].hovertext[0]
+    assert '"Who experiences' in hover and "&quot;" not in hover  # Plotly would show the entity as is
 
 
 def test_labels_can_be_hidden_and_colour_choices_are_checked():
@@ -83,6 +123,8 @@ def test_small_helpers():
     bars = count_bar(papers(), "subfield")
     assert list(bars.data[0].x) == sorted(bars.data[0].x)  # largest on top
     assert sum(bars.data[0].x) == 40
+    capped = count_bar(papers(n=40, groups=8), "subfield", limit=5)
+    assert len(capped.data[0].y) == 5 and capped.data[0].y[0] == "4 more" and sum(capped.data[0].x) == 40
 
 
 def test_paper_table_drops_columns_nobody_has():

@@ -9,14 +9,24 @@ PAPERS = pd.DataFrame({
 })
 
 
-def test_no_choice_shows_everything_and_choices_combine():
+def ids(frame):
+    return list(frame["paper_id"])
+
+
+def test_no_choice_shows_everything_and_choices_within_a_filter_add_up():
     assert filter_papers(PAPERS).equals(PAPERS)
-    assert list(filter_papers(PAPERS, ["Convex Optimization"])["paper_id"]) == ["c", "d"]
-    assert list(filter_papers(PAPERS, ["Large Language Models", "Convex Optimization"])["paper_id"]) == ["a", "c", "d"]
+    assert ids(filter_papers(PAPERS, subfields=["Convex Optimization"])) == ["c", "d"]
+    assert ids(filter_papers(PAPERS, subfields=["Large Language Models", "Convex Optimization"])) == ["a", "c", "d"]
 
 
-def test_choosing_an_area_includes_its_subfields():
-    assert list(filter_papers(PAPERS, ["Deep Learning"])["paper_id"]) == ["a", "b"]
+def test_an_area_includes_its_subfields_but_a_subfield_named_like_its_area_is_exact():
+    assert ids(filter_papers(PAPERS, areas=["Deep Learning"])) == ["a", "b"]
+    assert ids(filter_papers(PAPERS, subfields=["Deep Learning"])) == ["b"]  # what its count promises
+
+
+def test_area_and_subfield_filters_combine():
+    assert ids(filter_papers(PAPERS, areas=["Deep Learning"], subfields=["Large Language Models", "Convex Optimization"])) == ["a"]
+    assert ids(filter_papers(PAPERS, areas=["Optimization"], subfields=["Large Language Models"])) == []
 
 
 def test_counts_are_sorted_by_size_then_name():

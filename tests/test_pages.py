@@ -38,7 +38,8 @@ def array_length(values):
 
 def map_points(app):
     figure = json.loads(app.get("plotly_chart")[0].proto.spec)
-    return sum(array_length(trace["x"]) for trace in figure["data"] if trace.get("type") == "scattergl")
+    # Papers in view carry their ids; the filtered-out backdrop does not.
+    return sum(array_length(trace["x"]) for trace in figure["data"] if trace.get("customdata") is not None)
 
 
 def test_map_page_shows_every_paper_coloured_by_subfield(app_env):
@@ -46,29 +47,46 @@ def test_map_page_shows_every_paper_coloured_by_subfield(app_env):
     assert "36 of 36 papers" in app.subheader[0].value
     assert map_points(app) == 36
     figure = json.loads(app.get("plotly_chart")[0].proto.spec)
-    assert all(trace["customdata"] for trace in figure["data"])  # paper ids travel with the points
+    assert all(array_length(trace["customdata"]) for trace in figure["data"])  # paper ids travel with the points
     assert any(a["text"] for a in figure["layout"]["annotations"])  # topic labels drawn
     assert len(app.dataframe) == 1 and len(app.dataframe[0].value) == 36
+    assert "planted2025.json" in app.get("caption")[0].value
 
 
 def test_subfield_filter_changes_what_is_shown(app_env):
     app = started()
-    subfield = app.sidebar.multiselect[0].options[0]
+    subfield = app.multiselect(key="subfield").options[0]
     name = subfield.rsplit(" (", 1)[0]
     count = int(subfield.rsplit("(", 1)[1].rstrip(")"))
-    app.sidebar.multiselect[0].select(name).run()
+    app.multiselect(key="subfield").select(name).run()
     assert not app.exception
     assert f"{count} of 36 papers" in app.subheader[0].value
     assert map_points(app) == count < 36
-    assert app.sidebar.multiselect[0].value == [name]
+    assert app.multiselect(key="subfield").value == [name]
     assert app.query_params["subfield"] in ([name], name)  # the view is in the URL, ready to share
+
+
+def test_area_and_subfield_filters_combine_and_keep_the_map_as_backdrop(app_env):
+    app = started()
+    area = app.multiselect(key="area").options[0].rsplit(" (", 1)[0]
+    app.multiselect(key="area").select(area).run()
+    in_area = int(app.subheader[0].value.split(" of ")[0].split()[-1])
+    assert 0 < in_area < 36 and map_points(app) == in_area
+    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    backdrop = [t for t in figure["data"] if t.get("customdata") is None]
+    assert len(backdrop) == 1 and array_length(backdrop[0]["x"]) == 36 - in_area
+    subfield = app.multiselect(key="subfield").options[-1].rsplit(" (", 1)[0]
+    app.multiselect(key="subfield").select(subfield).run()
+    assert not app.exception
+    both = app.subheader[0].value if app.subheader else ""
+    assert (not app.get("plotly_chart") and app.info) or int(both.split(" of ")[0].split()[-1]) <= in_area
 
 
 def test_filter_in_the_url_is_applied(app_env):
     app = started()
-    name = app.sidebar.multiselect[0].options[0].rsplit(" (", 1)[0]
+    name = app.multiselect(key="subfield").options[0].rsplit(" (", 1)[0]
     linked = started(subfield=name)
-    assert linked.sidebar.multiselect[0].value == [name]
+    assert linked.multiselect(key="subfield").value == [name]
     assert "of 36 papers" in linked.subheader[0].value and "36 of 36" not in linked.subheader[0].value
 
 
