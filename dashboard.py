@@ -7,10 +7,6 @@ import sys
 
 import streamlit as st
 
-from lib import ui_state
-from lib.errors import PaperMapError
-from lib.filters import filter_papers, value_counts
-
 # No page or page_icon icons: Streamlit turns a Material icon into a favicon fetched from the internet.
 st.set_page_config(page_title="PaperMap", layout="wide")
 
@@ -25,6 +21,12 @@ page = st.navigation(
     ]
 )
 
+# Imported after the navigation is declared: pandas and scikit-learn take seconds to import on a
+# cold start, and until then the sidebar would show Streamlit's default page list.
+from lib import ui_state  # noqa: E402
+from lib.errors import PaperMapError  # noqa: E402
+from lib.filters import filter_papers, value_counts  # noqa: E402
+
 source = ui_state.data_source(sys.argv[1:])
 try:
     papers, report = ui_state.load_map(source)
@@ -35,7 +37,9 @@ except PaperMapError as error:
 with st.sidebar:
     st.markdown(f"**{len(papers):,} papers** from `{source.data.name}`")
     areas = ui_state.url_multiselect("Area", value_counts(papers, "area"), key="area", placeholder="All areas")
-    subfields = ui_state.url_multiselect("Subfield", value_counts(papers, "subfield"), key="subfield", placeholder="All subfields")
+    # Subfields on offer, and their counts, are those of the chosen areas.
+    in_areas = filter_papers(papers, areas=areas)
+    subfields = ui_state.url_multiselect("Subfield", value_counts(in_areas, "subfield"), key="subfield", placeholder="All subfields")
 
 shown = filter_papers(papers, areas=areas, subfields=subfields)
 ui_state.set_view(ui_state.View(source=source, papers=papers, shown=shown, report=report))

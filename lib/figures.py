@@ -9,6 +9,7 @@ import colorsys
 import html
 import math
 import textwrap
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,7 @@ from .subfields import UNASSIGNED
 
 # Saturated, distinct colours that survive a projector (pale ones vanish on white). Past the
 # palette's size the smallest groups share one grey "Other", drawn underneath the rest.
-PALETTE = [c for c in qualitative.D3 if c != "#7F7F7F"] + ["#222A2A", "#B68100", "#511CFB", "#00A08B", "#620042", "#6C7C32"]
+PALETTE = [c for c in qualitative.D3 if c != "#7F7F7F"] + ["#B68100", "#511CFB", "#00A08B", "#620042", "#6C7C32", "#FB0D0D"]
 OTHER = "Other"
 NEUTRAL = "#A0A0A0"  # Other, Unassigned, (none): groups that say nothing
 CONTEXT_COLOUR = "#E3E3E3"  # papers outside the current filters, kept as the map's backdrop
@@ -50,7 +51,7 @@ def _hover_text(papers: pd.DataFrame) -> list[str]:
             lines.append(_escape(short_authors(list(authors))))
         lines.append(f"<i>{_escape(subfield)}</i>")
         if len(keywords):
-            lines.append(_escape(", ".join(list(keywords)[:5])))
+            lines += [_escape(line) for line in textwrap.wrap(", ".join(list(keywords)[:5]), 60)[:2]]
         rows.append("<br>".join(lines))
     return rows
 
@@ -60,9 +61,16 @@ def marker_size(n_points: int) -> float:
     return float(np.clip(15 - 2.3 * math.log10(max(n_points, 1)), 3, 12))
 
 
+def _hls(colour: str) -> tuple[float, float, float]:
+    return colorsys.rgb_to_hls(*(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)))
+
+
+def _lightness(colour: str) -> float:
+    return _hls(colour)[1]
+
+
 def _shade(colour: str, lightness: float) -> str:
-    red, green, blue = (int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5))
-    hue, _, saturation = colorsys.rgb_to_hls(red, green, blue)
+    hue, _, saturation = _hls(colour)
     return "#" + "".join(f"{round(c * 255):02X}" for c in colorsys.hls_to_rgb(hue, lightness, saturation))
 
 
@@ -77,10 +85,13 @@ def category_colours(papers: pd.DataFrame, color_by: str) -> dict[str, str]:
         colours: dict[str, str] = {}
         areas = [a for a in value_counts(papers, "area") if a != UNASSIGNED]
         for area, base in zip(areas, PALETTE * (len(areas) // len(PALETTE) + 1)):
-            children = value_counts(papers[papers["area"] == area], "subfield")
-            steps = np.linspace(0.28, 0.62, num=max(len(children), 2))
+            children = [s for s in value_counts(papers[papers["area"] == area], "subfield") if s != area]
+            colours[area] = base  # papers filed under the area itself
+            # Children spread from dark to light, skipping the shade nearest the base's own.
+            steps = list(np.linspace(0.22, 0.72, num=len(children) + 1))
+            steps.remove(min(steps, key=lambda step: abs(step - _lightness(base))))
             for subfield, lightness in zip(children, steps):
-                colours[subfield] = base if subfield == area else _shade(base, float(lightness))
+                colours[subfield] = _shade(base, float(lightness))
         return {**colours, UNASSIGNED: NEUTRAL}
     values = [v for v in value_counts(papers.assign(group=_groups(papers, color_by)), "group") if v not in (NONE, UNASSIGNED)]
     colours = dict(zip(values, PALETTE))
@@ -96,14 +107,17 @@ def map_figure(
     color_by: str = "subfield",
     show_labels: bool = True,
     context: pd.DataFrame | None = None,
-    height: int = 720,
+    height: int = 620,
+    width_hint: int = 900,
 ) -> go.Figure:
     """Scatter of `papers` on the map, one WebGL trace per value of `color_by`.
 
     `context` is the whole map when `papers` is a filtered part of it: its other papers are drawn
     as a faint backdrop, it fixes the axes and the colours, so filtering neither moves nor repaints
     anything. `customdata` holds `paper_id`, so a selection maps back to papers. Topic labels sit
-    at the median of each topic's papers in view, nudged apart so none overlap.
+    at the median of each topic's papers, nudged apart so none overlap at `width_hint` pixels
+    wide. The legend sits under the map, so its length never squeezes or shifts the map; when
+    colouring by subfield it lists areas, and the hover names the subfield.
     """
     if color_by not in COLOR_CHOICES:
         raise ValueError(f"color_by must be one of {', '.join(COLOR_CHOICES)}; got {color_by!r}")
@@ -131,35 +145,47 @@ def map_figure(
         if not mask.any():
             continue
         group = area_of.get(value, "")
+        if group and group not in titled:
+            # One legend entry per area, in its own hue, stands for all its subfields' shades.
+            in_area = int((papers["area"] == group).sum())
+            figure.add_trace(go.Scattergl(
+                x=[None], y=[None], mode="markers", name=f"{_escape(group)} ({in_area})", legendgroup=group,
+                marker={"size": size, "color": colours.get(group, NEUTRAL)}, hoverinfo="skip",
+            ))
+            titled.add(group)
         figure.add_trace(go.Scattergl(
             x=papers["x"].to_numpy()[mask],
             y=papers["y"].to_numpy()[mask],
             mode="markers",
             name=f"{_escape(value)} ({int(mask.sum())})",
             legendgroup=group or None,
-            legendgrouptitle={"text": _escape(group)} if group and group not in titled else None,
+            showlegend=not group,
             marker={
-                "size": size, "color": colours.get(value, NEUTRAL), "opacity": 0.55 if value in grey else 0.9,
+                "size": size, "color": colours.get(value, NEUTRAL), "opacity": 0.5 if value in grey else 0.8,
                 "line": {"width": 0.5, "color": "white"},
             },
             customdata=papers["paper_id"].to_numpy()[mask],
             hovertext=hover[mask],
             hovertemplate="%{hovertext}<extra></extra>",
         ))
-        titled.add(group)
+    x_range, y_range = _padded_range(context["x"]), _padded_range(context["y"])
     if show_labels:
-        for x, y, label in place_labels(topic_positions(papers, context), height):
+        # Pixels per map unit: with the aspect locked, the tighter of width and height decides.
+        scale = min(width_hint / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))
+        for x, y, label in place_labels(topic_positions(papers, context), scale, x_range):
             figure.add_annotation(
                 x=x, y=y, text=f"<b>{_escape(label)}</b>", showarrow=False,
-                font={"size": FONT_SIZE + 2, "color": "#111"}, bgcolor="rgba(255,255,255,0.9)",
+                font={"size": FONT_SIZE + 2, "color": "#111"}, bgcolor="rgba(255,255,255,0.75)",
                 bordercolor="#888", borderwidth=1, borderpad=4,
             )
-    x_range, y_range = _padded_range(context["x"]), _padded_range(context["y"])
     figure.update_layout(
         height=height,
-        margin={"l": 0, "r": 0, "t": 10, "b": 0},
+        margin={"l": 0, "r": 0, "t": 30, "b": 0},
         font={"size": FONT_SIZE, "color": "#111"},
-        legend={"title": {"text": COLOR_CHOICES[color_by]}, "itemsizing": "constant", "font": {"size": FONT_SIZE - 1}, "groupclick": "toggleitem"},
+        legend={
+            "title": {"text": COLOR_CHOICES[color_by] + " "}, "orientation": "h", "x": 0, "y": -0.01, "yanchor": "top",
+            "itemsizing": "constant", "font": {"size": FONT_SIZE - 1}, "groupclick": "togglegroup",
+        },
         plot_bgcolor="white",
         dragmode="pan",
         hoverlabel={"font": {"size": FONT_SIZE, "color": "#111"}, "bgcolor": "white", "bordercolor": "#666", "align": "left"},
@@ -177,49 +203,49 @@ def _padded_range(values: pd.Series) -> list[float]:
     return [low - pad, high + pad]
 
 
-def place_labels(positions: pd.DataFrame, height: int = 720) -> list[tuple[float, float, str]]:
+def place_labels(positions: pd.DataFrame, scale: float, x_range: Sequence[float]) -> list[tuple[float, float, str]]:
     """Label anchors nudged up or down until no two labels' boxes overlap; largest topics first.
 
-    Boxes are estimated in map units from the label's length and the figure's height (the map
-    spans about 2.2 units of y), so this is approximate; a label with no free place is left out.
+    `scale` is pixels per map unit; boxes are estimated from the label's length, kept inside
+    `x_range`, and a label with no free place nearby is left out.
     """
-    unit = (height - 20) / 2.3  # pixels per map unit
-    line = (FONT_SIZE + 14) / unit
+    line = (FONT_SIZE + 16) / scale
     placed: list[tuple[float, float, float, float]] = []  # centre x, centre y, half width, half height
     out = []
     for label, row in positions.sort_values("papers", ascending=False).iterrows():
-        half_width, half_height = (0.62 * (FONT_SIZE + 2) * len(str(label)) + 12) / unit / 2, line / 2
+        half_width, half_height = (0.6 * (FONT_SIZE + 2) * len(str(label)) + 14) / scale / 2, line / 2
+        x = float(np.clip(row["x"], x_range[0] + half_width, max(x_range[0] + half_width, x_range[1] - half_width)))
         for shift in (0, 1, -1, 2, -2, 3, -3):
             y = row["y"] + shift * line
-            if all(abs(row["x"] - px) >= half_width + pw or abs(y - py) >= half_height + ph for px, py, pw, ph in placed):
-                placed.append((row["x"], y, half_width, half_height))
-                out.append((float(row["x"]), float(y), str(label)))
+            if all(abs(x - px) >= half_width + pw or abs(y - py) >= half_height + ph for px, py, pw, ph in placed):
+                placed.append((x, y, half_width, half_height))
+                out.append((x, float(y), str(label)))
                 break
     return out
 
 
 def topic_positions(papers: pd.DataFrame, context: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Median map position and count of each topic's papers in view, indexed by topic label.
+    """Median map position of each topic with papers in view, and how many are, indexed by label.
 
-    With a `context` (the whole map), topics with less than `LABEL_MIN_SHOWN` of their papers in
-    view are dropped: their label would name a handful of points.
+    With a `context` (the whole map), the position is the whole topic's, and topics with less than
+    `LABEL_MIN_SHOWN` of their papers in view are dropped: their label would name a few points.
     """
     if papers.empty:
         return pd.DataFrame(columns=["x", "y", "papers"])
-    grouped = papers.groupby("topic_label", sort=True)
-    positions = grouped[["x", "y"]].median().assign(papers=grouped.size())
-    if context is not None:
-        totals = context.groupby("topic_label").size()
-        positions = positions[positions["papers"] >= LABEL_MIN_SHOWN * totals.reindex(positions.index)]
-    return positions
+    shown = papers.groupby("topic_label", sort=True).size()
+    # Positions are the whole topic's, so labels stay put while filters change what is shown.
+    grouped = (papers if context is None else context).groupby("topic_label", sort=True)
+    positions = grouped[["x", "y"]].median().assign(papers=grouped.size()).loc[shown.index]
+    return positions[shown >= LABEL_MIN_SHOWN * positions["papers"]].assign(papers=shown)
 
 
 def count_bar(papers: pd.DataFrame, column: str = "subfield", title: str = "Papers per subfield", limit: int = 20) -> go.Figure:
-    """Horizontal bars of papers per value of `column`, largest on top; past `limit` values the rest share one bar."""
+    """Horizontal bars of papers per value of `column`, largest on top; the title counts the values past `limit`."""
     counts = value_counts(papers, column)
     if len(counts) > limit:
-        rest = list(counts)[limit - 1 :]
-        counts = {**{k: counts[k] for k in list(counts)[: limit - 1]}, f"{len(rest)} more": sum(counts[k] for k in rest)}
+        rest = list(counts)[limit:]
+        title += f" (top {limit}; {len(rest)} more with {sum(counts[k] for k in rest):,} papers)"
+        counts = {k: counts[k] for k in list(counts)[:limit]}
     names = [_escape(name) for name in counts][::-1]
     figure = go.Figure(go.Bar(x=list(counts.values())[::-1], y=names, orientation="h", marker_color="#3A6EA5"))
     figure.update_layout(

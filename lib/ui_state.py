@@ -17,6 +17,17 @@ from .load import LoadReport
 from .pipeline import DEFAULT_CACHE_DIR, DEFAULT_DATA, DEFAULT_TAXONOMY, build, is_built, read_load_report, read_papers
 
 _VIEW_KEY = "papermap_view"
+# What each pipeline stage does, in a reader's words, for the first build's progress bar.
+STAGE_DESCRIPTIONS = {
+    "load": "reading the papers",
+    "keywords": "finding each paper's keyphrases",
+    "subfields": "filing papers under subfields",
+    "embed": "comparing the texts",
+    "project": "laying out the map (the slowest step; up to a minute on a first run)",
+    "topics": "finding and naming topics",
+    "write": "saving the map",
+    "done": "drawing the map",
+}
 
 
 @dataclass(frozen=True)
@@ -68,7 +79,8 @@ def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport]:
         bar = st.progress(0.0, text=f"Building the map of {source.data.name}…")
 
         def progress(stage: str, done: int, total: int) -> None:
-            bar.progress(done / total, text=f"Building the map of {source.data.name}: {stage} ({done}/{total} stages)")
+            step = STAGE_DESCRIPTIONS.get(stage, stage)
+            bar.progress(done / total, text=f"Building the map of {source.data.name} (step {min(done + 1, total)} of {total}): {step}")
 
         build(source.data, taxonomy_path=source.taxonomy, out_dir=out_dir, cache_dir=source.cache, progress=progress)
         bar.empty()
@@ -104,6 +116,8 @@ def url_multiselect(label: str, options: dict[str, int], key: str, placeholder: 
     if key not in st.session_state:
         query = {key: st.query_params.get_all(key)}
         st.session_state[key] = choices_from_query(query, key, options)
+    else:  # options can shrink (another filter narrowed them): keep only choices still offered
+        st.session_state[key] = [v for v in st.session_state[key] if v in options]
     chosen = st.multiselect(label, list(options), format_func=lambda v: f"{v} ({options.get(v, 0)})", key=key, placeholder=placeholder)
     if chosen:
         st.query_params[key] = chosen
@@ -127,3 +141,8 @@ TOPIC_COLUMN_CONFIG = {
     "papers": st.column_config.NumberColumn("Papers", width="small"),
     "keywords": st.column_config.TextColumn("Frequent keyphrases", width="large"),
 }
+
+
+def table_height(rows: int, most: int = 20) -> int:
+    """Pixels for a table that shows up to `most` rows without an inner scroll bar."""
+    return 38 + 35 * min(rows, most)

@@ -9,8 +9,11 @@ papers, shown = view.papers, view.shown
 
 left, right = st.columns([3, 1])
 with right:
-    color_by = st.selectbox("Colour by", list(figures.COLOR_CHOICES), format_func=figures.COLOR_CHOICES.get, key="color")
-    show_labels = st.toggle("Topic labels", value=True)
+    # persist_state: the choice survives a visit to another page.
+    color_by = st.selectbox(
+        "Colour by", list(figures.COLOR_CHOICES), format_func=figures.COLOR_CHOICES.get, key="color", persist_state="session"
+    )
+    show_labels = st.toggle("Topic labels", value=True, key="labels", persist_state="session")
 with left:
     st.subheader(f"Topic map: {len(shown):,} of {len(papers):,} papers")
     st.caption(corpus_caption(papers, view.source.data.name))

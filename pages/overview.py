@@ -25,7 +25,8 @@ left.plotly_chart(figures.count_bar(shown, "area", "Papers per area"), key="area
 right.plotly_chart(figures.count_bar(shown, "subfield", "Papers per subfield"), key="subfields", theme=None)
 
 st.markdown("#### Topics")
-st.dataframe(topic_summary(shown), hide_index=True, column_config=ui_state.TOPIC_COLUMN_CONFIG)
+topics = topic_summary(shown)
+st.dataframe(topics, hide_index=True, column_config=ui_state.TOPIC_COLUMN_CONFIG, height=ui_state.table_height(len(topics)))
 
 if view.report.skipped or view.report.warnings:
     with st.expander(f"Load report: {view.report.summary()}"):

@@ -47,7 +47,8 @@ def test_map_page_shows_every_paper_coloured_by_subfield(app_env):
     assert "36 of 36 papers" in app.subheader[0].value
     assert map_points(app) == 36
     figure = json.loads(app.get("plotly_chart")[0].proto.spec)
-    assert all(array_length(trace["customdata"]) for trace in figure["data"])  # paper ids travel with the points
+    paper_traces = [trace for trace in figure["data"] if "customdata" in trace]
+    assert paper_traces and all(array_length(trace["customdata"]) for trace in paper_traces)  # ids travel with the points
     assert any(a["text"] for a in figure["layout"]["annotations"])  # topic labels drawn
     assert len(app.dataframe) == 1 and len(app.dataframe[0].value) == 36
     assert "planted2025.json" in app.get("caption")[0].value
@@ -73,13 +74,21 @@ def test_area_and_subfield_filters_combine_and_keep_the_map_as_backdrop(app_env)
     in_area = int(app.subheader[0].value.split(" of ")[0].split()[-1])
     assert 0 < in_area < 36 and map_points(app) == in_area
     figure = json.loads(app.get("plotly_chart")[0].proto.spec)
-    backdrop = [t for t in figure["data"] if t.get("customdata") is None]
+    backdrop = [t for t in figure["data"] if t.get("name") == "filtered out"]
     assert len(backdrop) == 1 and array_length(backdrop[0]["x"]) == 36 - in_area
-    subfield = app.multiselect(key="subfield").options[-1].rsplit(" (", 1)[0]
+    offered = [o.rsplit(" (", 1)[0] for o in app.multiselect(key="subfield").options]
+    assert offered and sum(int(o.rsplit("(", 1)[1].rstrip(")")) for o in app.multiselect(key="subfield").options) == in_area
+    subfield = offered[-1]
     app.multiselect(key="subfield").select(subfield).run()
     assert not app.exception
     both = app.subheader[0].value if app.subheader else ""
-    assert (not app.get("plotly_chart") and app.info) or int(both.split(" of ")[0].split()[-1]) <= in_area
+    assert 0 < int(both.split(" of ")[0].split()[-1]) <= in_area  # a subfield of the chosen area: never empty
+    # Switching to another area drops the subfield chosen in the first: it is no longer offered.
+    other = app.multiselect(key="area").options[-1].rsplit(" (", 1)[0]
+    app.multiselect(key="area").unselect(area).select(other).run()
+    assert not app.exception
+    still_offered = [o.rsplit(" (", 1)[0] for o in app.multiselect(key="subfield").options]
+    assert subfield not in still_offered and app.multiselect(key="subfield").value == []
 
 
 def test_filter_in_the_url_is_applied(app_env):
