@@ -170,8 +170,7 @@ def map_figure(
         ))
     x_range, y_range = _padded_range(context["x"]), _padded_range(context["y"])
     if show_labels:
-        # Pixels per map unit: with the aspect locked, the tighter of width and height decides.
-        scale = min(width_hint / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))
+        scale = (width_hint / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))  # pixels per unit
         for x, y, label in place_labels(topic_positions(papers, context), scale, x_range):
             figure.add_annotation(
                 x=x, y=y, text=f"<b>{_escape(label)}</b>", showarrow=False,
@@ -190,10 +189,10 @@ def map_figure(
         dragmode="pan",
         hoverlabel={"font": {"size": FONT_SIZE, "color": "#111"}, "bgcolor": "white", "bordercolor": "#666", "align": "left"},
     )
-    # The axes mean nothing and are hidden; their ranges stay the whole map's, and one unit is the
-    # same length across and up, so the map keeps its shape whatever is filtered or shown beside it.
+    # The axes mean nothing and are hidden; their ranges stay the whole map's, so filtering moves
+    # nothing. The map stretches to the screen's shape: UMAP distances are not to scale anyway.
     figure.update_xaxes(visible=False, range=x_range)
-    figure.update_yaxes(visible=False, range=y_range, scaleanchor="x", scaleratio=1)
+    figure.update_yaxes(visible=False, range=y_range)
     return figure
 
 
@@ -203,17 +202,17 @@ def _padded_range(values: pd.Series) -> list[float]:
     return [low - pad, high + pad]
 
 
-def place_labels(positions: pd.DataFrame, scale: float, x_range: Sequence[float]) -> list[tuple[float, float, str]]:
+def place_labels(positions: pd.DataFrame, scale: tuple[float, float], x_range: Sequence[float]) -> list[tuple[float, float, str]]:
     """Label anchors nudged up or down until no two labels' boxes overlap; largest topics first.
 
-    `scale` is pixels per map unit; boxes are estimated from the label's length, kept inside
-    `x_range`, and a label with no free place nearby is left out.
+    `scale` is pixels per map unit across and up; boxes are estimated from the label's length,
+    kept inside `x_range`, and a label with no free place nearby is left out.
     """
-    line = (FONT_SIZE + 16) / scale
+    line = (FONT_SIZE + 16) / scale[1]
     placed: list[tuple[float, float, float, float]] = []  # centre x, centre y, half width, half height
     out = []
     for label, row in positions.sort_values("papers", ascending=False).iterrows():
-        half_width, half_height = (0.6 * (FONT_SIZE + 2) * len(str(label)) + 14) / scale / 2, line / 2
+        half_width, half_height = (0.6 * (FONT_SIZE + 2) * len(str(label)) + 14) / scale[0] / 2, line / 2
         x = float(np.clip(row["x"], x_range[0] + half_width, max(x_range[0] + half_width, x_range[1] - half_width)))
         for shift in (0, 1, -1, 2, -2, 3, -3):
             y = row["y"] + shift * line

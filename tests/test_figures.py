@@ -38,7 +38,7 @@ def test_every_paper_is_one_point_carrying_its_id():
     assert sorted(plotted_ids(figure)) == sorted(table["paper_id"])
     assert {trace.type for trace in figure.data} == {"scattergl"}
     assert len([t for t in figure.data if t.customdata is not None]) == 5 and len(figure.layout.annotations) == 3
-    assert figure.layout.yaxis.scaleanchor == "x"  # the map keeps its shape
+    assert figure.layout.legend.orientation == "h"  # under the map: its length never squeezes the map
 
 
 def test_many_groups_fold_into_one_grey_other_drawn_first():
@@ -83,12 +83,12 @@ def test_filtering_keeps_colours_axes_and_the_rest_as_a_backdrop():
 def test_labels_never_overlap_and_thin_topics_lose_theirs():
     crowded = pd.DataFrame({"x": [0.0, 0.01, 0.02, 0.9], "y": [0.0, 0.0, 0.01, 0.9], "papers": [50, 40, 30, 20]},
                            index=["Graph neural networks", "Diffusion models", "Bandits", "Privacy"])
-    placed = place_labels(crowded, scale=300, x_range=[-1, 1])
+    placed = place_labels(crowded, scale=(300, 300), x_range=[-1, 1])
     assert [label for _, _, label in placed][:2] == ["Graph neural networks", "Diffusion models"]
     ys = sorted(y for x, y, label in placed if x < 0.5)
     assert all(b - a > 0.05 for a, b in zip(ys, ys[1:]))  # stacked, not on top of each other
     assert all(-1 <= x - 0.01 and x + 0.01 <= 1 for x, _, _ in placed)
-    edge = place_labels(pd.DataFrame({"x": [0.99], "y": [0.0], "papers": [5]}, index=["A long label at the edge"]), 300, [-1, 1])
+    edge = place_labels(pd.DataFrame({"x": [0.99], "y": [0.0], "papers": [5]}, index=["A long label at the edge"]), (300, 300), [-1, 1])
     assert edge[0][0] < 0.7  # pulled inside so the box is not clipped
     table = papers()
     thin = table[(table["topic"] != 0) | (table.index == 0)]  # one paper of topic 0 left in view
