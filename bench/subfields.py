@@ -95,8 +95,12 @@ def main() -> int:
     labels = papers["primary_area"].to_numpy(dtype=str)
     labelled = labels != ""
     areas = {a.name for a in taxonomy.children(None)}
-    if not labelled.any() or set(labels[labelled]) != areas:
-        missing, extra = sorted(set(labels[labelled]) - areas), sorted(areas - set(labels[labelled]))
+    if not labelled.any():
+        print(f"error: {args.data.name}: no paper has a primary_area to score against", file=sys.stderr)
+        return 2
+    found = {str(label) for label in labels[labelled]}
+    if found != areas:
+        missing, extra = sorted(found - areas), sorted(areas - found)
         print(f"error: the taxonomy's areas must be the list's primary areas; not in the taxonomy: {missing}, "
               f"not in the list: {extra}", file=sys.stderr)
         return 2
