@@ -15,6 +15,8 @@ Rows, all in the same run on the same texts:
 - nearest area description: TF-IDF + SVD fitted on the papers' texts, each area's name and
   description projected into the same space, the nearest by cosine (with and without terms);
 - supervised reference: logistic regression over TF-IDF, 5-fold cross-validation on the labels.
+
+Everything runs on one BLAS thread, as PaperMap's neighbour graph does, so the seconds compare.
 """
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ from sklearn.metrics import accuracy_score, f1_score
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import normalize
+from threadpoolctl import threadpool_limits
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -167,4 +170,6 @@ def _child_agreement(papers: pd.DataFrame, result: pd.DataFrame, labelled: np.nd
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with threadpool_limits(limits=1, user_api="blas"):
+        status = main()
+    sys.exit(status)
