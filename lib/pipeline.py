@@ -135,8 +135,9 @@ def build(
     keyword_lists = [list(k) for k in keywords["keywords"]]
     taxonomy_digest = file_digest(taxonomy_path)
     subfields, subfields_key, _ = stages.run(
-        "subfields", [load_key], {"taxonomy_sha256": taxonomy_digest, "min_score": params.subfield_min_score},
-        lambda: (assign_subfields(texts, taxonomy, params.subfield_min_score), {}),
+        "subfields", [load_key],
+        {"taxonomy_sha256": taxonomy_digest, "min_score": params.subfield_min_score, "random_state": params.random_state},
+        lambda: (assign_subfields(texts, taxonomy, params.subfield_min_score, random_state=params.random_state), {}),
     )
     vectors, embed_key, _ = stages.run(
         "embed", [load_key], {"embedder": embedder.name, **embedder.params()}, lambda: (embedder.embed(texts), {}),
@@ -157,6 +158,9 @@ def build(
         area=subfields["area"].to_numpy(),
         subfield=subfields["subfield"].to_numpy(),
         subfield_score=subfields["subfield_score"].to_numpy(),
+        subfield_runner_up=subfields["subfield_runner_up"].to_numpy(),
+        subfield_runner_up_score=subfields["subfield_runner_up_score"].to_numpy(),
+        subfield_confident=subfields["subfield_confident"].to_numpy(),
         topic=topics["topic"].to_numpy(),
         topic_label=topics["topic_label"].to_numpy(),
         x=coords[:, 0],
