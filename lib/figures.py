@@ -45,11 +45,13 @@ def _escape(text: str) -> str:
 
 def _hover_text(papers: pd.DataFrame) -> list[str]:
     rows = []
-    for title, authors, subfield, keywords in zip(papers["title"], papers["authors"], papers["subfield"], papers["keywords"]):
+    columns = ("title", "authors", "subfield", "subfield_confident", "subfield_runner_up", "keywords")
+    for title, authors, subfield, confident, runner_up, keywords in zip(*(papers[c] for c in columns)):
         lines = [f"<b>{_escape(line)}</b>" for line in textwrap.wrap(title, 60)[:3]]
         if len(authors):
             lines.append(_escape(short_authors(list(authors))))
-        lines.append(f"<i>{_escape(subfield)}</i>")
+        doubt = "" if confident else f" (uncertain; or {_escape(runner_up)})" if runner_up else " (uncertain)"
+        lines.append(f"<i>{_escape(subfield)}</i>{doubt}")
         if len(keywords):
             lines += [_escape(line) for line in textwrap.wrap(", ".join(list(keywords)[:5]), 60)[:2]]
         rows.append("<br>".join(lines))

@@ -20,6 +20,8 @@ def papers(n=40, groups=5):
         "status": [""] * n,
         "venue": ["ICML"] * n,
         "keywords": [["kernels", "graphs"]] * n,
+        "subfield_confident": [i % 4 != 0 for i in range(n)],
+        "subfield_runner_up": ["Subfield 9"] * n,
         "topic": [i % 3 for i in range(n)],
         "topic_label": [f"Topic {i % 3}" for i in range(n)],
         "url": [""] * n,
@@ -136,3 +138,10 @@ def test_paper_table_drops_columns_nobody_has():
     table = paper_table(papers(n=3))
     assert list(table.columns) == ["title", "authors", "subfield", "topic", "keywords"]
     assert table["authors"][0] == "Ada Lovelace, Alan Turing, Grace Hopper et al."
+
+
+def test_hover_says_when_a_subfield_is_uncertain_and_what_else_it_could_be():
+    figure = map_figure(papers(n=8, groups=1))
+    hover = dict(zip(*(np.concatenate([getattr(t, a) for t in figure.data if t.customdata is not None]) for a in ("customdata", "hovertext"))))
+    assert "(uncertain; or Subfield 9)" in hover["p0"]  # p0: not confident
+    assert "uncertain" not in hover["p1"]
