@@ -23,7 +23,7 @@ from .load import LoadReport, load_papers
 from .project import project
 from .schema import OUTPUT_COLUMNS, PAPER_COLUMNS, analysis_texts, conform
 from .subfields import assign_subfields, load_taxonomy
-from .topics import find_topics, label_topics, topics_table
+from .topics import find_topics, label_levels, topics_table
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO_ROOT / "data" / "icml2025_seed.txt"
@@ -52,6 +52,7 @@ class BuildParams:
     n_neighbors: int = 15
     min_dist: float = 0.1
     n_topics: int | None = None
+    n_fine_topics: int | None = None
     random_state: int = 42
 
 
@@ -79,7 +80,8 @@ class BuildResult:
         cached = sum(s.cached for s in self.stages)
         skipped = f", skipped {len(self.report.skipped)}" if self.report.skipped else ""
         return (
-            f"Built a map of {len(papers)} papers{skipped}{where}: {papers['topic'].nunique()} topics, "
+            f"Built a map of {len(papers)} papers{skipped}{where}: {papers['topic'].nunique()} topics "
+            f"({papers['topic_fine'].nunique()} fine), "
             f"{papers['subfield'].nunique()} subfields, in {self.seconds:.1f} s "
             f"({cached} of {len(self.stages)} stages from cache)"
         )
@@ -145,12 +147,11 @@ def build(
     coords, project_key, _ = stages.run("project", [embed_key], projection, lambda: (project(vectors, **projection), {}))
 
     def topics_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
-        topic_ids = find_topics(coords, params.n_topics, params.random_state)
-        return topics_table(papers, topic_ids, label_topics(topic_ids, texts)), {}
+        levels = find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
+        return topics_table(papers, levels, *label_levels(levels, texts)), {}
 
-    topics, topics_key, _ = stages.run(
-        "topics", [project_key, load_key], {"n_topics": params.n_topics, "random_state": params.random_state}, topics_stage,
-    )
+    topic_params = {"n_topics": params.n_topics, "n_fine_topics": params.n_fine_topics, "random_state": params.random_state}
+    topics, topics_key, _ = stages.run("topics", [project_key, load_key], topic_params, topics_stage)
 
     table = papers.assign(
         keywords=keyword_lists,
@@ -159,6 +160,9 @@ def build(
         subfield_score=subfields["subfield_score"].to_numpy(),
         topic=topics["topic"].to_numpy(),
         topic_label=topics["topic_label"].to_numpy(),
+        topic_fine=topics["topic_fine"].to_numpy(),
+        topic_fine_label=topics["topic_fine_label"].to_numpy(),
+        topic_assigned_nearest=topics["topic_assigned_nearest"].to_numpy(),
         x=coords[:, 0],
         y=coords[:, 1],
     )
