@@ -34,6 +34,30 @@ SPARSE_FACTOR = 3.0
 MAX_NEAREST_SHARE = 0.05
 LEVELS = ("coarse", "fine")
 
+# A label names a thing: a phrase ending in a modifier ("Robust", "Multi-modal", "learning robust") does not, though a
+# modifier is fine inside one ("robust optimization"). Judged by suffix, with the nouns that share one.
+_MODIFIER_ENDINGS = ("ive", "al", "ic", "ous", "able", "ible", "ary", "ful", "less", "ed", "ish", "ly")
+_MODIFIER_WORDS = frozenset(
+    "robust deep sparse linear nonlinear online offline low high fast slow fair private hidden latent discrete "
+    "continuous exact approximate accurate secure safe open closed shallow wide dense long short multi "
+    "self human optimal improving enhancing understanding rethinking unlocking boosting".split()
+)
+_NOUNS_LIKE_MODIFIERS = frozenset(
+    "logic music topic arithmetic objective incentive derivative signal interval proposal rival manual "
+    "animal hospital tutorial trial mechanic graphic metal".split()
+)
+
+
+def _is_modifier(phrase: str) -> bool:
+    """Whether a phrase ends in a modifier rather than a thing ("learning robust"; hyphenated: by its last part)."""
+    last = phrase.lower().rsplit(" ", 1)[-1]
+    hyphenated = "-" in last
+    last = last.rsplit("-", 1)[-1]
+    if hyphenated and last in ("based", "aware", "free", "level", "scale", "time", "shot", "modal", "agent", "view"):
+        return True
+    word = last[:-1] if last.endswith("s") and not last.endswith(("ss", "ous")) else last
+    return word in _MODIFIER_WORDS or (word not in _NOUNS_LIKE_MODIFIERS and word.endswith(_MODIFIER_ENDINGS))
+
 
 def default_n_topics(n_papers: int) -> int:
     """Coarse topics: about sqrt(n/2), at most `MAX_TOPICS`: 3 for 19 papers, 15 for a 3,000-paper conference."""
@@ -158,6 +182,7 @@ class _PhraseUse:
         self.multiword = words > 1
         # "time series" over "series": a phrase a little rarer than the word inside it is the concept.
         self.length_bonus = 1 + 1.0 * (words - 1)
+        self.nameable = np.array([not _is_modifier(k) for k in self.keys], dtype=bool)
 
     def by_topic(self, topics: np.ndarray) -> tuple[list[int], np.ndarray, np.ndarray]:
         """Sorted topic ids, papers per topic, and per topic (row) the number of its papers using each phrase."""
@@ -208,7 +233,7 @@ def _labels(use: _PhraseUse, topics: np.ndarray, min_share: float) -> dict[int, 
     taken: set[str] = set()
     for row, topic in enumerate(topic_ids):
         order, _ = use.ranked(per_topic[row], sizes[row], min_share)
-        label = _compose_label([use.shown[i] for i in order[:50]], taken)
+        label = _compose_label([use.shown[i] for i in order[use.nameable[order]][:50]], taken)
         labels[topic] = label[:1].upper() + label[1:] if label else f"Topic {topic}"
         taken.add(labels[topic].lower())
     return labels
@@ -226,7 +251,8 @@ def _compose_label(ranked: Sequence[str], taken: set[str]) -> str:
     for i, first in enumerate(ranked):
         label = first
         if " " not in first:
-            partner = next((p for p in ranked[i + 1 :] if first.lower() not in p.lower().split() and p.count(" ") < LABEL_MAX_WORDS - 1), None)
+            word = f" {first.lower().replace('-', ' ')} "
+            partner = next((p for p in ranked[i + 1 :] if word not in f" {p.lower().replace('-', ' ')} " and p.count(" ") < LABEL_MAX_WORDS - 1), None)
             if partner:
                 label = f"{first}, {partner}"
         if label.lower() not in taken:

@@ -160,6 +160,17 @@ def test_labels_stay_distinct_and_short():
     assert all(1 <= len(label.replace(",", " ").split()) <= 4 for label in labels.values())
 
 
+def test_labels_name_things_not_modifiers_and_do_not_repeat_themselves():
+    # "robust" and "adaptive" are the most distinctive words of topic 0, but name nothing on their own.
+    texts = ["Robust adaptive selection of features.", "Robust sampling with adaptive schedules.", "Adaptive robust selection.",
+             "Low-rank adaptation.", "Low-rank adaptation of transformers.", "Low-rank methods.",
+             "Bandits.", "Regret of bandits.", "Kernels.", "Kernel methods."]
+    labels = label_topics(np.array([0, 0, 0, 1, 1, 1, 2, 2, 3, 3]), texts)
+    first_parts = [label.split(",")[0].lower() for label in labels.values()]
+    assert not {"robust", "adaptive", "low-rank"} & set(first_parts), labels
+    assert all(label.lower().count("low-rank") <= 1 for label in labels.values())
+
+
 def test_labels_fall_back_when_texts_have_no_words():
     assert label_topics(np.array([0, 1]), ["", "the of"]) == {0: "Topic 0", 1: "Topic 1"}
 
