@@ -49,8 +49,8 @@ class BuildParams:
     input_format: str = "auto"
     top_keywords: int = 10
     subfield_min_score: float = 0.03
-    n_neighbors: int = 15
-    min_dist: float = 0.1
+    n_neighbors: int = 12  # lib.project's defaults; see bench/map_quality.py
+    min_dist: float = 0.02
     n_topics: int | None = None
     n_fine_topics: int | None = None
     random_state: int = 42
