@@ -34,8 +34,9 @@ SPARSE_FACTOR = 3.0
 MAX_NEAREST_SHARE = 0.05
 LEVELS = ("coarse", "fine")
 
-# A label names a thing: a phrase ending in a modifier ("Robust", "Multi-modal", "learning robust") does not, though a
-# modifier is fine inside one ("robust optimization"). Judged by suffix, with the nouns that share one.
+# A label names a thing: a phrase ending in a modifier ("Robust", "Multi-modal", "learning robust")
+# does not, though a modifier is fine inside one ("robust optimization"). Judged by suffix, with the
+# nouns that share one.
 _MODIFIER_ENDINGS = ("ive", "al", "ic", "ous", "able", "ible", "ary", "ful", "less", "ed", "ish", "ly")
 _MODIFIER_WORDS = frozenset(
     "robust deep sparse linear nonlinear online offline low high fast slow fair private hidden latent discrete "
@@ -86,9 +87,11 @@ def find_topics(
     """Fine and coarse topics of the map points `coords` (n, 2).
 
     Fine topics are k-means regions of the map's dense points; each sparse point (see
-    `sparse_points`) joins the fine topic of its nearest dense point and is marked. Coarse topics group whole fine
-    topics (k-means over their centres, weighted by size), so the two levels nest. Clustering the
-    map, not the full vectors, keeps each topic one contiguous region that its label can sit on.
+    `sparse_points`) joins the fine topic of its nearest dense point and is marked. Coarse topics
+    group whole fine topics (k-means over their centres, weighted by size), so the two levels nest.
+    Clustering the map, not the full vectors, keeps each topic one contiguous region that its label
+    can sit on (bench/topics.py: refining topics in the embedding space agreed more with venue
+    areas but scattered them across the map).
     """
     coords = np.asarray(coords, dtype=np.float64)
     n = len(coords)
