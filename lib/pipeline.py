@@ -218,7 +218,8 @@ def _write_output(out_dir: Path, table: pd.DataFrame, meta: dict[str, Any]) -> P
     """`papers.parquet` and its `papers.json` sidecar, each written atomically."""
     out_path = out_dir / "papers.parquet"
     atomic_write_bytes(out_path, frame_bytes(table))
-    atomic_write_bytes(out_dir / "papers.json", json.dumps({**meta, "rows": len(table)}, indent=1, default=str).encode())
+    sidecar = {**meta, "rows": len(table), "columns": list(table.columns)}
+    atomic_write_bytes(out_dir / "papers.json", json.dumps(sidecar, indent=1, default=str).encode())
     return out_path
 
 
@@ -231,8 +232,17 @@ def read_papers(path: str | Path) -> pd.DataFrame:
 
 
 def is_built(out_dir: str | Path) -> bool:
-    """Whether `out_dir` holds a finished build: its sidecar is written last, so it proves the table."""
-    return (Path(out_dir) / "papers.json").is_file() and (Path(out_dir) / "papers.parquet").is_file()
+    """Whether `out_dir` holds a finished build with today's columns: its sidecar is written last, so
+    it proves the table, and it lists the table's columns, so a build from before a column was added
+    is built again (from the stage cache) rather than read and found short."""
+    sidecar, table = Path(out_dir) / "papers.json", Path(out_dir) / "papers.parquet"
+    if not (sidecar.is_file() and table.is_file()):
+        return False
+    try:
+        columns = json.loads(sidecar.read_text(encoding="utf-8")).get("columns")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return columns == [c.name for c in OUTPUT_COLUMNS]
 
 
 def read_load_report(out_dir: str | Path) -> dict[str, Any]:

@@ -262,3 +262,24 @@ def test_topic_summary_counts_papers_and_lists_frequent_keywords():
     assert list(summary["topic_label"]) == ["A", "B"]
     assert list(summary["papers"]) == [2, 1]
     assert summary["keywords"][0].startswith("kernels")
+
+
+def test_a_build_from_before_the_fine_topic_columns_is_built_again_not_read(planted_file, tmp_path):
+    import json
+
+    from conftest import HashingEmbedder
+
+    from lib.pipeline import build, is_built, read_papers
+
+    out = tmp_path / "out"
+    build(planted_file, cache_dir=tmp_path / "cache", out_dir=out, embedder=HashingEmbedder())
+    assert is_built(out)
+    # What an older PaperMap left: no fine topics in the table, no column list in the sidecar.
+    old = read_papers(out / "papers.parquet").drop(columns=["topic_fine", "topic_fine_label", "topic_assigned_nearest"])
+    old.to_parquet(out / "papers.parquet")
+    meta = json.loads((out / "papers.json").read_text())
+    del meta["columns"]
+    (out / "papers.json").write_text(json.dumps(meta))
+    assert not is_built(out)
+    build(planted_file, cache_dir=tmp_path / "cache", out_dir=out, embedder=HashingEmbedder())
+    assert is_built(out) and read_papers(out / "papers.parquet")["topic_fine"].notna().all()
