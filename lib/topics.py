@@ -295,7 +295,8 @@ def topic_summaries(
     Columns (`SUMMARY_COLUMNS`): `topic` id, `label`, `papers` (count), `share` of all papers,
     `parent` and `parent_label` (the coarse topic holding a fine one; the topic itself at the coarse
     level), `assigned_nearest` (how many papers were only given the topic as their nearest),
-    `keywords` (up to `n_keywords` distinctive phrases, best first, as the corpus writes them) with
+    `keywords` (up to `n_keywords` distinctive phrases that at least two of its papers use and that
+    do not end in a modifier, best first, as the corpus writes them) with
     `keyword_shares` (the share of the topic's papers whose title or abstract uses each),
     `representatives` (up to `n_representatives` paper ids nearest the topic's centre, papers that
     fall clearly in the topic first) and `x`, `y` (the median map position of its papers).
@@ -323,7 +324,9 @@ def topic_summaries(
         first = members[0]
         if len(use.keys):
             order, share = use.ranked(per_topic[row], sizes[row], min_share)
-            chosen = _distinct_phrases(order, use.keys, n_keywords)
+            # One paper's phrase describes that paper, and a modifier names nothing.
+            shared = order[(per_topic[row][order] >= min(2, sizes[row])) & use.nameable[order]]
+            chosen = _distinct_phrases(shared, use.keys, n_keywords)
             keywords, shares = [use.shown[i] for i in chosen], [round(float(share[i]), 4) for i in chosen]
         else:
             keywords, shares = [], []

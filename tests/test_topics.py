@@ -233,6 +233,8 @@ def test_fine_summaries_name_their_coarse_parent():
     row = fine.set_index("topic").loc[2]
     assert row["parent"] == 0 and row["parent_label"] == table["topic_label"][0]
     assert row["keywords"][0] == "membership inference" and row["keyword_shares"][0] == 1.0
+    full = topic_summaries(table, "fine").set_index("topic").loc[2]
+    assert "shadow models" not in full["keywords"] and "language models" not in full["keywords"]  # one paper's phrases
     assert len(row["keywords"]) <= 2 and row["representatives"] in (["p3"], ["p4"])
 
 
