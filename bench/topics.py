@@ -110,7 +110,10 @@ def bertopic_runs(texts: list[str], vectors: np.ndarray, n_coarse: int, seed: in
     runs = [("BERTopic", topics, labels_of(model), -1, fit_seconds)]
 
     start = time.perf_counter()
-    reassigned = np.asarray(model.reduce_outliers(texts, list(topics), strategy="embeddings", embeddings=vectors))
+    if (topics == -1).any():  # reduce_outliers refuses a fit that left none
+        reassigned = np.asarray(model.reduce_outliers(texts, list(topics), strategy="embeddings", embeddings=vectors))
+    else:
+        reassigned = topics
     runs.append(("BERTopic + reduce_outliers", reassigned, labels_of(model), -1, fit_seconds + time.perf_counter() - start))
 
     start = time.perf_counter()
