@@ -235,8 +235,8 @@ def _labels(use: _PhraseUse, topics: np.ndarray, min_share: float) -> dict[int, 
     labels: dict[int, str] = {}
     taken: set[str] = set()
     for row, topic in enumerate(topic_ids):
-        order, _ = use.ranked(per_topic[row], sizes[row], min_share)
-        label = _compose_label([use.shown[i] for i in order[use.nameable[order]][:50]], taken)
+        order, share = use.ranked(per_topic[row], sizes[row], min_share)
+        label = _compose_label([(use.shown[i], share[i]) for i in order[use.nameable[order]][:200]], taken)
         labels[topic] = label[:1].upper() + label[1:] if label else f"Topic {topic}"
         taken.add(labels[topic].lower())
     return labels
@@ -250,13 +250,21 @@ def _shown_forms(phrases: np.ndarray, uses: np.ndarray, column_of_phrase: np.nda
     return [" ".join(cased.get(w, w) for w in phrase.split(" ")) for _, phrase in best]
 
 
-def _compose_label(ranked: Sequence[str], taken: set[str]) -> str:
-    for i, first in enumerate(ranked):
+def _compose_label(ranked: Sequence[tuple[str, float]], taken: set[str]) -> str:
+    """The first free label from (phrase, share) candidates, best first.
+
+    A single word gives way to the best phrase holding it that at least half as many papers use
+    ("Gaussian" -> "Gaussian processes"); failing that, it takes the next phrase after a comma.
+    """
+    for i, (first, share) in enumerate(ranked[:50]):
         label = first
         if " " not in first:
             word = f" {first.lower().replace('-', ' ')} "
-            partner = next((p for p in ranked[i + 1 :] if word not in f" {p.lower().replace('-', ' ')} " and p.count(" ") < LABEL_MAX_WORDS - 1), None)
-            if partner:
+            holds = [(p, s) for p, s in ranked[i + 1 :] if word in f" {p.lower().replace('-', ' ')} "]
+            partner = next((p for p, _ in ranked[i + 1 : 50] if word not in f" {p.lower().replace('-', ' ')} " and p.count(" ") < LABEL_MAX_WORDS - 1), None)
+            if holds and 2 * holds[0][1] >= share and holds[0][0].count(" ") < LABEL_MAX_WORDS and holds[0][0].lower() not in taken:
+                label = holds[0][0]
+            elif partner:
                 label = f"{first}, {partner}"
         if label.lower() not in taken:
             return label

@@ -171,6 +171,15 @@ def test_labels_name_things_not_modifiers_and_do_not_repeat_themselves():
     assert all(label.lower().count("low-rank") <= 1 for label in labels.values())
 
 
+def test_a_one_word_label_gives_way_to_a_well_used_phrase_holding_it():
+    from lib.topics import _compose_label
+
+    ranked = [("Conversion", 0.9), ("distribution", 0.6), ("ANN-SNN conversion", 0.5)]
+    assert _compose_label(ranked, set()) == "ANN-SNN conversion"
+    assert _compose_label([("Conversion", 0.9), ("distribution", 0.6), ("ANN-SNN conversion", 0.3)], set()) == "Conversion, distribution"
+    assert _compose_label(ranked, {"ann-snn conversion"}) == "Conversion, distribution"
+
+
 def test_labels_fall_back_when_texts_have_no_words():
     assert label_topics(np.array([0, 1]), ["", "the of"]) == {0: "Topic 0", 1: "Topic 1"}
 
