@@ -1,4 +1,4 @@
-"""`python -m lib build INPUT [--taxonomy FILE] [--out DIR] [--cache DIR] [--format FMT]`."""
+"""`python -m lib build INPUT [--taxonomy FILE] [--out DIR] [--cache DIR] [--format FMT] [--embedder NAME] [--model PATH]`."""
 from __future__ import annotations
 
 import argparse
@@ -6,6 +6,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .embed import EMBEDDERS, make_embedder
 from .errors import PaperMapError
 from .load import FORMATS
 from .pipeline import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY, STAGES, BuildParams, build, default_out_dir
@@ -20,6 +21,10 @@ def parser() -> argparse.ArgumentParser:
     build_cmd.add_argument("--out", type=Path, default=None, help="output folder (default: data/build/<input name>)")
     build_cmd.add_argument("--cache", type=Path, default=DEFAULT_CACHE_DIR, help="stage cache folder (default: data/cache)")
     build_cmd.add_argument("--format", choices=FORMATS, default="auto", help="input format (default: detected from content)")
+    build_cmd.add_argument("--embedder", choices=EMBEDDERS, default="tfidf-svd",
+                           help="text embedding backend (default: tfidf-svd; sentence-transformers needs requirements-embed.txt)")
+    build_cmd.add_argument("--model", default=None,
+                           help="sentence-transformers model folder or name (default: the packaged all-MiniLM-L6-v2)")
     build_cmd.add_argument("--quiet", action="store_true", help="no progress bar, no skipped-record lines")
     return root
 
@@ -39,6 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _build(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    embedder = make_embedder(args.embedder, args.model)  # a missing backend fails before any work
+
     # disable=None: a bar on a terminal only; piped output stays free of carriage-return noise.
     bar = tqdm(
         total=len(STAGES), file=sys.stderr, disable=True if args.quiet else None, leave=False,
@@ -55,6 +62,7 @@ def _build(args: argparse.Namespace) -> int:
             taxonomy_path=args.taxonomy,
             out_dir=args.out or default_out_dir(args.input),
             cache_dir=args.cache,
+            embedder=embedder,
             params=BuildParams(input_format=args.format),
             progress=progress,
         )

