@@ -29,7 +29,7 @@ from lib.filters import filter_papers, value_counts  # noqa: E402
 
 source = ui_state.data_source(sys.argv[1:])
 try:
-    papers, report = ui_state.load_map(source)
+    papers, report, map_dir = ui_state.load_map(source)
 except PaperMapError as error:
     st.error(str(error))
     st.stop()
@@ -42,5 +42,5 @@ with st.sidebar:
     subfields = ui_state.url_multiselect("Subfield", value_counts(in_areas, "subfield"), key="subfield", placeholder="All subfields")
 
 shown = filter_papers(papers, areas=areas, subfields=subfields)
-ui_state.set_view(ui_state.View(source=source, papers=papers, shown=shown, report=report))
+ui_state.set_view(ui_state.View(source=source, papers=papers, shown=shown, report=report, map_dir=map_dir))
 page.run()

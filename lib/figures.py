@@ -25,7 +25,10 @@ PALETTE = [c for c in qualitative.D3 if c != "#7F7F7F"] + ["#B68100", "#511CFB",
 OTHER = "Other"
 NEUTRAL = "#A0A0A0"  # Other, Unassigned, (none): groups that say nothing
 CONTEXT_COLOUR = "#E3E3E3"  # papers outside the current filters, kept as the map's backdrop
-COLOR_CHOICES = {"subfield": "Subfield", "area": "Area", "topic_label": "Topic", "status": "Status", "venue": "Venue"}
+COLOR_CHOICES = {
+    "subfield": "Subfield", "area": "Area", "topic_label": "Topic", "topic_fine_label": "Fine topic", "status": "Status", "venue": "Venue",
+}
+LABEL_LEVELS = {"topic_label": "Topics", "topic_fine_label": "Fine topics"}
 NONE = "(none)"
 FONT_SIZE = 16  # readable on a projector from the back of a room
 LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its papers is in view
@@ -45,13 +48,14 @@ def _escape(text: str) -> str:
 
 def _hover_text(papers: pd.DataFrame) -> list[str]:
     rows = []
-    columns = ("title", "authors", "subfield", "subfield_confident", "subfield_runner_up", "keywords")
-    for title, authors, subfield, confident, runner_up, keywords in zip(*(papers[c] for c in columns)):
+    columns = ("title", "authors", "subfield", "subfield_confident", "subfield_runner_up", "topic_fine_label", "topic_assigned_nearest", "keywords")
+    for title, authors, subfield, confident, runner_up, topic, stray, keywords in zip(*(papers[c] for c in columns)):
         lines = [f"<b>{_escape(line)}</b>" for line in textwrap.wrap(title, 60)[:3]]
         if len(authors):
             lines.append(_escape(short_authors(list(authors))))
         doubt = "" if confident else f" (uncertain; or {_escape(runner_up)})" if runner_up else " (uncertain)"
         lines.append(f"<i>{_escape(subfield)}</i>{doubt}")
+        lines.append(f"Topic: {_escape(topic)}{' (nearest; outside any dense region)' if stray else ''}")
         if len(keywords):
             lines += [_escape(line) for line in textwrap.wrap(", ".join(list(keywords)[:5]), 60)[:2]]
         rows.append("<br>".join(lines))
@@ -107,7 +111,7 @@ def _groups(papers: pd.DataFrame, color_by: str) -> pd.Series:
 def map_figure(
     papers: pd.DataFrame,
     color_by: str = "subfield",
-    show_labels: bool = True,
+    labels: str | None = "topic_label",
     context: pd.DataFrame | None = None,
     height: int = 620,
     width_hint: int = 900,
@@ -116,13 +120,16 @@ def map_figure(
 
     `context` is the whole map when `papers` is a filtered part of it: its other papers are drawn
     as a faint backdrop, it fixes the axes and the colours, so filtering neither moves nor repaints
-    anything. `customdata` holds `paper_id`, so a selection maps back to papers. Topic labels sit
-    at the median of each topic's papers, nudged apart so none overlap at `width_hint` pixels
+    anything. `customdata` holds `paper_id`, so a selection maps back to papers. Labels of the
+    `labels` column (coarse or fine topics; None for none) sit at the median of each topic's
+    papers, nudged apart so none overlap at `width_hint` pixels
     wide. The legend sits under the map, so its length never squeezes or shifts the map; when
     colouring by subfield it lists areas, and the hover names the subfield.
     """
     if color_by not in COLOR_CHOICES:
         raise ValueError(f"color_by must be one of {', '.join(COLOR_CHOICES)}; got {color_by!r}")
+    if labels is not None and labels not in LABEL_LEVELS:
+        raise ValueError(f"labels must be one of {', '.join(LABEL_LEVELS)} or None; got {labels!r}")
     context = papers if context is None else context
     colours = category_colours(context, color_by)
     figure = go.Figure()
@@ -171,12 +178,13 @@ def map_figure(
             hovertemplate="%{hovertext}<extra></extra>",
         ))
     x_range, y_range = _padded_range(context["x"]), _padded_range(context["y"])
-    if show_labels:
+    if labels:
         scale = (width_hint / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))  # pixels per unit
-        for x, y, label in place_labels(topic_positions(papers, context), scale, x_range):
+        level_font = FONT_SIZE + 2 if labels == "topic_label" else FONT_SIZE - 2
+        for x, y, label in place_labels(topic_positions(papers, context, labels), scale, x_range, level_font):
             figure.add_annotation(
                 x=x, y=y, text=f"<b>{_escape(label)}</b>", showarrow=False,
-                font={"size": FONT_SIZE + 2, "color": "#111"}, bgcolor="rgba(255,255,255,0.75)",
+                font={"size": level_font, "color": "#111"}, bgcolor="rgba(255,255,255,0.75)",
                 bordercolor="#888", borderwidth=1, borderpad=4,
             )
     figure.update_layout(
@@ -204,17 +212,19 @@ def _padded_range(values: pd.Series) -> list[float]:
     return [low - pad, high + pad]
 
 
-def place_labels(positions: pd.DataFrame, scale: tuple[float, float], x_range: Sequence[float]) -> list[tuple[float, float, str]]:
+def place_labels(
+    positions: pd.DataFrame, scale: tuple[float, float], x_range: Sequence[float], font_size: int = FONT_SIZE + 2
+) -> list[tuple[float, float, str]]:
     """Label anchors nudged up or down until no two labels' boxes overlap; largest topics first.
 
     `scale` is pixels per map unit across and up; boxes are estimated from the label's length,
     kept inside `x_range`, and a label with no free place nearby is left out.
     """
-    line = (FONT_SIZE + 16) / scale[1]
+    line = (font_size + 14) / scale[1]
     placed: list[tuple[float, float, float, float]] = []  # centre x, centre y, half width, half height
     out = []
     for label, row in positions.sort_values("papers", ascending=False).iterrows():
-        half_width, half_height = (0.6 * (FONT_SIZE + 2) * len(str(label)) + 14) / scale[0] / 2, line / 2
+        half_width, half_height = (0.6 * font_size * len(str(label)) + 14) / scale[0] / 2, line / 2
         x = float(np.clip(row["x"], x_range[0] + half_width, max(x_range[0] + half_width, x_range[1] - half_width)))
         for shift in (0, 1, -1, 2, -2, 3, -3):
             y = row["y"] + shift * line
@@ -225,7 +235,7 @@ def place_labels(positions: pd.DataFrame, scale: tuple[float, float], x_range: S
     return out
 
 
-def topic_positions(papers: pd.DataFrame, context: pd.DataFrame | None = None) -> pd.DataFrame:
+def topic_positions(papers: pd.DataFrame, context: pd.DataFrame | None = None, label_column: str = "topic_label") -> pd.DataFrame:
     """Median map position of each topic with papers in view, and how many are, indexed by label.
 
     With a `context` (the whole map), the position is the whole topic's, and topics with less than
@@ -233,9 +243,9 @@ def topic_positions(papers: pd.DataFrame, context: pd.DataFrame | None = None) -
     """
     if papers.empty:
         return pd.DataFrame(columns=["x", "y", "papers"])
-    shown = papers.groupby("topic_label", sort=True).size()
+    shown = papers.groupby(label_column, sort=True).size()
     # Positions are the whole topic's, so labels stay put while filters change what is shown.
-    grouped = (papers if context is None else context).groupby("topic_label", sort=True)
+    grouped = (papers if context is None else context).groupby(label_column, sort=True)
     positions = grouped[["x", "y"]].median().assign(papers=grouped.size()).loc[shown.index]
     return positions[shown >= LABEL_MIN_SHOWN * positions["papers"]].assign(papers=shown)
 

@@ -44,3 +44,26 @@ def corpus_caption(papers: pd.DataFrame, file_name: str) -> str:
     else:
         texts = "titles and abstracts"
     return f"{name}: {count}, {texts}" if name else f"{count}, {texts}"
+
+
+def topic_table(summaries: pd.DataFrame, papers: pd.DataFrame, shown: pd.DataFrame, level: str = "coarse") -> pd.DataFrame:
+    """Display rows for `lib.topics.topic_summaries` output: the topics with papers in view.
+
+    Keyphrases carry the share of the topic's papers using each; representatives become titles.
+    """
+    id_column = "topic" if level == "coarse" else "topic_fine"
+    in_view = shown[id_column].value_counts()
+    title_of = dict(zip(papers["paper_id"], papers["title"]))
+    rows = summaries[summaries["topic"].isin(in_view.index)]
+    table = pd.DataFrame({
+        "topic": rows["label"].to_numpy(),
+        "papers": rows["papers"].to_numpy(),
+        "in view": [int(in_view.get(t, 0)) for t in rows["topic"]],
+        "within": rows["parent_label"].to_numpy(),
+        "keyphrases": [", ".join(f"{k} ({share:.0%})" for k, share in zip(ks, ss)) for ks, ss in zip(rows["keywords"], rows["keyword_shares"])],
+        "representative papers": [" · ".join(title_of.get(pid, pid) for pid in ids[:3]) for ids in rows["representatives"]],
+    })
+    drop = ["within"] if level == "coarse" else []
+    if len(shown) == len(papers):
+        drop.append("in view")
+    return table.drop(columns=drop)

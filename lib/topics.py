@@ -3,7 +3,6 @@ each labelled by its most distinctive phrases and summarised by keywords and rep
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -379,14 +378,3 @@ def _representatives(ids: np.ndarray, points: np.ndarray, loose: np.ndarray, lim
         distance = np.linalg.norm(points - centre, axis=1)
     order = np.lexsort((ids, distance, loose))  # clear members first, then nearest the centre, ties by id
     return [str(ids[i]) for i in order[:limit]]
-
-
-def topic_summary(papers: pd.DataFrame, top_keywords: int = 6) -> pd.DataFrame:
-    """One row per coarse topic: `topic`, `topic_label`, `papers` and its most frequent `keywords`, largest first."""
-    rows = []
-    for (topic, label), group in papers.groupby(["topic", "topic_label"], sort=True):
-        counts = Counter(phrase for phrases in group["keywords"] for phrase in phrases)
-        ranked = sorted(counts, key=lambda p: (-counts[p], p))[:top_keywords]
-        rows.append({"topic": int(topic), "topic_label": label, "papers": len(group), "keywords": ", ".join(ranked)})
-    frame = pd.DataFrame(rows, columns=["topic", "topic_label", "papers", "keywords"])
-    return frame.sort_values(["papers", "topic"], ascending=[False, True], ignore_index=True)

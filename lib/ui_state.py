@@ -14,6 +14,7 @@ from .cache import make_key
 from .errors import PaperMapError
 from .filters import choices_from_query
 from .load import LoadReport
+from .topics import topic_summaries as summarise_topics
 from .pipeline import DEFAULT_CACHE_DIR, DEFAULT_DATA, DEFAULT_TAXONOMY, build, is_built, read_load_report, read_papers
 
 _VIEW_KEY = "papermap_view"
@@ -47,6 +48,7 @@ class View:
     papers: pd.DataFrame  # the whole map, OUTPUT_COLUMNS
     shown: pd.DataFrame  # the papers that pass the sidebar filters
     report: LoadReport
+    map_dir: str  # the build's output folder: a key for caches derived from the map
 
 
 def data_source(argv: Sequence[str]) -> DataSource:
@@ -62,8 +64,8 @@ def data_source(argv: Sequence[str]) -> DataSource:
     )
 
 
-def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport]:
-    """The built map of `source`, with a progress bar while a first build computes its stages.
+def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
+    """The built map of `source`, its load report and output folder; a progress bar while a first build runs.
 
     A build's output goes to a folder in the cache named for the files' paths, sizes and times, so
     a rerun (every click) only checks that folder exists and reads it through `st.cache_data`;
@@ -85,7 +87,7 @@ def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport]:
         build(source.data, taxonomy_path=source.taxonomy, out_dir=out_dir, cache_dir=source.cache, progress=progress)
         bar.empty()
     papers, report = _read_map(str(out_dir))
-    return papers, LoadReport.from_dict(report)
+    return papers, LoadReport.from_dict(report), str(out_dir)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -136,13 +138,21 @@ PAPER_COLUMN_CONFIG = {
 }
 
 TOPIC_COLUMN_CONFIG = {
-    "topic": st.column_config.NumberColumn("#", width="small"),
-    "topic_label": st.column_config.TextColumn("Topic", width="medium"),
+    "topic": st.column_config.TextColumn("Topic", width="medium"),
     "papers": st.column_config.NumberColumn("Papers", width="small"),
-    "keywords": st.column_config.TextColumn("Frequent keyphrases", width="large"),
+    "in view": st.column_config.NumberColumn("In view", width="small"),
+    "within": st.column_config.TextColumn("Within", width="medium"),
+    "keyphrases": st.column_config.TextColumn("Keyphrases", width="large"),
+    "representative papers": st.column_config.TextColumn("Representative papers", width="large"),
 }
 
 
 def table_height(rows: int, most: int = 20) -> int:
     """Pixels for a table that shows up to `most` rows without an inner scroll bar."""
     return 38 + 35 * min(rows, most)
+
+
+@st.cache_data(show_spinner="Summarising topics…", max_entries=8)
+def topic_summaries(map_dir: str, level: str) -> pd.DataFrame:
+    """`lib.topics.topic_summaries` of the whole map in `map_dir`, computed once per map and level."""
+    return summarise_topics(_read_map(map_dir)[0], level)

@@ -9,11 +9,14 @@ papers, shown = view.papers, view.shown
 
 left, right = st.columns([3, 1])
 with right:
-    # persist_state: the choice survives a visit to another page.
+    # persist_state: the choices survive a visit to another page.
     color_by = st.selectbox(
         "Colour by", list(figures.COLOR_CHOICES), format_func=figures.COLOR_CHOICES.get, key="color", persist_state="session"
     )
-    show_labels = st.toggle("Topic labels", value=True, key="labels", persist_state="session")
+    labels = st.radio(
+        "Labels", [*figures.LABEL_LEVELS, None], format_func=lambda v: figures.LABEL_LEVELS.get(v, "None"),
+        key="labels", horizontal=True, persist_state="session",
+    )
 with left:
     st.subheader(f"Topic map: {len(shown):,} of {len(papers):,} papers")
     st.caption(corpus_caption(papers, view.source.data.name))
@@ -23,7 +26,7 @@ if shown.empty:
     st.stop()
 
 st.plotly_chart(
-    figures.map_figure(shown, color_by, show_labels, context=papers),
+    figures.map_figure(shown, color_by, labels, context=papers),
     key="map",
     theme=None,
     config={"scrollZoom": False, "displaylogo": False},  # the wheel scrolls the page, as a presenter expects

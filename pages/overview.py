@@ -1,9 +1,8 @@
-"""Overview: what the map holds, in counts."""
+"""Overview: what the map holds, in counts, and what each topic is about."""
 import streamlit as st
 
 from lib import figures, ui_state
-from lib.tables import corpus_caption
-from lib.topics import topic_summary
+from lib.tables import corpus_caption, topic_table
 
 view = ui_state.current_view()
 papers, shown = view.papers, view.shown
@@ -12,7 +11,7 @@ st.subheader("Overview")
 st.caption(corpus_caption(papers, view.source.data.name))
 columns = st.columns(4)
 columns[0].metric("Papers shown", f"{len(shown):,}", help=f"{len(papers):,} in the data set")
-columns[1].metric("Topics", shown["topic"].nunique())
+columns[1].metric("Topics", f"{shown['topic'].nunique()} ({shown['topic_fine'].nunique()} fine)")
 columns[2].metric("Subfields", shown["subfield"].nunique())
 columns[3].metric("Records skipped", len(view.report.skipped))
 
@@ -25,7 +24,9 @@ left.plotly_chart(figures.count_bar(shown, "area", "Papers per area"), key="area
 right.plotly_chart(figures.count_bar(shown, "subfield", "Papers per subfield"), key="subfields", theme=None)
 
 st.markdown("#### Topics")
-topics = topic_summary(shown)
+level = st.radio("Level", ["coarse", "fine"], format_func=str.title, horizontal=True, key="topic_level", persist_state="session")
+topics = topic_table(ui_state.topic_summaries(view.map_dir, level), papers, shown, level)
+st.caption("Keyphrases: the share of the topic's papers using each. Representative papers: nearest the topic's centre.")
 st.dataframe(topics, hide_index=True, column_config=ui_state.TOPIC_COLUMN_CONFIG, height=ui_state.table_height(len(topics)))
 
 if view.report.skipped or view.report.warnings:

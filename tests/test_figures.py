@@ -24,6 +24,8 @@ def papers(n=40, groups=5):
         "subfield_runner_up": ["Subfield 9"] * n,
         "topic": [i % 3 for i in range(n)],
         "topic_label": [f"Topic {i % 3}" for i in range(n)],
+        "topic_fine_label": [f"Fine {i % 6}" for i in range(n)],
+        "topic_assigned_nearest": [i == 1 for i in range(n)],
         "url": [""] * n,
         "x": rng.normal(size=n),
         "y": rng.normal(size=n),
@@ -113,7 +115,10 @@ def test_untrusted_text_is_escaped_in_hover_legend_and_labels():
 
 
 def test_labels_can_be_hidden_and_colour_choices_are_checked():
-    assert len(map_figure(papers(), show_labels=False).layout.annotations) == 0
+    assert len(map_figure(papers(), labels=None).layout.annotations) == 0
+    assert len(map_figure(papers(), labels="topic_fine_label").layout.annotations) == 6
+    with pytest.raises(ValueError, match="labels"):
+        map_figure(papers(), labels="title")
     with pytest.raises(ValueError, match="color_by"):
         map_figure(papers(), color_by="abstract")
 
@@ -145,3 +150,4 @@ def test_hover_says_when_a_subfield_is_uncertain_and_what_else_it_could_be():
     hover = dict(zip(*(np.concatenate([getattr(t, a) for t in figure.data if t.customdata is not None]) for a in ("customdata", "hovertext"))))
     assert "(uncertain; or Subfield 9)" in hover["p0"]  # p0: not confident
     assert "uncertain" not in hover["p1"]
+    assert "Topic: Fine 1 (nearest" in hover["p1"] and "Topic: Fine 2<br>" in hover["p2"]  # only strays are marked

@@ -7,7 +7,7 @@ from lib.errors import ParameterError
 from lib.schema import OUTPUT_COLUMNS
 from lib.topics import (
     MAX_FINE_TOPICS, MAX_NEAREST_SHARE, MAX_TOPICS, SUMMARY_COLUMNS, default_n_fine_topics, default_n_topics,
-    find_topics, label_levels, label_topics, topic_summaries, topic_summary, topics_table,
+    find_topics, label_levels, label_topics, topic_summaries, topics_table,
 )
 
 
@@ -262,18 +262,6 @@ def test_summaries_reject_an_unknown_level_and_handle_no_papers():
     with pytest.raises(ParameterError, match="level"):
         topic_summaries(planted_table(), "medium")
     assert list(topic_summaries(planted_table().iloc[:0]).columns) == list(SUMMARY_COLUMNS)
-
-
-def test_topic_summary_counts_papers_and_lists_frequent_keywords():
-    papers = pd.DataFrame({
-        "topic": [1, 0, 0], "topic_label": ["B", "A", "A"],
-        "keywords": [["x"], ["kernels", "svm"], ["kernels"]],
-    })
-    summary = topic_summary(papers)
-    assert list(summary["topic_label"]) == ["A", "B"]
-    assert list(summary["papers"]) == [2, 1]
-    assert summary["keywords"][0].startswith("kernels")
-
 
 def test_a_build_from_before_the_fine_topic_columns_is_built_again_not_read(planted_file, tmp_path):
     import json
