@@ -284,7 +284,7 @@ def test_overview_page_renders_metrics(app_url, page, seed_map, tmp_path):
     }
     assert metrics == {
         "Papers shown": str(SEED_PAPERS),
-        "Topics": str(seed_map["topic"].nunique()),
+        "Topics": f"{seed_map['topic'].nunique()} ({seed_map['topic_fine'].nunique()} fine)",
         "Subfields": str(seed_map["subfield"].nunique()),
         "Records skipped": "0",
     }
