@@ -125,8 +125,8 @@ _ACRONYM = re.compile(r"(?=(?:[^A-Z]*[A-Z]){2})[A-Za-z][A-Za-z0-9-]{1,11}")  # 2
 # Scoring; see `extract_keywords`.
 IDF_FLOOR = 3.0
 SINGLE_IDF_FLOOR = 1.0
-TITLE_BONUS = 1.0
-POSITION_BONUS = 0.5
+TITLE_BONUS = 2.0
+POSITION_BONUS = 2.0
 SINGLETON = 0.5
 LENGTH_BONUS = 0.15
 TAIL_SHARE = 0.25
@@ -135,39 +135,48 @@ VERB_SHARE = 0.35
 GERUND_HEAD_SHARE = 0.2
 MAX_LONG_FORM = 5
 RELATIONAL_SHARE = 0.5
+FRAGMENT = 0.5
 
 
 def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
     """Up to `top_n` keyphrases per text, best first.
 
-    A phrase scores by how often and how early the text uses it (its first sentence, the title in
-    `analysis_texts`, counts double), by how specific it is to this text within the corpus (IDF
-    with a floor, so a field's common terms still count), and by whether its last word is one the
-    corpus ends phrases with (nouns; adjectives rarely). Acronyms the text defines count as their
-    long form. Singular/plural twins and phrases inside a better one are dropped. Phrases are lower
-    case but for acronyms and mixed-case names, shown as the corpus writes them.
+    A phrase scores by how often the text uses it; by where it first does (the first sentence, the
+    title in `analysis_texts`, counts five times a late one); by how specific it is to this text
+    within the corpus (IDF plus a floor, higher for multi-word phrases, so a field's common terms
+    still count); by whether its last word is one the corpus ends phrases with (nouns do,
+    adjectives rarely); and it loses half when the text always continues it (a fragment such as
+    "arbitrary linear"). Acronyms the text defines count as their long form. Singular/plural twins,
+    stem twins and phrases inside a better one are dropped. Phrases are lower case but for
+    acronyms and mixed-case names, shown as the corpus writes them.
     """
     if top_n < 1:
         raise ParameterError(f"top_n must be at least 1; got {top_n}")
     tokens = [_CASED_TOKEN.findall(_JOINED_DASH.sub("-", _NOT_PROSE.sub(" . ", text))) for text in texts]
-    acronyms = _corpus_acronyms(tokens)
-    units = [_units(t, acronyms) for t in tokens]
-    runs, relational = _chunks(units)
+    definitions = [_acronym_definitions(t) for t in tokens]
+    acronyms = _corpus_acronyms(definitions)
+    units = [_units(t, d, acronyms) for t, d in zip(tokens, definitions)]
+    runs, relational = _runs(units)
     docs = [_count_phrases(chunks, relational) for chunks in runs]
     tail = _tail_share(docs)
     document_frequency = Counter(key for doc in docs for key in doc.phrases)
     n = len(texts)
     cased = display_case(texts)
+    nounness: dict[str, float] = {}
     keywords = []
     for doc in docs:
         score = {}
-        for key, (count, first, _) in doc.phrases.items():
+        for key, (count, first, _, ends) in doc.phrases.items():
             specificity = math.log((n + 1) / (document_frequency[key] + 1)) + (IDF_FLOOR if " " in key else SINGLE_IDF_FLOOR)
             position = 1 + TITLE_BONUS * (first == 0) + POSITION_BONUS / (1 + first)
             # A phrase said once in one paper only is more often a chance word run than a concept.
             repeated = 1.0 if count > 1 or document_frequency[key] > 1 else SINGLETON
             length = 1 + LENGTH_BONUS * key.count(" ")
-            score[key] = (1 + math.log(count)) * specificity * position * repeated * length * _nounness(key, tail, relational)
+            if key not in nounness:
+                nounness[key] = _nounness(key, tail, relational)
+            # A phrase the text always continues ("arbitrary linear" dynamical systems) is a fragment.
+            complete = 1.0 if ends else FRAGMENT
+            score[key] = (1 + math.log(count)) * specificity * position * repeated * length * complete * nounness[key]
         ranked = sorted(score, key=lambda k: (-score[k], k))  # ties alphabetical: deterministic
         chosen = _distinct(ranked, {k: v[0] for k, v in doc.phrases.items()}, score, top_n)
         keywords.append([" ".join(cased.get(w, w) for w in doc.phrases[k][2].split(" ")) for k in chosen])
@@ -221,11 +230,11 @@ def _acronym_key(token: str) -> str:
     return token[:-1] if token.endswith("s") and sum(c.isupper() for c in token) >= 2 else token
 
 
-def _corpus_acronyms(tokens: Sequence[Sequence[str]]) -> dict[str, str]:
+def _corpus_acronyms(definitions: Sequence[Sequence[tuple[int, int, str, str]]]) -> dict[str, str]:
     """Acronym -> long form, for acronyms that at least two texts define, most of them the same way."""
     defined: dict[str, Counter] = {}
-    for doc in tokens:
-        for short, long_form in {(_acronym_key(d[2]), _key(d[3])) for d in _acronym_definitions(doc)}:
+    for doc in definitions:
+        for short, long_form in {(_acronym_key(d[2]), _key(d[3])) for d in doc}:
             defined.setdefault(short, Counter())[long_form] += 1
     out = {}
     for short, forms in defined.items():
@@ -235,14 +244,13 @@ def _corpus_acronyms(tokens: Sequence[Sequence[str]]) -> dict[str, str]:
     return out
 
 
-def _units(tokens: Sequence[str], corpus_acronyms: Mapping[str, str]) -> list[tuple[str, int]]:
+def _units(tokens: Sequence[str], definitions: Sequence[tuple[int, int, str, str]], corpus_acronyms: Mapping[str, str]) -> list[tuple[str, int]]:
     """(lower-case unit, sentence index) per word of a text, `` for punctuation and numbers.
 
     A defined acronym becomes one unit that reads as its long form, and so does the long form
     written out, so "GNNs" and "graph neural networks" are one phrase and no phrase cuts through
     one ("attributing large language"). The text's own definitions come before the corpus's.
     """
-    definitions = _acronym_definitions(tokens)
     known = {**corpus_acronyms, **{_acronym_key(short): long_form for _, _, short, long_form in definitions}}
     defined_at = {start: (end, long_form) for start, end, _, long_form in definitions}
     long_forms: dict[str, list[list[str]]] = {}
@@ -253,7 +261,7 @@ def _units(tokens: Sequence[str], corpus_acronyms: Mapping[str, str]) -> list[tu
     sentence, i = 0, 0
     while i < len(tokens):
         token = tokens[i]
-        if i in defined_at:
+        if defined_at and i in defined_at:
             i, long_form = defined_at[i]
             units.append((long_form, sentence))
             continue
@@ -262,7 +270,7 @@ def _units(tokens: Sequence[str], corpus_acronyms: Mapping[str, str]) -> list[tu
         if not token[0].isalpha() and not (token[0].isdigit() and token[-1] in "dD" and token[:-1].isdigit()):
             units.append(("", sentence))
             sentence += token in _SENTENCE_END
-        elif token in known or (token[-1] == "s" and token[:-1] in known):
+        elif not token.islower() and (token in known or token[-1] == "s" and token[:-1] in known):
             units.append((known.get(token) or known[token[:-1]], sentence))
         else:
             word = token.lower()
@@ -275,81 +283,80 @@ def _units(tokens: Sequence[str], corpus_acronyms: Mapping[str, str]) -> list[tu
     return units
 
 
-def _chunks(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tuple[str, int]]]], set[str]]:
-    """Per text, its runs of content units (what lies between stop words, punctuation, verbs and
-    adverbs), and the relational nouns: those mostly followed by `of` ("number", "variety", "kind"),
-    which need their complement and so are no keyphrase alone.
+def _runs(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tuple[str, int]]]], set[str]]:
+    """Per text, its runs of content units: what lies between stop words, punctuation, verbs and
+    adverbs. Also the relational nouns, which `_word_roles` finds.
 
-    Verbs are told from nouns by how the corpus uses each word: one used before a determiner or
-    after `to`/`we`/a modal in over `VERB_SHARE` of its uses is a verb ("address", "reveal"), and
-    an -ing word that rarely follows another word of its run ("evaluating", against "mathematical
-    reasoning") is one too.
+    An -ing word that rarely follows another word of its run is a verb ("evaluating", against
+    "mathematical reasoning"), and so is one that opens the text ("Evaluating ...") or comes
+    right before a long form ("fine-tuning LLMs").
     """
-    uses: Counter = Counter()
-    as_verb: Counter = Counter()
-    before_of: Counter = Counter()
-    after_determiner: Counter = Counter()
+    verbs, relational = _word_roles(docs)
+    breaks = {"": True}
+    runs = []
     for units in docs:
-        for i, (unit, _) in enumerate(units):
-            if unit and " " not in unit:
-                uses[unit] += 1
-                after = units[i + 1][0] if i + 1 < len(units) else ""
-                before = units[i - 1][0] if i else ""
-                as_verb[unit] += after in _DETERMINERS or before in _BEFORE_VERB or (unit.endswith("ing") and " " in after)
-                before_of[unit] += after == "of"
-                after_determiner[unit] += before in _DETERMINERS
-    verbs = {w for w, c in as_verb.items() if c >= VERB_SHARE * (uses[w] + 1)}
-    # "offers", "reaches": a verb's -s form, unless a determiner ever comes before it ("the conditions").
-    verbs |= {w for w in uses if (w[:-1] in verbs or w.endswith("es") and w[:-2] in verbs) and w.endswith("s") and not after_determiner[w]}
-    relational = {w for w, c in before_of.items() if c >= 2 and c >= RELATIONAL_SHARE * (uses[w] + 1)}
-    runs = [_split(units, lambda u: _is_break(u) or u in verbs) for units in docs]
-    gerund_uses: Counter = Counter()
-    gerund_heads: Counter = Counter()
-    for chunks in runs:
-        for chunk in chunks:
-            for j, (unit, _) in enumerate(chunk):
-                if unit.endswith("ing") and " " not in unit:
-                    gerund_uses[unit] += 1
-                    gerund_heads[unit] += j > 0
+        chunks, run = [], []
+        for unit in units:
+            word = unit[0]
+            stop = breaks.get(word)
+            if stop is None:
+                stop = breaks[word] = " " not in word and (_is_break(word) or word in verbs)
+            if not stop:
+                run.append(unit)
+            elif run:
+                chunks.append(run)
+                run = []
+        if run:
+            chunks.append(run)
+        runs.append(chunks)
+    gerund_uses = Counter(u for chunks in runs for chunk in chunks for u, _ in chunk if u.endswith("ing") and " " not in u)
+    gerund_heads = Counter(u for chunks in runs for chunk in chunks for u, _ in chunk[1:] if u.endswith("ing") and " " not in u)
     gerunds = {w for w, c in gerund_uses.items() if (gerund_heads[w] + 1) / (c + 2) < GERUND_HEAD_SHARE}
     out = []
     for units, chunks in zip(docs, runs):
         text_start = units[0] if units else None
         pieces = []
         for chunk in chunks:
-            run: list[tuple[str, int]] = []
+            run = []
             for j, unit in enumerate(chunk):
                 word = unit[0]
-                if word in gerunds:
+                if word.endswith("ing") and " " not in word and (
+                    word in gerunds or unit is text_start and j + 1 < len(chunk) or j + 1 < len(chunk) and " " in chunk[j + 1][0]
+                ):
                     if run:
                         pieces.append(run)
                     run = []
-                    continue
-                run.append(unit)
-                # "Evaluating ...", "fine-tuning LLMs": an -ing word opening the text or before a
-                # long form is used as a verb there.
-                if word.endswith("ing") and " " not in word and j + 1 < len(chunk) and (unit is text_start or " " in chunk[j + 1][0]):
-                    run.pop()
-                    if run:
-                        pieces.append(run)
-                    run = []
+                else:
+                    run.append(unit)
             if run:
                 pieces.append(run)
         out.append(pieces)
     return out, relational
 
 
-def _split(units: Sequence[tuple[str, int]], is_break) -> list[list[tuple[str, int]]]:
-    runs, run = [], []
-    for unit in units:
-        if unit[0] and not is_break(unit[0]):
-            run.append(unit)
-        elif run:
-            runs.append(run)
-            run = []
-    if run:
-        runs.append(run)
-    return runs
+def _word_roles(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[set[str], set[str]]:
+    """The words the corpus uses as verbs, and its relational nouns.
+
+    A verb comes before a determiner or after `to`/`we`/a modal in over `VERB_SHARE` of its uses
+    ("address", "reveal"); its -s form is one too unless a determiner ever precedes it ("offers",
+    not "the conditions"). A relational noun is mostly followed by `of` ("number", "variety",
+    "kind"): it needs its complement, so it is no keyphrase alone.
+    """
+    uses: Counter = Counter()
+    as_verb: Counter = Counter()
+    before_of: Counter = Counter()
+    after_determiner: Counter = Counter()
+    for units in docs:
+        words = [u for u, _ in units]
+        triples = [t for t in zip([""] + words[:-1], words, words[1:] + [""]) if t[1] and " " not in t[1]]
+        uses.update(w for _, w, _ in triples)
+        as_verb.update(w for b, w, a in triples if a in _DETERMINERS or b in _BEFORE_VERB or (" " in a and w.endswith("ing")))
+        before_of.update(w for _, w, a in triples if a == "of")
+        after_determiner.update(w for b, w, _ in triples if b in _DETERMINERS)
+    verbs = {w for w, c in as_verb.items() if c >= VERB_SHARE * (uses[w] + 1)}
+    verbs |= {w for w in uses if w.endswith("s") and (w[:-1] in verbs or w.endswith("es") and w[:-2] in verbs) and not after_determiner[w]}
+    relational = {w for w, c in before_of.items() if c >= 2 and c >= RELATIONAL_SHARE * (uses[w] + 1)}
+    return verbs, relational
 
 
 @lru_cache(maxsize=1 << 16)
@@ -368,7 +375,7 @@ class _Doc:
     __slots__ = ("phrases", "words", "tails")
 
     def __init__(self) -> None:
-        self.phrases: dict[str, list] = {}  # singular key -> [count, first sentence, surface form]
+        self.phrases: dict[str, list] = {}  # singular key -> [count, first sentence, surface form, uses at a run's end]
         self.words: Counter = Counter()  # singular word -> uses inside runs
         self.tails: Counter = Counter()  # singular word -> uses as the last word of a run
 
@@ -393,9 +400,11 @@ def _count_phrases(chunks: Sequence[Sequence[tuple[str, int]]], relational: set[
                 key = " ".join(inner[start:end] + [keys[end]])
                 entry = doc.phrases.get(key)
                 if entry is None:
-                    doc.phrases[key] = [1, chunk[start][1], " ".join(inner[start:end] + [units[end]])]
+                    doc.phrases[key] = [1, chunk[start][1], " ".join(inner[start:end] + [units[end]]), 0]
                 else:
                     entry[0] += 1
+                if end == len(units) - 1:
+                    doc.phrases[key][3] += 1
         doc.words.update(k for k, u in zip(keys, units) if " " not in u)
         if " " not in units[-1]:
             doc.tails[keys[-1]] += 1
