@@ -82,12 +82,12 @@ def singular(phrase: str) -> str:
 # head ("inference efficiency", "case study"); never a keyphrase alone.
 GENERIC_MODIFIERS = frozenset(
     "large small simple strong efficient effective real-world open-source theoretical empirical "
-    "fundamental common prior wide key critical position state case paradigm".split()
+    "fundamental common prior wide key critical position state case paradigm fast".split()
 )
 GENERIC_HEADS = frozenset(
     "performance efficiency effectiveness problem problems task tasks setting settings framework "
     "capabilities capability approach approaches method methods study studies stage stages state case paradigm "
-    "view views aspect aspects".split()
+    "view views aspect aspects application applications goal goals practice year years".split()
 )
 # Every other generic word ends a phrase as a stop word does; so do comparatives and superlatives
 # ("larger models") and a few discourse words.
@@ -291,16 +291,18 @@ def _runs(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tup
     "mathematical reasoning"), and so is one that opens the text ("Evaluating ...") or comes
     right before a long form ("fine-tuning LLMs").
     """
-    verbs, relational = _word_roles(docs)
+    verbs, maybe_verbs, relational = _word_roles(docs)
     breaks = {"": True}
     runs = []
     for units in docs:
         chunks, run = [], []
-        for unit in units:
+        for i, unit in enumerate(units):
             word = unit[0]
             stop = breaks.get(word)
             if stop is None:
                 stop = breaks[word] = " " not in word and (_is_break(word) or word in verbs)
+            if not stop and word in maybe_verbs:  # "to approximate the", not "approximate inference"
+                stop = i > 0 and units[i - 1][0] in _BEFORE_VERB or i + 1 < len(units) and units[i + 1][0] in _DETERMINERS
             if not stop:
                 run.append(unit)
             elif run:
@@ -334,13 +336,15 @@ def _runs(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tup
     return out, relational
 
 
-def _word_roles(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[set[str], set[str]]:
-    """The words the corpus uses as verbs, and its relational nouns.
+def _word_roles(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[set[str], set[str], set[str]]:
+    """The words the corpus uses as verbs, those it uses as verbs at times, and its relational nouns.
 
     A verb comes before a determiner or after `to`/`we`/a modal in over `VERB_SHARE` of its uses
     ("address", "reveal"); its -s form is one too unless a determiner ever precedes it ("offers",
-    not "the conditions"). A relational noun is mostly followed by `of` ("number", "variety",
-    "kind"): it needs its complement, so it is no keyphrase alone.
+    not "the conditions"). A word in such places in over half that share is a verb only there
+    ("to approximate the", not "approximate inference"); so is a verb the corpus also writes
+    after a determiner ("the estimate"). A relational noun is mostly followed by `of` ("number",
+    "variety", "kind"): it needs its complement, so it is no keyphrase alone.
     """
     uses: Counter = Counter()
     as_verb: Counter = Counter()
@@ -353,10 +357,11 @@ def _word_roles(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[set[str], se
         as_verb.update(w for b, w, a in triples if a in _DETERMINERS or b in _BEFORE_VERB or (" " in a and w.endswith("ing")))
         before_of.update(w for _, w, a in triples if a == "of")
         after_determiner.update(w for b, w, _ in triples if b in _DETERMINERS)
-    verbs = {w for w, c in as_verb.items() if c >= VERB_SHARE * (uses[w] + 1)}
+    maybe_verbs = {w for w, c in as_verb.items() if c >= VERB_SHARE / 2 * (uses[w] + 1)}
+    verbs = {w for w in maybe_verbs if as_verb[w] >= VERB_SHARE * (uses[w] + 1) and not after_determiner[w]}
     verbs |= {w for w in uses if w.endswith("s") and (w[:-1] in verbs or w.endswith("es") and w[:-2] in verbs) and not after_determiner[w]}
     relational = {w for w, c in before_of.items() if c >= 2 and c >= RELATIONAL_SHARE * (uses[w] + 1)}
-    return verbs, relational
+    return verbs, maybe_verbs - verbs, relational
 
 
 @lru_cache(maxsize=1 << 16)
@@ -513,12 +518,12 @@ def _distinct(ranked: Sequence[str], in_text: Mapping[str, int], score: Mapping[
 
 @lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
-    """A crude stem, only to spot near-duplicates: "learners", "learning" -> "learn"."""
+    """A crude stem, only to spot near-duplicates: "learners", "learning" -> "learn"; "sample", "sampling" -> "sampl"."""
     word = _singular_word(word)
     for suffix in ("ing", "er", "ed"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
-    return word
+    return word[:-1] if word.endswith("e") and len(word) > 4 else word
 
 
 def _overlap(a: str, b: str) -> bool:
