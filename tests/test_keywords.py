@@ -97,6 +97,18 @@ def test_no_near_duplicates_generic_words_or_verbs():
     assert not words & {"novel", "approach", "method", "results", "significantly", "improves", "propose", "outperforms", "existing", "strong"}
 
 
+def test_the_corpus_tells_verbs_from_nouns():
+    texts = [
+        "We tackle the routing problem with graph search. Graph search scales to road networks.",
+        "We tackle the scheduling problem with integer programs. Integer programs are exact.",
+        "Approximate inference for Gaussian processes. We approximate the posterior with inducing points.",
+        "Approximate inference in deep models draws samples. Approximate inference is cheap.",
+    ]
+    keywords = extract_keywords(texts)
+    assert not any("tackle" in p for phrases in keywords for p in phrases)  # always before "the": a verb
+    assert "approximate inference" in keywords[2]  # a verb after "we" once, an adjective three times
+
+
 def test_title_phrases_rank_first():
     texts = [
         "Optimal transport. We align source and target samples with a coupling. "
