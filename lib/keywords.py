@@ -245,7 +245,7 @@ def _corpus_acronyms(definitions: Sequence[Sequence[tuple[int, int, str, str]]])
 
 
 def _units(tokens: Sequence[str], definitions: Sequence[tuple[int, int, str, str]], corpus_acronyms: Mapping[str, str]) -> list[tuple[str, int]]:
-    """(lower-case unit, sentence index) per word of a text, `` for punctuation and numbers.
+    """(lower-case unit, sentence index) per word of a text, `` for punctuation and numbers (`:` for a colon).
 
     A defined acronym becomes one unit that reads as its long form, and so does the long form
     written out, so "GNNs" and "graph neural networks" are one phrase and no phrase cuts through
@@ -268,7 +268,7 @@ def _units(tokens: Sequence[str], definitions: Sequence[tuple[int, int, str, str
         i += 1
         # Numbers and sizes ("8B", "128k") end a phrase; dimensions ("3D") belong to one.
         if not token[0].isalpha() and not (token[0].isdigit() and token[-1] in "dD" and token[:-1].isdigit()):
-            units.append(("", sentence))
+            units.append((":" if token == ":" else "", sentence))
             sentence += token in _SENTENCE_END
         elif not token.islower() and (token in known or token[-1] == "s" and token[:-1] in known):
             units.append((known.get(token) or known[token[:-1]], sentence))
@@ -288,15 +288,18 @@ def _runs(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tup
     adverbs. Also the relational nouns, which `_word_roles` finds.
 
     An -ing word that rarely follows another word of its run is a verb ("evaluating", against
-    "mathematical reasoning"), and so is one that opens the text ("Evaluating ...") or comes
-    right before a long form ("fine-tuning LLMs").
+    "mathematical reasoning"), and so is one that opens the text or a title's part ("Evaluating
+    ...", "OCN: Learning ...") or comes right before a long form ("fine-tuning LLMs").
     """
     verbs, maybe_verbs, relational = _word_roles(docs)
-    breaks = {"": True}
+    breaks = {"": True, ":": True}
     runs = []
+    openers = set()  # ids of the units that open a text or follow a colon
     for units in docs:
         chunks, run = [], []
         for i, unit in enumerate(units):
+            if i == 0 or units[i - 1][0] == ":":
+                openers.add(id(unit))
             word = unit[0]
             stop = breaks.get(word)
             if stop is None:
@@ -315,15 +318,14 @@ def _runs(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tup
     gerund_heads = Counter(u for chunks in runs for chunk in chunks for u, _ in chunk[1:] if u.endswith("ing") and " " not in u)
     gerunds = {w for w, c in gerund_uses.items() if (gerund_heads[w] + 1) / (c + 2) < GERUND_HEAD_SHARE}
     out = []
-    for units, chunks in zip(docs, runs):
-        text_start = units[0] if units else None
+    for chunks in runs:
         pieces = []
         for chunk in chunks:
             run = []
             for j, unit in enumerate(chunk):
                 word = unit[0]
                 if word.endswith("ing") and " " not in word and (
-                    word in gerunds or unit is text_start and j + 1 < len(chunk) or j + 1 < len(chunk) and " " in chunk[j + 1][0]
+                    word in gerunds or j + 1 < len(chunk) and (id(unit) in openers or " " in chunk[j + 1][0])
                 ):
                     if run:
                         pieces.append(run)
