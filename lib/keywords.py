@@ -155,7 +155,8 @@ def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
     tokens = [_CASED_TOKEN.findall(_JOINED_DASH.sub("-", _NOT_PROSE.sub(" . ", text))) for text in texts]
     definitions = [_acronym_definitions(t) for t in tokens]
     acronyms = _corpus_acronyms(definitions)
-    units = [_units(t, d, acronyms) for t, d in zip(tokens, definitions)]
+    long_forms = _long_form_index(acronyms.values())
+    units = [_units(t, d, acronyms, long_forms) for t, d in zip(tokens, definitions)]
     runs, relational = _runs(units)
     docs = [_count_phrases(chunks, relational) for chunks in runs]
     tail = _tail_share(docs)
@@ -244,7 +245,21 @@ def _corpus_acronyms(definitions: Sequence[Sequence[tuple[int, int, str, str]]])
     return out
 
 
-def _units(tokens: Sequence[str], definitions: Sequence[tuple[int, int, str, str]], corpus_acronyms: Mapping[str, str]) -> list[tuple[str, int]]:
+def _long_form_index(long_forms) -> dict[str, list[list[str]]]:
+    """First word -> the long forms it starts, as word lists with the last word singular, longest first."""
+    index: dict[str, list[list[str]]] = {}
+    for long_form in sorted(set(long_forms), key=lambda f: (-f.count(" "), f)):
+        words = _key(long_form).split(" ")
+        index.setdefault(words[0], []).append(words)
+    return index
+
+
+def _units(
+    tokens: Sequence[str],
+    definitions: Sequence[tuple[int, int, str, str]],
+    corpus_acronyms: Mapping[str, str],
+    corpus_long_forms: Mapping[str, list[list[str]]],
+) -> list[tuple[str, int]]:
     """(lower-case unit, sentence index) per word of a text, `` for punctuation and numbers (`:` for a colon).
 
     A defined acronym becomes one unit that reads as its long form, and so does the long form
@@ -252,11 +267,8 @@ def _units(tokens: Sequence[str], definitions: Sequence[tuple[int, int, str, str
     one ("attributing large language"). The text's own definitions come before the corpus's.
     """
     known = {**corpus_acronyms, **{_acronym_key(short): long_form for _, _, short, long_form in definitions}}
+    local = _long_form_index(long_form for _, _, _, long_form in definitions)
     defined_at = {start: (end, long_form) for start, end, _, long_form in definitions}
-    long_forms: dict[str, list[list[str]]] = {}
-    for long_form in sorted(set(known.values()), key=lambda f: -f.count(" ")):  # longest first
-        words = _key(long_form).split(" ")
-        long_forms.setdefault(words[0], []).append(words)
     units: list[tuple[str, int]] = []
     sentence, i = 0, 0
     while i < len(tokens):
@@ -274,7 +286,10 @@ def _units(tokens: Sequence[str], definitions: Sequence[tuple[int, int, str, str
             units.append((known.get(token) or known[token[:-1]], sentence))
         else:
             word = token.lower()
-            for long_form in long_forms.get(word, ()):
+            long_forms = corpus_long_forms.get(word, ())
+            if word in local:
+                long_forms = sorted([*local[word], *long_forms], key=len, reverse=True)
+            for long_form in long_forms:
                 written = [word] + [t.lower() for t in tokens[i : i + len(long_form) - 1]]
                 if written[:-1] == long_form[:-1] and _singular_word(written[-1]) == long_form[-1]:
                     word, i = " ".join(written), i + len(long_form) - 1
@@ -383,8 +398,8 @@ class _Doc:
 
     def __init__(self) -> None:
         self.phrases: dict[str, list] = {}  # singular key -> [count, first sentence, surface form, uses at a run's end]
-        self.words: Counter = Counter()  # singular word -> uses inside runs
-        self.tails: Counter = Counter()  # singular word -> uses as the last word of a run
+        self.words: list[str] = []  # the singular words inside runs, one per use
+        self.tails: list[str] = []  # the singular words that end a run, one per run
 
 
 def _count_phrases(chunks: Sequence[Sequence[tuple[str, int]]], relational: set[str]) -> _Doc:
@@ -412,9 +427,9 @@ def _count_phrases(chunks: Sequence[Sequence[tuple[str, int]]], relational: set[
                     entry[0] += 1
                 if end == len(units) - 1:
                     doc.phrases[key][3] += 1
-        doc.words.update(k for k, u in zip(keys, units) if " " not in u)
+        doc.words += [k for k, u in zip(keys, units) if " " not in u]
         if " " not in units[-1]:
-            doc.tails[keys[-1]] += 1
+            doc.tails.append(keys[-1])
     return doc
 
 
@@ -428,11 +443,8 @@ def _is_adjective(word: str) -> bool:
 
 def _tail_share(docs: Sequence[_Doc]) -> dict[str, float]:
     """Per word, how readily the corpus ends a run with it: nouns do, adjectives rarely."""
-    words: Counter = Counter()
-    tails: Counter = Counter()
-    for doc in docs:
-        words.update(doc.words)
-        tails.update(doc.tails)
+    words = Counter(w for doc in docs for w in doc.words)
+    tails = Counter(w for doc in docs for w in doc.tails)
     return {w: (tails[w] + 0.5) / (n + 1) for w, n in words.items()}
 
 
