@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -114,10 +115,12 @@ _NOUNS_IN_LY = frozenset("anomaly family assembly supply reply monopoly butterfl
 # A word right before a determiner, or right after `to`, `we` or a modal, is used as a verb there.
 _DETERMINERS = frozenset("the a an this these those its their our his her such each every both any some".split())
 _BEFORE_VERB = frozenset("to we can may will also could would should might must they it not that which who".split())
+_AUXILIARIES = frozenset("has have had been".split())  # before a participle: "has gained"
 # "Kullback–Leibler" is one word; "Newton's method" and "Occam's razor" name one concept each.
-_JOINED_DASH = re.compile(r"(?<=[A-Za-z])[\u2010\u2011\u2013](?=[A-Za-z])")
+_JOINED_DASH = re.compile(r"(?<=[^\W\d_])[\u2010\u2011\u2013](?=[^\W\d_])")
+# Words may hold any letters ("Rényi", "Nyström"); anything else but white space is a break.
 _CASED_TOKEN = re.compile(
-    r"[A-Z][a-z]+['\u2019]s(?![A-Za-z])|[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*\+?|\d+[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*|\d+(?:[.,]\d+)*|[^\sA-Za-z0-9]"
+    r"[A-Z][^\W\d_A-Z]+['\u2019]s(?![^\W\d_])|[^\W\d_][^\W_]*(?:[-+][^\W_]+)*\+?|\d+[^\W\d_][^\W_]*(?:-[^\W_]+)*|\d+(?:[.,]\d+)*|[^\w\s]|_"
 )
 _SENTENCE_END = frozenset(".!?")
 _ACRONYM = re.compile(r"(?=(?:[^A-Z]*[A-Z]){2})[A-Za-z][A-Za-z0-9-]{1,11}")  # 2-12 characters, 2+ capitals
@@ -152,7 +155,8 @@ def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
     """
     if top_n < 1:
         raise ParameterError(f"top_n must be at least 1; got {top_n}")
-    tokens = [_CASED_TOKEN.findall(_JOINED_DASH.sub("-", _NOT_PROSE.sub(" . ", text))) for text in texts]
+    # NFKC folds ligatures and superscripts ("ﬁrst" -> "first", "M²IV" -> "M2IV").
+    tokens = [_CASED_TOKEN.findall(_JOINED_DASH.sub("-", _NOT_PROSE.sub(" . ", unicodedata.normalize("NFKC", text)))) for text in texts]
     definitions = [_acronym_definitions(t) for t in tokens]
     acronyms = _corpus_acronyms(definitions)
     long_forms = _long_form_index(acronyms.values())
@@ -356,8 +360,8 @@ def _runs(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tup
 def _word_roles(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[set[str], set[str], set[str]]:
     """The words the corpus uses as verbs, those it uses as verbs at times, and its relational nouns.
 
-    A verb comes before a determiner or after `to`/`we`/a modal in over `VERB_SHARE` of its uses
-    ("address", "reveal"); its -s form is one too unless a determiner ever precedes it ("offers",
+    A verb comes before a determiner or after `to`/`we`/a modal (a participle: after `has`/`been`)
+    in over `VERB_SHARE` of its uses ("address", "reveal"); its -s form is one too unless a determiner ever precedes it ("offers",
     not "the conditions"). A word in such places in over half that share is a verb only there
     ("to approximate the", not "approximate inference"); so is a verb the corpus also writes
     after a determiner ("the estimate"). A relational noun is mostly followed by `of` ("number",
@@ -371,7 +375,10 @@ def _word_roles(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[set[str], se
         words = [u for u, _ in units]
         triples = [t for t in zip([""] + words[:-1], words, words[1:] + [""]) if t[1] and " " not in t[1]]
         uses.update(w for _, w, _ in triples)
-        as_verb.update(w for b, w, a in triples if a in _DETERMINERS or b in _BEFORE_VERB or (" " in a and w.endswith("ing")))
+        as_verb.update(
+            w for b, w, a in triples
+            if a in _DETERMINERS or b in _BEFORE_VERB or (" " in a and w.endswith("ing")) or (b in _AUXILIARIES and w.endswith("ed"))
+        )
         before_of.update(w for _, w, a in triples if a == "of")
         after_determiner.update(w for b, w, _ in triples if b in _DETERMINERS)
     maybe_verbs = {w for w, c in as_verb.items() if c >= VERB_SHARE / 2 * (uses[w] + 1)}

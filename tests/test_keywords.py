@@ -49,11 +49,12 @@ def test_keywords_come_from_the_paper_and_keep_mixed_case():
     texts = [
         "We fine-tune BERT with chain-of-thought prompting. BERT gains from CoT prompts and CoT data.",
         "Differential privacy protects users. Differential privacy needs calibrated noise.",
-        "Kernel methods and sparse kernel regression on small data.",
+        "Rényi divergence bounds for private learning. The Rényi divergence is tight.",
     ]
     keywords = extract_keywords(texts)
     assert "BERT" in keywords[0] and "CoT" in " ".join(keywords[0])  # undefined acronyms stay as written
     assert "differential privacy" in keywords[1]
+    assert "rényi divergence" in keywords[2]  # any letters make a word
     for text, phrases in zip(texts, keywords):
         assert phrases and all(p.lower() in text.lower() for p in phrases)
 
