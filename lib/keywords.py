@@ -111,7 +111,9 @@ _ADJECTIVE_ENDINGS = (
 # must be a noun in the corpus more clearly.
 _MAYBE_ADJECTIVE_ENDINGS = ("al", "ic", "ar", "ent", "ant", "ex", "ete", "ust", "ate", "ine", "ian", "ed", "ing")
 _PLURALS_IN_ES = frozenset("caches headaches niches avalanches moustaches".split())
-_NOUNS_IN_LY = frozenset("anomaly family assembly supply reply monopoly butterfly italy july rally ally poly early daily weekly monthly yearly hourly".split())
+_NOUNS_IN_LY = frozenset(
+    "anomaly family assembly supply reply monopoly butterfly italy july rally ally poly early daily weekly monthly yearly hourly".split()
+)
 # A word right before a determiner, or right after `to`, `we` or a modal, is used as a verb there.
 _DETERMINERS = frozenset("the a an this these those its their our his her such each every both any some".split())
 _BEFORE_VERB = frozenset("to we can may will also could would should might must they it not that which who".split())
@@ -361,11 +363,12 @@ def _word_roles(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[set[str], se
     """The words the corpus uses as verbs, those it uses as verbs at times, and its relational nouns.
 
     A verb comes before a determiner or after `to`/`we`/a modal (a participle: after `has`/`been`)
-    in over `VERB_SHARE` of its uses ("address", "reveal"); its -s form is one too unless a determiner ever precedes it ("offers",
-    not "the conditions"). A word in such places in over half that share is a verb only there
-    ("to approximate the", not "approximate inference"); so is a verb the corpus also writes
-    after a determiner ("the estimate"). A relational noun is mostly followed by `of` ("number",
-    "variety", "kind"): it needs its complement, so it is no keyphrase alone.
+    in over `VERB_SHARE` of its uses ("address", "reveal"); its -s form is one too unless a
+    determiner ever precedes it ("offers", not "the conditions"). A word in such places in over
+    half that share is a verb only there ("to approximate the", not "approximate inference"); so
+    is a verb the corpus also writes after a determiner ("the estimate"). A relational noun is
+    mostly followed by `of` ("number", "variety", "kind"): it needs its complement, so it is no
+    keyphrase alone.
     """
     uses: Counter = Counter()
     as_verb: Counter = Counter()
@@ -424,7 +427,9 @@ def _count_phrases(chunks: Sequence[Sequence[tuple[str, int]]], relational: set[
             if not multiword and (last in GENERIC_MODIFIERS and last not in GENERIC_HEADS or _is_participle(last)):
                 continue
             for start in range(max(0, end - _MAX_NGRAM + 1), end + 1):
-                if start == end and not multiword and (last in GENERIC_HEADS or last in GENERIC_MODIFIERS or last in relational or _is_adjective(last) or last[0].isdigit()):
+                if start == end and not multiword and (
+                    last in GENERIC_HEADS or last in GENERIC_MODIFIERS or last in relational or _is_adjective(last) or last[0].isdigit()
+                ):
                     continue
                 key = " ".join(inner[start:end] + [keys[end]])
                 entry = doc.phrases.get(key)
