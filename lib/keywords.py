@@ -1,9 +1,16 @@
-"""Per-paper keyphrases: TF-IDF over 1-3-word phrases that never cross a stop word or punctuation."""
+"""Per-paper keyphrases: noun-phrase-like word runs, acronyms resolved, scored by use, position and specificity.
+
+`candidate_phrases`, `singular` and `display_case` also serve other stages (topics, subfields):
+coarse 1-3-word phrases between stop words, a crude singular, and the corpus's casing.
+"""
 from __future__ import annotations
 
+import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -12,7 +19,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer,
 from .errors import ParameterError
 
 # Part of this stage's cache key: bump it when a change alters what the stage outputs.
-VERSION = 1
+VERSION = 2
 
 # Words that carry no topic in an abstract, on top of English stop words.
 GENERIC_WORDS = frozenset(
@@ -67,78 +74,492 @@ def singular(phrase: str) -> str:
     return f"{head} {last}".strip()
 
 
-def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
-    """Up to `top_n` keyphrases per text, best first, scored by TF-IDF against the whole corpus.
+# --- Keyphrase extraction -----------------------------------------------------------------------
+# Candidates are runs of content words between stop words, punctuation, verbs and adverbs: the
+# closest a tagger-free extractor gets to noun phrases. An acronym the text defines ("graph neural
+# networks (GNNs)") is one unit that reads as its long form wherever the text uses either.
 
-    Phrases are lower case but for acronyms and mixed-case names, shown as the corpus writes them.
-    Singular/plural twins and phrases inside a better one are dropped; a longer phrase takes the
-    place of a shorter one inside it when the shorter never occurs on its own.
+# Generic words that still belong inside a phrase, as its modifier ("large language model") or its
+# head ("inference efficiency", "case study"); never a keyphrase alone.
+GENERIC_MODIFIERS = frozenset(
+    "large small simple strong efficient effective real-world open-source theoretical empirical "
+    "fundamental common prior wide key critical position state case paradigm fast".split()
+)
+GENERIC_HEADS = frozenset(
+    "performance efficiency effectiveness problem problems task tasks setting settings framework "
+    "capabilities capability approach approaches method methods study studies stage stages state case paradigm "
+    "view views aspect aspects application applications goal goals practice year years".split()
+)
+# Every other generic word ends a phrase as a stop word does; so do comparatives and superlatives
+# ("larger models") and a few discourse words.
+BREAK_WORDS = (STOP_WORDS - GENERIC_MODIFIERS - GENERIC_HEADS) | frozenset(
+    """
+    state-of-the-art sota et al e.g i.e etc versus vs whereas thereby like unlike vice versa
+    larger smaller faster stronger higher lower greater fewer longer shorter deeper wider cheaper easier
+    harder weaker simpler richer largest smallest strongest highest lowest greatest fastest longest
+    don doesn didn isn aren wasn weren won shouldn couldn wouldn hasn haven does did doing
+    met made found known taken seen held led built brought thought kept sought told chosen drawn arisen
+    idea ideas section sections manner fashion thing things lot lots
+    """.split()
+)
+# Endings of adjectives that name no concept alone ("scalable", "pairwise", "training-free").
+_ADJECTIVE_ENDINGS = (
+    "ous", "ful", "less", "able", "ible", "ive", "ical", "ional", "ual", "tial", "wise", "-free", "-based", "-aware",
+    "-specific", "-driven", "-agnostic", "-like", "-level", "-efficient", "-centric", "-optimal", "-box", "-preserving",
+)
+# Endings shared by adjectives and nouns ("optimal"/"signal", "convex"/"index"): such a word alone
+# must be a noun in the corpus more clearly.
+_MAYBE_ADJECTIVE_ENDINGS = ("al", "ic", "ar", "ent", "ant", "ex", "ete", "ust", "ate", "ine", "ian", "ed", "ing")
+_PLURALS_IN_ES = frozenset("caches headaches niches avalanches moustaches".split())
+_NOUNS_IN_LY = frozenset(
+    "anomaly family assembly supply reply monopoly butterfly italy july rally ally poly early daily weekly monthly yearly hourly".split()
+)
+# A word right before a determiner, or right after `to`, `we` or a modal, is used as a verb there.
+_DETERMINERS = frozenset("the a an this these those its their our his her such each every both any some".split())
+_BEFORE_VERB = frozenset("to we can may will also could would should might must they it not that which who".split())
+_AUXILIARIES = frozenset("has have had been".split())  # before a participle: "has gained"
+# "Kullback–Leibler" is one word; "Newton's method" and "Occam's razor" name one concept each.
+_JOINED_DASH = re.compile(r"(?<=[^\W\d_])[\u2010\u2011\u2013](?=[^\W\d_])")
+# Words may hold any letters ("Rényi", "Nyström"); anything else but white space is a break.
+_CASED_TOKEN = re.compile(
+    r"[A-Z][^\W\d_A-Z]+['\u2019]s(?![^\W\d_])|[^\W\d_][^\W_]*(?:[-+][^\W_]+)*\+?|\d+[^\W\d_][^\W_]*(?:-[^\W_]+)*|\d+(?:[.,]\d+)*|[^\w\s]|_"
+)
+_SENTENCE_END = frozenset(".!?")
+_ACRONYM = re.compile(r"(?=(?:[^A-Z]*[A-Z]){2})[A-Za-z][A-Za-z0-9-]{1,11}")  # 2-12 characters, 2+ capitals
+
+# Scoring; see `extract_keywords`.
+IDF_FLOOR = 3.0
+SINGLE_IDF_FLOOR = 1.0
+TITLE_BONUS = 2.0
+POSITION_BONUS = 2.0
+SINGLETON = 0.5
+LENGTH_BONUS = 0.15
+TAIL_SHARE = 0.25
+SINGLE_TAIL_SHARE = 0.3
+VERB_SHARE = 0.35
+GERUND_HEAD_SHARE = 0.2
+MAX_LONG_FORM = 5
+RELATIONAL_SHARE = 0.5
+FRAGMENT = 0.5
+
+
+def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
+    """Up to `top_n` keyphrases per text, best first.
+
+    A phrase scores by how often the text uses it; by where it first does (the first sentence, the
+    title in `analysis_texts`, counts five times a late one); by how specific it is to this text
+    within the corpus (IDF plus a floor, higher for multi-word phrases, so a field's common terms
+    still count); by whether its last word is one the corpus ends phrases with (nouns do,
+    adjectives rarely); and it loses half when the text always continues it (a fragment such as
+    "arbitrary linear"). Acronyms the text defines count as their long form. Singular/plural twins,
+    stem twins and phrases inside a better one are dropped. Phrases are lower case but for
+    acronyms and mixed-case names, shown as the corpus writes them.
     """
     if top_n < 1:
         raise ParameterError(f"top_n must be at least 1; got {top_n}")
-    if not any(t.strip() for t in texts):
-        return [[] for _ in texts]
-    counter = CountVectorizer(analyzer=candidate_phrases)
-    try:
-        counts = counter.fit_transform(texts).tocsr()
-    except ValueError:  # every text was only stop words
-        return [[] for _ in texts]
-    counts.sort_indices()  # the TF-IDF matrix below has sorted indices; rows must line up entry for entry
-    weights = TfidfTransformer(sublinear_tf=True, norm=None).fit_transform(counts).tocsr()
-    vocabulary = counter.get_feature_names_out()
-    # Multi-word phrases are rarer and so already favoured by IDF; a length bonus breaks ties
-    # between a phrase and its own words in tiny corpora, where IDF says little.
-    length_bonus = np.array([1.0 + 0.15 * phrase.count(" ") for phrase in vocabulary])
-    document_frequency = np.bincount(counts.indices, minlength=len(vocabulary))
-    keywords: list[list[str]] = []
-    for row in range(counts.shape[0]):
-        start, end = counts.indptr[row], counts.indptr[row + 1]
-        indices, frequency = counts.indices[start:end], counts.data[start:end]
-        # A phrase said once in one paper only is more often a chance word run than a concept.
-        repeated = (document_frequency[indices] > 1) | (frequency > 1)
-        scores = weights.data[start:end] * length_bonus[indices] * np.where(repeated, 1.0, 0.5)
-        order = np.lexsort((vocabulary[indices], -scores))  # ties broken alphabetically: deterministic
-        phrases = vocabulary[indices]
-        keywords.append(_distinct(phrases[order], dict(zip(phrases, frequency)), dict(zip(phrases, scores)), top_n))
+    # NFKC folds ligatures and superscripts ("ﬁrst" -> "first", "M²IV" -> "M2IV").
+    tokens = [_CASED_TOKEN.findall(_JOINED_DASH.sub("-", _NOT_PROSE.sub(" . ", unicodedata.normalize("NFKC", text)))) for text in texts]
+    definitions = [_acronym_definitions(t) for t in tokens]
+    acronyms = _corpus_acronyms(definitions)
+    long_forms = _long_form_index(acronyms.values())
+    units = [_units(t, d, acronyms, long_forms) for t, d in zip(tokens, definitions)]
+    runs, relational = _runs(units)
+    docs = [_count_phrases(chunks, relational) for chunks in runs]
+    tail = _tail_share(docs)
+    document_frequency = Counter(key for doc in docs for key in doc.phrases)
+    n = len(texts)
     cased = display_case(texts)
-    return [[" ".join(cased.get(w, w) for w in phrase.split(" ")) for phrase in row] for row in keywords]
+    nounness: dict[str, float] = {}
+    keywords = []
+    for doc in docs:
+        score = {}
+        for key, (count, first, _, ends) in doc.phrases.items():
+            specificity = math.log((n + 1) / (document_frequency[key] + 1)) + (IDF_FLOOR if " " in key else SINGLE_IDF_FLOOR)
+            position = 1 + TITLE_BONUS * (first == 0) + POSITION_BONUS / (1 + first)
+            # A phrase said once in one paper only is more often a chance word run than a concept.
+            repeated = 1.0 if count > 1 or document_frequency[key] > 1 else SINGLETON
+            length = 1 + LENGTH_BONUS * key.count(" ")
+            if key not in nounness:
+                nounness[key] = _nounness(key, tail, relational)
+            # A phrase the text always continues ("arbitrary linear" dynamical systems) is a fragment.
+            complete = 1.0 if ends else FRAGMENT
+            score[key] = (1 + math.log(count)) * specificity * position * repeated * length * complete * nounness[key]
+        ranked = sorted(score, key=lambda k: (-score[k], k))  # ties alphabetical: deterministic
+        chosen = _distinct(ranked, {k: v[0] for k, v in doc.phrases.items()}, score, top_n)
+        keywords.append([" ".join(cased.get(w, w) for w in doc.phrases[k][2].split(" ")) for k in chosen])
+    return keywords
+
+
+def _acronym_definitions(tokens: Sequence[str]) -> list[tuple[int, int, str, str]]:
+    """(start, end, acronym, long form) of each `long form (ACRONYM)` in a token list; `end` is past the `)`."""
+    found = []
+    for i in range(2, len(tokens) - 1):
+        short = tokens[i]
+        if tokens[i - 1] != "(" or tokens[i + 1] != ")" or not _ACRONYM.fullmatch(short):
+            continue
+        letters = sum(c.isalnum() for c in short)
+        start = i - 1
+        while start > 0 and i - 1 - start < min(letters + 5, 2 * letters) and tokens[start - 1][0].isalpha():
+            start -= 1
+        words = tokens[start : i - 1]
+        long_form = _long_form(short, words) or (short.endswith("s") and _long_form(short[:-1], words))
+        if long_form:
+            found.append((i - 1 - len(long_form), i + 2, short, " ".join(long_form).lower()))
+    return found
+
+
+def _long_form(short: str, words: Sequence[str]) -> list[str] | None:
+    """Schwartz & Hearst (2003): the shortest run of `words`' last words whose letters spell `short` in order."""
+    text = " ".join(words).lower()
+    pos = len(text) - 1
+    letters = [c for c in short.lower() if c.isalnum()]
+    for s in range(len(letters) - 1, -1, -1):
+        # The acronym's first letter must start a word; the others may sit anywhere ("RAG": Retrieval-Augmented Generation).
+        while pos >= 0 and (text[pos] != letters[s] or (s == 0 and pos > 0 and text[pos - 1].isalnum())):
+            pos -= 1
+        if pos < 0:
+            return None
+        pos -= 1
+    long_form = list(words[len(words) - text[pos + 1 :].count(" ") - 1 :])
+    if long_form[0].lower() in ENGLISH_STOP_WORDS or short.lower() in text[pos + 1 :]:
+        return None
+    if len(long_form) < 2 and "-" not in long_form[0]:  # "SplitNN (SNN)" defines nothing
+        return None
+    # Longer names ("Rapid Attention Distillation to Linear Attention Decoders at Scale") are a
+    # method's title, not a term: the acronym then stays as written.
+    if len(long_form) > MAX_LONG_FORM or sum(w.lower() in ENGLISH_STOP_WORDS for w in long_form) > 1:
+        return None
+    return long_form
+
+
+def _acronym_key(token: str) -> str:
+    """`GNNs` and `GNN` are one acronym."""
+    return token[:-1] if token.endswith("s") and sum(c.isupper() for c in token) >= 2 else token
+
+
+def _corpus_acronyms(definitions: Sequence[Sequence[tuple[int, int, str, str]]]) -> dict[str, str]:
+    """Acronym -> long form, for acronyms that at least two texts define, most of them the same way."""
+    defined: dict[str, Counter] = {}
+    for doc in definitions:
+        for short, long_form in {(_acronym_key(d[2]), _key(d[3])) for d in doc}:
+            defined.setdefault(short, Counter())[long_form] += 1
+    out = {}
+    for short, forms in defined.items():
+        best, count = max(forms.items(), key=lambda item: (item[1], item[0]))
+        if count >= 2 and 2 * count > sum(forms.values()):
+            out[short] = best
+    return out
+
+
+def _long_form_index(long_forms) -> dict[str, list[list[str]]]:
+    """First word -> the long forms it starts, as word lists with the last word singular, longest first."""
+    index: dict[str, list[list[str]]] = {}
+    for long_form in sorted(set(long_forms), key=lambda f: (-f.count(" "), f)):
+        words = _key(long_form).split(" ")
+        index.setdefault(words[0], []).append(words)
+    return index
+
+
+def _units(
+    tokens: Sequence[str],
+    definitions: Sequence[tuple[int, int, str, str]],
+    corpus_acronyms: Mapping[str, str],
+    corpus_long_forms: Mapping[str, list[list[str]]],
+) -> list[tuple[str, int]]:
+    """(lower-case unit, sentence index) per word of a text, `` for punctuation and numbers (`:` for a colon).
+
+    A defined acronym becomes one unit that reads as its long form, and so does the long form
+    written out, so "GNNs" and "graph neural networks" are one phrase and no phrase cuts through
+    one ("attributing large language"). The text's own definitions come before the corpus's.
+    """
+    known = {**corpus_acronyms, **{_acronym_key(short): long_form for _, _, short, long_form in definitions}}
+    local = _long_form_index(long_form for _, _, _, long_form in definitions)
+    defined_at = {start: (end, long_form) for start, end, _, long_form in definitions}
+    units: list[tuple[str, int]] = []
+    sentence, i = 0, 0
+    while i < len(tokens):
+        token = tokens[i]
+        if defined_at and i in defined_at:
+            i, long_form = defined_at[i]
+            units.append((long_form, sentence))
+            continue
+        i += 1
+        # Numbers and sizes ("8B", "128k") end a phrase; dimensions ("3D") belong to one.
+        if not token[0].isalpha() and not (token[0].isdigit() and token[-1] in "dD" and token[:-1].isdigit()):
+            units.append((":" if token == ":" else "", sentence))
+            sentence += token in _SENTENCE_END
+        elif not token.islower() and (token in known or token[-1] == "s" and token[:-1] in known):
+            units.append((known.get(token) or known[token[:-1]], sentence))
+        else:
+            word = token.lower()
+            long_forms = corpus_long_forms.get(word, ())
+            if word in local:
+                long_forms = sorted([*local[word], *long_forms], key=len, reverse=True)
+            for long_form in long_forms:
+                written = [word] + [t.lower() for t in tokens[i : i + len(long_form) - 1]]
+                if written[:-1] == long_form[:-1] and _singular_word(written[-1]) == long_form[-1]:
+                    word, i = " ".join(written), i + len(long_form) - 1
+                    break
+            units.append((word, sentence))
+    return units
+
+
+def _runs(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tuple[str, int]]]], set[str]]:
+    """Per text, its runs of content units: what lies between stop words, punctuation, verbs and
+    adverbs. Also the relational nouns, which `_word_roles` finds.
+
+    An -ing word that rarely follows another word of its run is a verb ("evaluating", against
+    "mathematical reasoning"), and so is one that opens the text or a title's part ("Evaluating
+    ...", "OCN: Learning ...") or comes right before a long form ("fine-tuning LLMs").
+    """
+    verbs, maybe_verbs, relational = _word_roles(docs)
+    breaks = {"": True, ":": True}
+    runs = []
+    openers = set()  # ids of the units that open a text or follow a colon
+    for units in docs:
+        chunks, run = [], []
+        for i, unit in enumerate(units):
+            if i == 0 or units[i - 1][0] == ":":
+                openers.add(id(unit))
+            word = unit[0]
+            stop = breaks.get(word)
+            if stop is None:
+                stop = breaks[word] = " " not in word and (_is_break(word) or word in verbs)
+            if not stop and word in maybe_verbs:  # "to approximate the", not "approximate inference"
+                stop = i > 0 and units[i - 1][0] in _BEFORE_VERB or i + 1 < len(units) and units[i + 1][0] in _DETERMINERS
+            if not stop:
+                run.append(unit)
+            elif run:
+                chunks.append(run)
+                run = []
+        if run:
+            chunks.append(run)
+        runs.append(chunks)
+    gerund_uses = Counter(u for chunks in runs for chunk in chunks for u, _ in chunk if u.endswith("ing") and " " not in u)
+    gerund_heads = Counter(u for chunks in runs for chunk in chunks for u, _ in chunk[1:] if u.endswith("ing") and " " not in u)
+    gerunds = {w for w, c in gerund_uses.items() if (gerund_heads[w] + 1) / (c + 2) < GERUND_HEAD_SHARE}
+    out = []
+    for chunks in runs:
+        pieces = []
+        for chunk in chunks:
+            run = []
+            for j, unit in enumerate(chunk):
+                word = unit[0]
+                if word.endswith("ing") and " " not in word and (
+                    word in gerunds or j + 1 < len(chunk) and (id(unit) in openers or " " in chunk[j + 1][0])
+                ):
+                    if run:
+                        pieces.append(run)
+                    run = []
+                else:
+                    run.append(unit)
+            if run:
+                pieces.append(run)
+        out.append(pieces)
+    return out, relational
+
+
+def _word_roles(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[set[str], set[str], set[str]]:
+    """The words the corpus uses as verbs, those it uses as verbs at times, and its relational nouns.
+
+    A verb comes before a determiner or after `to`/`we`/a modal (a participle: after `has`/`been`)
+    in over `VERB_SHARE` of its uses ("address", "reveal"); its -s form is one too unless a
+    determiner ever precedes it ("offers", not "the conditions"). A word in such places in over
+    half that share is a verb only there ("to approximate the", not "approximate inference"); so
+    is a verb the corpus also writes after a determiner ("the estimate"). A relational noun is
+    mostly followed by `of` ("number", "variety", "kind"): it needs its complement, so it is no
+    keyphrase alone.
+    """
+    uses: Counter = Counter()
+    as_verb: Counter = Counter()
+    before_of: Counter = Counter()
+    after_determiner: Counter = Counter()
+    for units in docs:
+        words = [u for u, _ in units]
+        triples = [t for t in zip([""] + words[:-1], words, words[1:] + [""]) if t[1] and " " not in t[1]]
+        uses.update(w for _, w, _ in triples)
+        as_verb.update(
+            w for b, w, a in triples
+            if a in _DETERMINERS or b in _BEFORE_VERB or (" " in a and w.endswith("ing")) or (b in _AUXILIARIES and w.endswith("ed"))
+        )
+        before_of.update(w for _, w, a in triples if a == "of")
+        after_determiner.update(w for b, w, _ in triples if b in _DETERMINERS)
+    maybe_verbs = {w for w, c in as_verb.items() if c >= VERB_SHARE / 2 * (uses[w] + 1)}
+    verbs = {w for w in maybe_verbs if as_verb[w] >= VERB_SHARE * (uses[w] + 1) and not after_determiner[w]}
+    verbs |= {w for w in uses if w.endswith("s") and (w[:-1] in verbs or w.endswith("es") and w[:-2] in verbs) and not after_determiner[w]}
+    relational = {w for w, c in before_of.items() if c >= 2 and c >= RELATIONAL_SHARE * (uses[w] + 1)}
+    return verbs, maybe_verbs - verbs, relational
+
+
+@lru_cache(maxsize=1 << 16)
+def _is_break(unit: str) -> bool:
+    if " " in unit:  # an acronym's long form
+        return False
+    return (
+        len(unit) < 2
+        or unit in BREAK_WORDS
+        or (unit.endswith("ly") and len(unit) > 4 and unit not in _NOUNS_IN_LY)  # adverbs
+        or (len(unit) > 5 and unit.endswith(("ize", "izes", "ify", "ifies")))  # verbs
+    )
+
+
+class _Doc:
+    __slots__ = ("phrases", "words", "tails")
+
+    def __init__(self) -> None:
+        self.phrases: dict[str, list] = {}  # singular key -> [count, first sentence, surface form, uses at a run's end]
+        self.words: list[str] = []  # the singular words inside runs, one per use
+        self.tails: list[str] = []  # the singular words that end a run, one per run
+
+
+def _count_phrases(chunks: Sequence[Sequence[tuple[str, int]]], relational: set[str]) -> _Doc:
+    """Count each text's 1-3-unit phrases that may stand alone: no generic word alone, no adjective or participle last."""
+    doc = _Doc()
+    for chunk in chunks:
+        units = [u for u, _ in chunk]
+        keys = [_key(u) for u in units]
+        # A long form inside a phrase reads singular, as its acronym did: "LLM efficiency" ->
+        # "large language model efficiency".
+        inner = [k if " " in u else u for u, k in zip(units, keys)]
+        for end in range(len(units)):
+            last = units[end]
+            multiword = " " in last
+            if not multiword and (last in GENERIC_MODIFIERS and last not in GENERIC_HEADS or _is_participle(last)):
+                continue
+            for start in range(max(0, end - _MAX_NGRAM + 1), end + 1):
+                if start == end and not multiword and (
+                    last in GENERIC_HEADS or last in GENERIC_MODIFIERS or last in relational or _is_adjective(last) or last[0].isdigit()
+                ):
+                    continue
+                key = " ".join(inner[start:end] + [keys[end]])
+                entry = doc.phrases.get(key)
+                if entry is None:
+                    doc.phrases[key] = [1, chunk[start][1], " ".join(inner[start:end] + [units[end]]), 0]
+                else:
+                    entry[0] += 1
+                if end == len(units) - 1:
+                    doc.phrases[key][3] += 1
+        doc.words += [k for k, u in zip(keys, units) if " " not in u]
+        if " " not in units[-1]:
+            doc.tails.append(keys[-1])
+    return doc
+
+
+def _is_participle(word: str) -> bool:
+    return len(word) > 4 and word.endswith("ed") and not word.endswith("eed")
+
+
+def _is_adjective(word: str) -> bool:
+    return word.endswith(_ADJECTIVE_ENDINGS)
+
+
+def _tail_share(docs: Sequence[_Doc]) -> dict[str, float]:
+    """Per word, how readily the corpus ends a run with it: nouns do, adjectives rarely."""
+    words = Counter(w for doc in docs for w in doc.words)
+    tails = Counter(w for doc in docs for w in doc.tails)
+    return {w: (tails[w] + 0.5) / (n + 1) for w, n in words.items()}
+
+
+def _nounness(key: str, tail: Mapping[str, float], relational: set[str]) -> float:
+    """Up to 1: whether the phrase ends in a word the corpus uses as a noun.
+
+    A single word must be one more clearly ("symmetric" alone is no keyphrase), so must a word
+    with an adjective's ending ("reverse diffusive"), and a generic or relational head needs a
+    noun before it ("inference efficiency", not "current methods" or "wide range").
+    """
+    words = key.split(" ")
+    last = words[-1]
+    needed = SINGLE_TAIL_SHARE if len(words) == 1 else TAIL_SHARE
+    if last.endswith(_ADJECTIVE_ENDINGS) or len(words) == 1 and last.endswith(_MAYBE_ADJECTIVE_ENDINGS) and not last.endswith("ment"):
+        needed *= 2
+    factor = min(1.0, tail.get(last, 1.0) / needed)
+    if len(words) > 1 and (last in GENERIC_HEADS or last in relational or _singular_word(last) in GENERIC_HEADS):
+        factor *= min(1.0, tail.get(words[-2], 1.0) / TAIL_SHARE)
+    return factor
+
+
+@lru_cache(maxsize=1 << 16)
+def _singular_word(word: str) -> str:
+    """`singular` for one word, also right for -sses/-shes/-ches/-xes plurals ("losses", "approaches")."""
+    if len(word) > 4 and word.endswith(("sses", "shes", "ches", "xes")) and word not in _PLURALS_IN_ES:
+        return word[:-2]
+    return singular(word)
+
+
+def _key(phrase: str) -> str:
+    """The phrase with its last word singular: one key for "model" and "models"."""
+    head, space, last = phrase.rpartition(" ")
+    return head + space + _singular_word(last)
 
 
 def display_case(texts: Sequence[str]) -> dict[str, str]:
     """Lower-case word -> the form to show: acronyms and mixed case ("LLMs", "CoT") as written."""
-    forms: dict[str, Counter] = {}
+    written: Counter = Counter()
     for text in texts:
-        for word in _CASED_WORD.findall(text):
-            # Title case ("Vision-Language", a sentence's first word) is how ordinary words are
-            # capitalised, so it counts for the lower-case form; a shouted "VISION-LANGUAGE" in one
-            # title then loses to fifty "Vision-Language" ones.
-            mixed = any(c.isupper() for part in re.split(r"[-+]", word) for c in part[1:])
-            forms.setdefault(word.lower(), Counter())[word if mixed else word.lower()] += 1
+        written.update(_CASED_WORD.findall(text))
+    forms: dict[str, Counter] = {}
+    for word, count in written.items():
+        # Title case ("Vision-Language", a sentence's first word) is how ordinary words are
+        # capitalised, so it counts for the lower-case form; a shouted "VISION-LANGUAGE" in one
+        # title then loses to fifty "Vision-Language" ones.
+        mixed = any(c.isupper() for part in re.split(r"[-+]", word) for c in part[1:])
+        lower = word.lower()
+        if lower not in forms:
+            forms[lower] = Counter()
+        forms[lower][word if mixed else lower] += count
     shown = {lower: max(counter.items(), key=lambda item: (item[1], item[0]))[0] for lower, counter in forms.items()}
     return {lower: form for lower, form in shown.items() if form != lower}
 
 
 def _distinct(ranked: Sequence[str], in_text: Mapping[str, int], score: Mapping[str, float], top_n: int) -> list[str]:
+    """The best `top_n` of `ranked` (singular keys) with no phrase inside another chosen one.
+
+    A longer phrase takes the place of a chosen shorter one inside it ("privacy" -> "differential
+    privacy") when the shorter mostly occurs inside it and the longer scores at least half as
+    well; otherwise the longer one is a passing word run ("differential privacy needs") and is
+    dropped. Phrases are compared word stem by word stem, hyphens counting as spaces, so
+    "fine-tuning"/"fine tuning" and "reward model"/"reward modeling" are one phrase. Two
+    phrases that overlap in two words or more ("receiver operating characteristic", "operating
+    characteristic curve") are one concept cut in two: only the better is kept.
+    """
     chosen: list[str] = []
-    seen_singular: set[str] = set()
+    spaced: list[str] = []
     for phrase in ranked:
-        key = singular(phrase)
-        if key in seen_singular or any(f" {key} " in f" {singular(c)} " for c in chosen):
+        key = f" {' '.join(_stem(w) for w in phrase.replace('-', ' ').split())} "
+        if any(key in c or _overlap(key, c) for c in spaced):
             continue
-        seen_singular.add(key)
-        inner = [i for i, c in enumerate(chosen) if f" {singular(c)} " in f" {key} "]
+        inner = [i for i, c in enumerate(spaced) if c in key]
         if inner:
-            # "privacy" gives way to "differential privacy" when it mostly occurs inside it and the
-            # longer phrase scores at least half as well; otherwise the longer one is a passing
-            # word run ("differential privacy needs") and is dropped.
-            if all(in_text[chosen[i]] <= 2 * in_text[phrase] and 2 * score[phrase] >= score[chosen[i]] for i in inner):
-                chosen[inner[0]] = phrase
+            if all(in_text[chosen[i]] < 2 * in_text[phrase] and 2 * score[phrase] >= score[chosen[i]] for i in inner):
+                chosen[inner[0]], spaced[inner[0]] = phrase, key
                 chosen = [c for i, c in enumerate(chosen) if i not in inner[1:]]
+                spaced = [c for i, c in enumerate(spaced) if i not in inner[1:]]
             continue
         chosen.append(phrase)
+        spaced.append(key)
         if len(chosen) == top_n:
             break
     return chosen
+
+
+@lru_cache(maxsize=1 << 16)
+def _stem(word: str) -> str:
+    """A crude stem, only to spot near-duplicates: "learners", "learning" -> "learn"; "sample", "sampling" -> "sampl"."""
+    word = _singular_word(word)
+    for suffix in ("ing", "er", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word[:-1] if word.endswith("e") and len(word) > 4 else word
+
+
+def _overlap(a: str, b: str) -> bool:
+    """Whether one phrase (space-padded) ends with at least two words the other starts with."""
+    x, y = a.split(), b.split()
+    for first, second in ((x, y), (y, x)):
+        for k in range(2, min(len(first), len(second))):
+            if first[-k:] == second[:k]:
+                return True
+    return False
 
 
 def keywords_table(papers: pd.DataFrame, texts: Sequence[str], top_n: int = 10) -> pd.DataFrame:
