@@ -12,9 +12,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
-import numpy as np
 import pandas as pd
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer, TfidfTransformer
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from .errors import ParameterError
 

@@ -14,8 +14,8 @@ from .cache import make_key
 from .errors import PaperMapError
 from .filters import choices_from_query
 from .load import LoadReport
-from .topics import topic_summaries as summarise_topics
 from .pipeline import DEFAULT_CACHE_DIR, DEFAULT_DATA, DEFAULT_TAXONOMY, build, is_built, read_load_report, read_papers
+from .topics import topic_summaries as summarise_topics
 
 _VIEW_KEY = "papermap_view"
 # What each pipeline stage does, in a reader's words, for the first build's progress bar.
