@@ -36,6 +36,11 @@ FONT_SIZE = 16  # readable on a projector from the back of a room
 LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its papers is in view
 
 
+def colourable(papers: pd.DataFrame) -> list[str]:
+    """The `COLOR_CHOICES` that tell papers apart here: status, primary area and venue only when the data has several values."""
+    return [c for c in COLOR_CHOICES if c in ("subfield", "area", "topic_label", "topic_fine_label") or papers[c].nunique() > 1]
+
+
 def short_authors(authors: list[str], limit: int = 3) -> str:
     """`A, B, C et al.` style author line."""
     if len(authors) <= limit:
