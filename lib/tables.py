@@ -4,17 +4,20 @@ from __future__ import annotations
 import pandas as pd
 
 from .figures import short_authors
+from .markup import safe_url
 
 
 def paper_table(papers: pd.DataFrame, top_keywords: int = 5) -> pd.DataFrame:
     """Title, link, short authors, subfield, topic and top keywords, one row per paper.
+
+    Only http(s) links are kept: a table's link column would open a `javascript:` one.
 
     Authors and link are left out when no paper has them (the seed sample has neither).
     """
     table = pd.DataFrame(
         {
             "title": papers["title"].to_numpy(),
-            "link": papers["url"].to_numpy(),
+            "link": [safe_url(url) for url in papers["url"]],
             "authors": [short_authors(list(a)) for a in papers["authors"]],
             "subfield": papers["subfield"].to_numpy(),
             "topic": papers["topic_label"].to_numpy(),
