@@ -57,6 +57,18 @@ def _searchable_texts(papers: pd.DataFrame) -> list[str]:
     ]
 
 
+def paper_row(papers: pd.DataFrame, paper_id: str) -> int | None:
+    """The row of `papers` holding `paper_id`, or None when the map has no such paper."""
+    rows = np.flatnonzero(papers["paper_id"].to_numpy() == paper_id)
+    return int(rows[0]) if len(rows) else None
+
+
+def ranked_papers(papers: pd.DataFrame, ranking: pd.DataFrame) -> pd.DataFrame:
+    """The papers of a ranking (`similar_to_text`, `similar_papers`), best first, with its `similarity` column."""
+    ranked = papers.iloc[ranking["row"].to_numpy()].reset_index(drop=True)
+    return ranked.assign(similarity=ranking["similarity"].to_numpy())
+
+
 def similar_to_text(vectors: np.ndarray, query_vector: np.ndarray, k: int = 10) -> pd.DataFrame:
     """The `k` rows of `vectors` most cosine-similar to `query_vector`, best first.
 

@@ -7,10 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
+from . import search
+
 from .cache import make_key
+from .embed import QueryEmbedder, query_embedder
 from .errors import PaperMapError
 from .filters import FACETS, Filters, choices_from_query, facet_options
 from .load import LoadReport
@@ -221,3 +225,78 @@ def table_height(rows: int, most: int = 20) -> int:
 def topic_summaries(map_dir: str, level: str) -> pd.DataFrame:
     """`lib.topics.topic_summaries` of the whole map in `map_dir`, computed once per map and level."""
     return summarise_topics(_read_map(map_dir)[0], level)
+
+
+# --- Search, similar papers and the paper page (issue 4) ---
+
+PAPER_KEY = "paper"  # the URL's selected paper: ?paper=<paper_id>
+_PAPER_CHOICE = "paper_choice"
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _map_embeddings(map_dir: str) -> search.MapEmbeddings:
+    return search.load_map_embeddings(map_dir)
+
+
+@st.cache_resource(show_spinner="Loading the embedding model…", max_entries=2)
+def _query_embedder(map_dir: str) -> QueryEmbedder:
+    # A resource, not data: a sentence-transformers model cannot be pickled (and is slow to load).
+    return query_embedder(_map_embeddings(map_dir).query_model)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def text_matches(map_dir: str, query: str) -> np.ndarray:
+    """`lib.search.text_matches` over the whole map in `map_dir`: one bool per paper, in map order."""
+    return search.text_matches(_read_map(map_dir)[0], query)
+
+
+@st.cache_data(show_spinner="Comparing the text with every paper…", max_entries=32)
+def similar_to_text(map_dir: str, text: str, k: int = 10) -> pd.DataFrame:
+    """The map's `k` papers most similar to `text`, best first, with a `similarity` column (0 to 1);
+    empty when the text shares nothing with them. Raises `PaperMapError` (one sentence) when the
+    map's embedder cannot embed a text on this machine."""
+    vector = _query_embedder(map_dir).embed([text])[0]
+    ranking = search.similar_to_text(_map_embeddings(map_dir).vectors, vector, k)
+    return search.ranked_papers(_read_map(map_dir)[0], ranking)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def similar_papers(map_dir: str, paper_id: str, k: int = 10) -> pd.DataFrame:
+    """The `k` papers of the map most similar to `paper_id`, best first, with a `similarity` column;
+    empty when the map has no such paper."""
+    papers = _read_map(map_dir)[0]
+    row = search.paper_row(papers, paper_id)
+    if row is None:
+        return papers.iloc[:0].assign(similarity=pd.Series(dtype="float64"))
+    return search.ranked_papers(papers, search.similar_papers(_map_embeddings(map_dir).vectors, row, k))
+
+
+def url_paper_choice(papers: pd.DataFrame) -> str | None:
+    """A select box of the map's papers by title, kept in the URL as `?paper=<paper_id>`.
+
+    A paper in the URL (a shared link, a click elsewhere) wins; without one, the session's last
+    choice is restored into the URL. Returns the URL's paper id, which may name no paper of the
+    map (the page says so), or None when no paper is chosen.
+    """
+    titles = dict(zip(papers["paper_id"], papers["title"]))
+    wanted = st.query_params.get(PAPER_KEY)
+    if wanted is None:
+        remembered = st.session_state.get(_PAPER_CHOICE)
+        wanted = remembered if remembered in titles else None
+        if wanted is not None:
+            st.query_params[PAPER_KEY] = wanted
+    else:
+        st.session_state[_PAPER_CHOICE] = wanted if wanted in titles else None
+    st.selectbox("Paper", list(titles), index=None, format_func=titles.get, key=_PAPER_CHOICE, on_change=_write_paper_choice,
+                 placeholder="Choose a paper by its title", persist_state="session")
+    return wanted
+
+
+def _write_paper_choice() -> None:
+    # A callback runs before the rerun, so the URL already names the new choice when the page reads it.
+    _write_url(PAPER_KEY, st.session_state[_PAPER_CHOICE] or "", "")
+
+
+def open_paper(paper_id: str) -> None:
+    """Show `paper_id` on the paper page: a button callback there (`on_click=open_paper, args=(id,)`)."""
+    st.query_params[PAPER_KEY] = paper_id
