@@ -90,3 +90,25 @@ def topic_table(summaries: pd.DataFrame, papers: pd.DataFrame, shown: pd.DataFra
     if len(shown) == len(papers):
         drop.append("in view")
     return table.drop(columns=drop)
+
+
+def paper_facts(paper: pd.Series) -> list[tuple[str, str]]:
+    """What the paper page lists about one paper (a row of the papers table), as (label, plain text)
+    pairs; facts the data lacks are left out. The subfield names its score, and its runner-up when
+    the choice is not clear-cut."""
+    subfield = f"{paper['subfield']} (score {paper['subfield_score']:.2f})"
+    if not paper["subfield_confident"] and paper["subfield_runner_up"]:
+        subfield += f"; uncertain, or {paper['subfield_runner_up']} ({paper['subfield_runner_up_score']:.2f})"
+    elif not paper["subfield_confident"]:
+        subfield += "; uncertain"
+    published = [str(paper["venue"]), "" if pd.isna(paper["year"]) else str(int(paper["year"])), str(paper["status"])]
+    facts = [
+        ("Published", " · ".join(part for part in published if part)),
+        ("Subfield", subfield),
+        ("Area", str(paper["area"])),
+        ("Topic", f"{paper['topic_label']} › {paper['topic_fine_label']}"),
+        ("Keywords", ", ".join(paper["keywords"])),
+        ("Author keywords", ", ".join(paper["author_keywords"])),
+        ("Primary area", str(paper["primary_area"])),
+    ]
+    return [(label, text) for label, text in facts if text]
