@@ -11,7 +11,8 @@ from .markup import safe_url
 
 
 def paper_table(papers: pd.DataFrame, top_keywords: int = 5) -> pd.DataFrame:
-    """Title, link, short authors, subfield, topic and top keywords, one row per paper.
+    """Title, link, short authors, subfield, topic and top keywords, one row per paper; a
+    `similarity` column first when `papers` has one (a ranking).
 
     Only http(s) links are kept: a table's link column would open a `javascript:` one.
 
@@ -19,6 +20,7 @@ def paper_table(papers: pd.DataFrame, top_keywords: int = 5) -> pd.DataFrame:
     """
     table = pd.DataFrame(
         {
+            **({"similarity": papers["similarity"].to_numpy()} if "similarity" in papers else {}),
             "title": papers["title"].to_numpy(),
             "link": [safe_url(url) for url in papers["url"]],
             "authors": [short_authors(list(a)) for a in papers["authors"]],

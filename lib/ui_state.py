@@ -269,6 +269,7 @@ def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
 
 
 PAPER_COLUMN_CONFIG = {
+    "similarity": st.column_config.ProgressColumn("Similarity", format="%.2f", min_value=0.0, max_value=1.0, width="small"),
     "title": st.column_config.TextColumn("Title", width="large"),
     "link": st.column_config.LinkColumn("Link", display_text="open", width="small"),
     "authors": st.column_config.TextColumn("Authors", width="medium"),
@@ -339,6 +340,19 @@ def similar_papers(map_dir: str, paper_id: str, k: int = 10) -> pd.DataFrame:
     if row is None:
         return papers.iloc[:0].assign(similarity=pd.Series(dtype="float64"))
     return search.ranked_papers(papers, search.similar_papers(_map_embeddings(map_dir).vectors, row, k))
+
+
+def search_in_view(view: View, query: str) -> pd.DataFrame:
+    """The papers in view that the text search `query` finds (see `lib.search.text_matches`)."""
+    found = view.papers["paper_id"][text_matches(view.map_dir, query)]
+    return view.shown[view.shown["paper_id"].isin(found)]
+
+
+def similar_in_view(view: View, text: str, k: int = 20) -> pd.DataFrame:
+    """The `k` papers in view most similar to `text`, best first, with `similarity`; raises
+    `PaperMapError` when the map's embedder cannot embed text here."""
+    ranked = similar_to_text(view.map_dir, text, len(view.papers))
+    return ranked[ranked["paper_id"].isin(view.shown["paper_id"])].head(k)
 
 
 def url_paper_choice(papers: pd.DataFrame) -> str | None:
