@@ -1,4 +1,4 @@
-"""PaperMap: `streamlit run dashboard.py [-- --data PATH [--taxonomy FILE]]`.
+"""PaperMap: `streamlit run dashboard.py [-- [--data PATH] [--data-dir DIR] [--taxonomy FILE]]`.
 
 Builds (or reads from cache) the map of one paper list, applies the shared sidebar filters and
 hands the resulting view to the page the user chose.
@@ -18,6 +18,7 @@ page = st.navigation(
     [
         st.Page("pages/map.py", title="Map", url_path="topic-map", default=True),
         st.Page("pages/overview.py", title="Overview", url_path="summary"),
+        datasets_page := st.Page("pages/datasets.py", title="Data sets", url_path="data-sets"),
     ]
 )
 
@@ -27,11 +28,15 @@ from lib import ui_state  # noqa: E402
 from lib.errors import PaperMapError  # noqa: E402
 from lib.filters import filter_papers, value_counts  # noqa: E402
 
-source = ui_state.data_source(sys.argv[1:])
+source = ui_state.chosen_source(sys.argv[1:])
 try:
     papers, report, map_dir = ui_state.load_map(source)
 except PaperMapError as error:
     st.error(str(error))
+    if page is datasets_page:  # the way out of a data set that cannot be mapped: choose another
+        page.run()
+    else:
+        st.page_link(datasets_page, label="Choose another data set")
     st.stop()
 
 with st.sidebar:

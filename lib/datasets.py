@@ -139,9 +139,10 @@ def safe_stem(file_name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", ascii_stem).strip("._-")[:MAX_NAME_CHARS]
 
 
-def checked_file_name(content: bytes, file_name: str, fallback: str) -> str:
-    """The name to save a paper list under: `safe_stem(file_name)` (or `fallback`) with the suffix
-    of the format its content reads as, whatever the name claimed.
+def check_paper_list(content: bytes, file_name: str, fallback: str) -> tuple[str, int]:
+    """The name to save a paper list under and how many papers it holds. The name is
+    `safe_stem(file_name)` (or `fallback`) with the suffix of the format the content reads as,
+    whatever the name claimed.
 
     Raises `InputError` when the content cannot be read as a paper list, and `DataSetError` when
     it holds no paper with a title or an abstract.
@@ -150,11 +151,11 @@ def checked_file_name(content: bytes, file_name: str, fallback: str) -> str:
     result = papers_from_bytes(content, Path(stem))
     if result.report.loaded == 0:
         raise DataSetError(f"`{stem}` holds no paper with a title or an abstract.")
-    return stem + FORMAT_SUFFIXES[result.report.format]
+    return stem + FORMAT_SUFFIXES[result.report.format], result.report.loaded
 
 
 def save_upload(uploads_dir: Path, file_name: str, content: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> Path:
-    """Save an uploaded paper list into `uploads_dir` (see `checked_file_name`) and return its path.
+    """Save an uploaded paper list into `uploads_dir` (see `check_paper_list`) and return its path.
 
     The same content uploaded again returns the earlier file instead of a copy; a different file
     with a name already taken is saved as `name-2`. Raises `DataSetError` or `InputError` (one sentence).
@@ -164,7 +165,7 @@ def save_upload(uploads_dir: Path, file_name: str, content: bytes, *, max_bytes:
             f"`{safe_stem(file_name) or 'the file'}` is {human_size(len(content))}; "
             f"uploads are limited to {human_size(max_bytes)}."
         )
-    name = checked_file_name(content, file_name, fallback="upload")
+    name, _ = check_paper_list(content, file_name, fallback="upload")
     digest = hashlib.sha256(content).hexdigest()
     for existing in _paper_lists(uploads_dir):
         if existing.stat().st_size == len(content) and file_digest(existing) == digest:

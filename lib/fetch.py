@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .cache import atomic_write_bytes
-from .datasets import DEFAULT_DATA_DIR, checked_file_name, human_size
+from .datasets import DEFAULT_DATA_DIR, check_paper_list, human_size
 from .errors import FetchError, PaperMapError
 
 # Paper Copilot's public `paperlists`: every ICML 2025 paper with title, authors, status and link.
@@ -29,10 +29,11 @@ class Fetched:
 
     url: str
     path: Path
+    papers: int
     size: int  # bytes
 
     def summary(self) -> str:
-        return f"Saved {self.url} ({human_size(self.size)}) as {self.path}."
+        return f"Saved {self.papers:,} papers ({human_size(self.size)}) from {self.url} as {self.path}."
 
 
 def fetch_paper_list(
@@ -51,12 +52,12 @@ def fetch_paper_list(
     content = download(url, timeout=timeout, max_bytes=max_bytes)
     segment = urllib.parse.unquote(urllib.parse.urlsplit(url).path.rstrip("/").rpartition("/")[2])
     try:
-        name = checked_file_name(content, segment, fallback="download")
+        name, papers = check_paper_list(content, segment, fallback="download")
     except PaperMapError as error:
         raise FetchError(f"{url} did not send a paper list PaperMap can read ({error}); nothing was saved.") from None
     path = out_dir / name
     atomic_write_bytes(path, content)
-    return Fetched(url, path, len(content))
+    return Fetched(url, path, papers, len(content))
 
 
 def download(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = MAX_DOWNLOAD_BYTES) -> bytes:
