@@ -69,15 +69,19 @@ def download(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = MAX
     received = 0
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
+            declared = response.headers.get("Content-Length")
             while block := response.read(1 << 20):
                 received += len(block)
                 if received > max_bytes:
                     raise FetchError(f"{url} sent more than {human_size(max_bytes)}; nothing was saved.")
                 chunks.append(block)
+        # Reads of a given size end quietly when the connection drops; the declared length tells.
+        if declared and declared.isdigit() and received != int(declared):
+            raise http.client.IncompleteRead(b"", int(declared) - received)
     except urllib.error.HTTPError as error:  # before URLError and OSError: it is both
         raise FetchError(f"{url} answered {error.code} {error.reason}; nothing was saved.") from None
     except http.client.HTTPException as error:
-        raise FetchError(f"The download of {url} broke off ({type(error).__name__}); nothing was saved.") from None
+        raise FetchError(f"The download of {url} broke off ({error!r}); nothing was saved.") from None
     except (urllib.error.URLError, OSError) as error:  # refused, unresolvable host, timeout, reset
         reason = getattr(error, "reason", None) or error
         raise FetchError(
