@@ -77,7 +77,9 @@ def download(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = MAX
                 chunks.append(block)
         # Reads of a given size end quietly when the connection drops; the declared length tells.
         if declared and declared.isdigit() and received != int(declared):
-            raise http.client.IncompleteRead(b"", int(declared) - received)
+            raise FetchError(
+                f"The download of {url} broke off after {received:,} of {int(declared):,} bytes; nothing was saved."
+            )
     except urllib.error.HTTPError as error:  # before URLError and OSError: it is both
         raise FetchError(f"{url} answered {error.code} {error.reason}; nothing was saved.") from None
     except http.client.HTTPException as error:
