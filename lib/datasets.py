@@ -150,7 +150,7 @@ def check_paper_list(content: bytes, file_name: str, fallback: str) -> tuple[str
     stem = safe_stem(file_name) or fallback
     result = papers_from_bytes(content, Path(stem))
     if result.report.loaded == 0:
-        raise DataSetError(f"`{stem}` holds no paper with a title or an abstract.")
+        raise DataSetError(f"{stem} holds no paper with a title or an abstract.")
     return stem + FORMAT_SUFFIXES[result.report.format], result.report.loaded
 
 
@@ -162,7 +162,7 @@ def save_upload(uploads_dir: Path, file_name: str, content: bytes, *, max_bytes:
     """
     if len(content) > max_bytes:
         raise DataSetError(
-            f"`{safe_stem(file_name) or 'the file'}` is {human_size(len(content))}; "
+            f"{safe_stem(file_name) or 'The file'} is {human_size(len(content))}; "
             f"uploads are limited to {human_size(max_bytes)}."
         )
     name, _ = check_paper_list(content, file_name, fallback="upload")

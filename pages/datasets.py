@@ -6,6 +6,7 @@ import streamlit as st
 from lib import ui_state
 from lib.datasets import MAX_UPLOAD_BYTES, describe
 from lib.errors import PaperMapError
+from lib.markup import markdown_literal
 
 # Runs without the map (dashboard.py runs it even when the open data set cannot be mapped), so it
 # reads the catalog itself rather than `ui_state.current_view()`.
@@ -29,9 +30,9 @@ with upload_column:
         try:
             saved, new = ui_state.saved_upload(uploaded, available.uploads_dir)
         except PaperMapError as error:
-            st.error(str(error))
+            st.error(markdown_literal(error))  # messages may quote the file's own text
         else:
-            st.success(f"Saved as `{saved.name}` in the uploads folder; open it above.")
+            st.success(f"Saved as {markdown_literal(saved.name)} in the uploads folder; open it above.")
             available = ui_state.data_catalog(sys.argv[1:])
             if new:  # offer it, once: later the user's own choice stands
                 st.session_state["data_set_choice"] = available.find_path(saved).name
@@ -42,9 +43,9 @@ with fetch_column:
         try:
             fetched = ui_state.fetch_icml2025(available.data_dir)
         except PaperMapError as error:
-            st.error(str(error))
+            st.error(markdown_literal(error))  # messages may quote the file's own text
         else:
-            st.success(f"Saved {fetched.papers:,} papers as `{fetched.path.name}`; open it above.")
+            st.success(f"Saved {fetched.papers:,} papers as {markdown_literal(fetched.path.name)}; open it above.")
             available = ui_state.data_catalog(sys.argv[1:])
             st.session_state["data_set_choice"] = available.find_path(fetched.path).name
 

@@ -148,7 +148,7 @@ def test_content_that_is_not_a_paper_list_is_refused_and_not_saved(tmp_path, con
 def test_an_upload_over_the_size_limit_is_refused_with_both_sizes(tmp_path):
     with pytest.raises(DataSetError) as raised:
         save_upload(tmp_path, "big.json", PLANTED, max_bytes=1024)
-    assert str(raised.value) == f"`big` is {human_size(len(PLANTED))}; uploads are limited to 1 KB."
+    assert str(raised.value) == f"big is {human_size(len(PLANTED))}; uploads are limited to 1 KB."
     assert all_files(tmp_path) == []
 
 

@@ -4,6 +4,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from lib.markup import markdown_literal
+
 from conftest import REPO, planted_records
 from local_server import closed_port_url, paper_server
 
@@ -87,7 +89,7 @@ def test_an_upload_is_saved_in_the_uploads_folder_offered_and_opened(env):
     records[0]["title"] = XSS_TITLE
     app.file_uploader(key="upload").upload("../../evil.txt", json.dumps(records).encode()).run()
     assert not app.exception and not app.error
-    assert app.success[0].value.startswith("Saved as `evil.json`")
+    assert app.success[0].value.startswith("Saved as evil\\.json")
     assert [p.name for p in (env / "uploads").iterdir()] == ["evil.json"]
     assert not (env.parent / "evil.txt").exists() and not (env.parent / "evil.json").exists()
     assert "upload-evil.json" in [r["name"] for r in listed(app)]
@@ -102,8 +104,18 @@ def test_an_upload_that_is_not_a_paper_list_is_one_error_and_not_saved(env):
     app = on_data_sets_page(started())
     app.file_uploader(key="upload").upload("papers.json", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff").run()
     assert not app.exception
-    assert len(app.error) == 1 and "not valid UTF-8" in app.error[0].value
+    assert len(app.error) == 1 and markdown_literal("not valid UTF-8") in app.error[0].value
     assert not (env / "uploads").exists()
+
+
+def test_an_error_quoting_the_uploaded_text_shows_it_as_text(env):
+    app = on_data_sets_page(started())
+    app.file_uploader(key="upload").upload("x.json", b'{"[x](javascript:alert(1))": [], "<img src=x>": 1}').run()
+    assert not app.exception and len(app.error) == 1
+    shown = app.error[0].value
+    assert "expected a JSON list" in shown
+    # Escaped: displayed literally, never a link or a tag.
+    assert "\\[x\\]\\(javascript" in shown and "](" not in shown and "\\<img" in shown
 
 
 def test_fetch_offline_shows_one_sentence(env, monkeypatch):
@@ -113,7 +125,7 @@ def test_fetch_offline_shows_one_sentence(env, monkeypatch):
     app.button(key="fetch").click().run()
     assert not app.exception
     assert len(app.error) == 1
-    assert app.error[0].value.startswith(f"Could not download {url}") and "offline" in app.error[0].value
+    assert app.error[0].value.startswith(f"Could not download {markdown_literal(url)}") and "offline" in app.error[0].value
     assert len(listed(app)) == 3
 
 
@@ -123,7 +135,7 @@ def test_fetch_saves_icml_2025_into_the_data_folder_and_offers_it(env, monkeypat
         app = on_data_sets_page(started())
         app.button(key="fetch").click().run()
     assert not app.exception and not app.error
-    assert app.success[0].value.startswith("Saved 18 papers as `icml2025.json`")
+    assert app.success[0].value.startswith("Saved 18 papers as icml2025\\.json")
     assert (env / "icml2025.json").is_file()
     assert "icml2025.json" in [r["name"] for r in listed(app)]
     assert app.selectbox(key="data_set_choice").value == "icml2025.json"
