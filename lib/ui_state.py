@@ -237,11 +237,11 @@ def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
         st.markdown(f"**{markdown_literal(paper['title'])}**")
         details = [short_authors(list(paper["authors"])), paper["subfield"], paper["topic_label"], ", ".join(list(paper["keywords"])[:5])]
         st.caption(markdown_literal(" · ".join(d for d in details if d)))
-        buttons = st.columns([1, 1, 4])
-        link = safe_url(paper["url"])
-        if link:
-            buttons[0].link_button("Open paper", link)
-        buttons[1].button("Close", key="close_paper", on_click=open_paper, args=(None,))
+        with st.container(horizontal=True):
+            link = safe_url(paper["url"])
+            if link:
+                st.link_button("Open paper", link)
+            st.button("Close", key="close_paper", on_click=open_paper, args=(None,))
 
 
 PAPER_COLUMN_CONFIG = {

@@ -29,7 +29,8 @@ if shown.empty:
 def map_and_selection() -> None:
     # A fragment: a click or a lasso reruns the map and its tables, not the sidebar.
     paper_id = ui_state.url_paper(papers)
-    figure = figures.map_figure(shown, color_by, ui_state.label_column(labels), context=papers, highlight=[paper_id] if paper_id else [])
+    figure = figures.map_figure(shown, color_by, ui_state.label_column(labels), context=papers, highlight=[paper_id] if paper_id else [],
+                                 highlight_name="open paper")
     event = st.plotly_chart(
         figure, key="map", theme=None, on_select="rerun", selection_mode=("points", "box", "lasso"),
         config={"scrollZoom": False, "displaylogo": False},  # the wheel scrolls the page, as a presenter expects

@@ -162,11 +162,11 @@ def test_topic_facet_offers_coarse_and_fine_topics(app_env):
 def test_an_open_paper_from_the_url_is_ringed_on_the_map_and_can_be_closed(app_env):
     app = started(paper="privacy-3", color="topic_label", labels="none")
     figure = json.loads(app.get("plotly_chart")[0].proto.spec)
-    assert figure["data"][-1]["name"] == "highlighted (1)" and not figure["layout"].get("annotations")
+    assert figure["data"][-1]["name"] == "open paper (1)" and not figure["layout"].get("annotations")
     assert app.selectbox(key="color").value == "topic_label"
     card = [m.value for m in app.markdown]
     assert any(plain(text).startswith("**On ") and "number 3" in plain(text) for text in card)
     app.button(key="close_paper").click().run()
     assert "paper" not in app.query_params
-    assert json.loads(app.get("plotly_chart")[0].proto.spec)["data"][-1]["name"] != "highlighted (1)"
+    assert json.loads(app.get("plotly_chart")[0].proto.spec)["data"][-1]["name"] != "open paper (1)"
     assert started(paper="no-such-paper").query_params.get("paper") is None  # a stale link opens the map, not an error
