@@ -40,7 +40,7 @@ if like:
     try:
         similar = ui_state.similar_in_view(view, like, SIMILAR)
     except PaperMapError as error:
-        st.error(str(error))
+        st.error(markdown_literal(str(error)))
 
 
 @st.fragment

@@ -50,7 +50,7 @@ with st.expander("Find papers similar to a text"):
         try:
             found = ui_state.similar_to_text(view.map_dir, text, SIMILAR)
         except PaperMapError as error:
-            st.error(str(error))
+            st.error(markdown_literal(str(error)))
         else:
             if found.empty:
                 st.info("No paper is similar to this text.")

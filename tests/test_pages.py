@@ -134,7 +134,7 @@ def test_unreadable_data_is_one_clear_error_not_a_traceback(tmp_path, monkeypatc
     monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
     app = AppTest.from_file(DASHBOARD, default_timeout=60).run()
     assert not app.exception
-    assert len(app.error) == 1 and "broken.json" in app.error[0].value and "invalid JSON" in app.error[0].value
+    assert len(app.error) == 1 and "broken.json" in plain(app.error[0].value) and "invalid JSON" in plain(app.error[0].value)
 
 
 def test_every_facet_filters_and_lives_in_the_url(app_env):
