@@ -52,7 +52,8 @@ def _authors(entry: Entry) -> str:
     return ", ".join(entry.authors)
 
 
-def _venue_year(entry: Entry) -> str:
+def venue_year(entry: Entry) -> str:
+    """`ICML 2025`, or whichever of the two the entry has."""
     return " ".join(part for part in (entry.venue, str(entry.year) if entry.year else "") if part)
 
 
@@ -69,7 +70,7 @@ def markdown_agenda(name: str, entries: Sequence[Entry]) -> str:
     for number, entry in enumerate(entries, start=1):
         lines.append(f"{number}. **{escape_markdown(entry.title)}**")
         details = [
-            ("Authors", escape_markdown(_authors(entry))), ("Venue", escape_markdown(_venue_year(entry))),
+            ("Authors", escape_markdown(_authors(entry))), ("Venue", escape_markdown(venue_year(entry))),
             ("Presenter", escape_markdown(entry.presenter)), ("Note", escape_markdown(entry.note)),
             ("Link", f"<{web_url(entry.url)}>" if web_url(entry.url) else ""),
         ]

@@ -1,0 +1,51 @@
+"""Presentation mode: a reading list one paper at a time, in large type, with its place on the map."""
+import streamlit as st
+
+from lib import figures, reading_lists, ui_state
+from lib.exports import escape_markdown, venue_year
+
+ui_state.presentation_style()
+view = ui_state.current_view()
+names = ui_state.read_lists(reading_lists.list_names)
+
+bar = st.columns([3, 2, 1, 1, 1.4], vertical_alignment="bottom")
+with bar[0]:
+    name = ui_state.list_choice(names)
+if name is None:
+    st.info("No reading lists yet: create one on the Reading lists page, then present it here.")
+    st.page_link("pages/reading_lists.py", label="Go to reading lists")
+    st.stop()
+entries = ui_state.read_lists(reading_lists.entries, name)
+bar[4].page_link("pages/reading_lists.py", label="Leave presentation", query_params={ui_state.LIST_KEY: name})
+if not entries:
+    st.info("This list has no papers yet: add some from the map or a paper's page.")
+    st.stop()
+
+step = ui_state.url_step(len(entries))
+entry = entries[step - 1]
+bar[1].markdown(f"Paper **{step}** of **{len(entries)}**")
+bar[2].button("← Previous", disabled=step == 1, on_click=ui_state.go_to_step, args=(step - 1,), shortcut="Left", width="stretch")
+bar[3].button("Next →", disabled=step == len(entries), on_click=ui_state.go_to_step, args=(step + 1,), shortcut="Right", width="stretch")
+
+st.title(escape_markdown(entry.title), anchor=False)
+st.caption(escape_markdown(" · ".join(part for part in (", ".join(entry.authors), venue_year(entry)) if part)))
+if entry.presenter:
+    st.markdown(f"Presented by **{escape_markdown(entry.presenter)}**")
+if entry.note:
+    st.markdown(f"_{escape_markdown(entry.note)}_")
+
+text, place = st.columns([1, 1])
+with text:
+    if entry.keywords:
+        st.markdown(f"**Keywords:** {escape_markdown(', '.join(entry.keywords))}")
+    st.markdown(escape_markdown(entry.abstract) if entry.abstract else "_No abstract in the data._")
+with place:
+    if reading_lists.on_map([entry], view.papers)[0]:
+        st.plotly_chart(
+            figures.map_figure(view.papers, "subfield", "topic_label", context=view.papers, height=480, highlight=[entry.paper_id]),
+            key="presented-map", theme=None, config={"scrollZoom": False, "displaylogo": False},
+        )
+    else:
+        st.info(escape_markdown(
+            f"Not on this map: the paper was added from {entry.dataset}, and the map shows {view.source.data.name}."
+        ))
