@@ -42,10 +42,10 @@ def rows(titles, prefix="privacy"):
     })
 
 
-def make_list(path, name, titles, dataset="planted2025.json"):
+def make_list(path, name, titles, dataset="planted2025.json", prefix="privacy"):
     with closing(rl.connect(path)) as db:
         rl.create_list(db, name)
-        rl.add_papers(db, name, rows(titles), dataset)
+        rl.add_papers(db, name, rows(titles, prefix), dataset)
 
 
 def stored(path, name):
