@@ -352,6 +352,7 @@ _PRESENTATION_CSS = """<style>
 .block-container { padding-top: 1.5rem; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.45rem; line-height: 1.45; }
 [data-testid="stCaptionContainer"] p { font-size: 1.15rem; }
+[data-testid="stWidgetLabel"] p { font-size: 0.9rem; }
 h1 { font-size: 2.6rem !important; line-height: 1.2 !important; }
 </style>"""
 

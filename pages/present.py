@@ -8,7 +8,7 @@ ui_state.presentation_style()
 view = ui_state.current_view()
 names = ui_state.read_lists(reading_lists.list_names)
 
-bar = st.columns([3, 2, 1, 1, 1.4], vertical_alignment="bottom")
+bar = st.columns([3, 1.6, 1.3, 1.3, 1.3], vertical_alignment="bottom")
 with bar[0]:
     name = ui_state.list_choice(names)
 if name is None:
@@ -16,7 +16,7 @@ if name is None:
     st.page_link("pages/reading_lists.py", label="Go to reading lists")
     st.stop()
 entries = ui_state.read_lists(reading_lists.entries, name)
-bar[4].page_link("pages/reading_lists.py", label="Leave presentation", query_params={ui_state.LIST_KEY: name})
+bar[4].page_link("pages/reading_lists.py", label="Back to the list", query_params={ui_state.LIST_KEY: name})
 if not entries:
     st.info("This list has no papers yet: add some from the map or a paper's page.")
     st.stop()
@@ -24,8 +24,8 @@ if not entries:
 step = ui_state.url_step(len(entries))
 entry = entries[step - 1]
 bar[1].markdown(f"Paper **{step}** of **{len(entries)}**")
-bar[2].button("← Previous", disabled=step == 1, on_click=ui_state.go_to_step, args=(step - 1,), shortcut="Left", width="stretch")
-bar[3].button("Next →", disabled=step == len(entries), on_click=ui_state.go_to_step, args=(step + 1,), shortcut="Right", width="stretch")
+bar[2].button("Previous", disabled=step == 1, on_click=ui_state.go_to_step, args=(step - 1,), shortcut="Left", width="stretch")
+bar[3].button("Next", disabled=step == len(entries), on_click=ui_state.go_to_step, args=(step + 1,), shortcut="Right", width="stretch")
 
 st.title(escape_markdown(entry.title), anchor=False)
 st.caption(escape_markdown(" · ".join(part for part in (", ".join(entry.authors), venue_year(entry)) if part)))

@@ -29,7 +29,7 @@ names = ui_state.read_lists(reading_lists.list_names)
 choose, create = st.columns([3, 2], vertical_alignment="bottom")
 with choose:
     name = ui_state.list_choice(names)
-with create.form("create_list", border=False, enter_to_submit=True):
+with create.form("create_list", border=False, enter_to_submit=True), st.container(horizontal=True, vertical_alignment="bottom"):
     st.text_input("New list", key="new_list_name", placeholder="Name, e.g. Theory reading group", max_chars=reading_lists.MAX_NAME_LENGTH)
     st.form_submit_button("Create list", on_click=create_list)
 
@@ -50,11 +50,11 @@ if not entries:
     st.stop()
 
 stem = exports.file_stem(name)
-downloads = st.columns(4)
-downloads[0].page_link("pages/present.py", label="Present this list", query_params={ui_state.LIST_KEY: name, "step": "1"})
-downloads[1].download_button("Markdown agenda", exports.markdown_agenda(name, entries), f"{stem}.md", "text/markdown", on_click="ignore")
-downloads[2].download_button("BibTeX", exports.bibtex(entries), f"{stem}.bib", "application/x-bibtex", on_click="ignore")
-downloads[3].download_button("CSV", exports.csv_text(entries), f"{stem}.csv", "text/csv", on_click="ignore")
+actions = st.container(horizontal=True, vertical_alignment="center")
+actions.page_link("pages/present.py", label="Present this list", query_params={ui_state.LIST_KEY: name, "step": "1"})
+actions.download_button("Markdown agenda", exports.markdown_agenda(name, entries), f"{stem}.md", "text/markdown", on_click="ignore")
+actions.download_button("BibTeX", exports.bibtex(entries), f"{stem}.bib", "application/x-bibtex", on_click="ignore")
+actions.download_button("CSV", exports.csv_text(entries), f"{stem}.csv", "text/csv", on_click="ignore")
 
 st.caption(f"{len(entries)} paper{'' if len(entries) == 1 else 's'}, in reading order. Presenter and note are saved as you type (press Enter).")
 for entry in entries:
@@ -62,7 +62,7 @@ for entry in entries:
     st.session_state[f"presenter-{entry.entry_id}"] = entry.presenter
     st.session_state[f"note-{entry.entry_id}"] = entry.note
     with st.container(border=True):
-        paper, presenter, note, moves = st.columns([5, 2, 3, 1.3], vertical_alignment="center")
+        paper, presenter, note, moves = st.columns([4, 1.8, 2.6, 2.4], vertical_alignment="center")
         with paper:
             st.markdown(f"**{entry.position + 1}. {exports.escape_markdown(entry.title)}**")
             source = " · ".join(part for part in (short_authors(list(entry.authors)), entry.dataset) if part)
@@ -71,10 +71,11 @@ for entry in entries:
             "Presenter", key=f"presenter-{entry.entry_id}", on_change=save_entry, args=(name, entry.entry_id, "presenter"), max_chars=100,
         )
         note.text_input("Note", key=f"note-{entry.entry_id}", on_change=save_entry, args=(name, entry.entry_id, "note"), max_chars=500)
-        up, down, remove = moves.columns(3)
-        up.button("↑", key=f"up-{entry.entry_id}", help="Move up", disabled=entry.position == 0,
-                  on_click=ui_state.change_lists, args=(reading_lists.move_entry, name, entry.entry_id, entry.position - 1))
-        down.button("↓", key=f"down-{entry.entry_id}", help="Move down", disabled=entry.position == len(entries) - 1,
-                    on_click=ui_state.change_lists, args=(reading_lists.move_entry, name, entry.entry_id, entry.position + 1))
-        remove.button("✕", key=f"remove-{entry.entry_id}", help="Remove from the list",
-                      on_click=ui_state.change_lists, args=(reading_lists.remove_entry, name, entry.entry_id))
+        buttons = moves.container(horizontal=True, gap="small")
+        last = len(entries) - 1
+        buttons.button("↑", key=f"up-{entry.entry_id}", help="Move up", disabled=entry.position == 0,
+                       on_click=ui_state.change_lists, args=(reading_lists.move_entry, name, entry.entry_id, entry.position - 1))
+        buttons.button("↓", key=f"down-{entry.entry_id}", help="Move down", disabled=entry.position == last,
+                       on_click=ui_state.change_lists, args=(reading_lists.move_entry, name, entry.entry_id, entry.position + 1))
+        buttons.button("✕", key=f"remove-{entry.entry_id}", help="Remove from the list",
+                       on_click=ui_state.change_lists, args=(reading_lists.remove_entry, name, entry.entry_id))

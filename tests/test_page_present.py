@@ -32,7 +32,7 @@ def test_steps_through_the_list_with_the_paper_highlighted_on_the_map(db_path):
     assert app.title[0].value == "\\<img src=x onerror=alert\\(1\\)\\>"  # escaped: shows as text
     assert "Paper **1** of **3**" in [m.value for m in app.main.markdown]
     assert highlighted_ids(app) == [["privacy-0"]]
-    previous, following = (next(b for b in app.button if b.proto.label.startswith(word)) for word in ("←", "Next"))
+    previous, following = (next(b for b in app.button if b.proto.label.startswith(word)) for word in ("Previous", "Next"))
     assert previous.disabled and not following.disabled
     following.click().run()
     assert not app.exception
