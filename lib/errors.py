@@ -16,3 +16,7 @@ class TaxonomyError(PaperMapError):
 
 class ParameterError(PaperMapError, ValueError):
     """A stage parameter outside its allowed values."""
+
+
+class ReadingListError(PaperMapError):
+    """A reading-list request that cannot be done (unknown list, taken name, busy database, ...)."""

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import PaperMapError
+from .errors import ReadingListError
 DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "reading_lists.sqlite"
 MAX_NAME_LENGTH = 80
 BUSY_TIMEOUT_MS = 10_000
@@ -49,10 +49,6 @@ CREATE INDEX IF NOT EXISTS entries_by_position ON entries (list_id, position);
 """
 _SNAPSHOT_FIELDS = "position, dataset, paper_id, title, authors, venue, year, url, abstract, keywords"
 _ENTRY_FIELDS = f"entry_id, {_SNAPSHOT_FIELDS}, presenter, note"
-
-
-class ReadingListError(PaperMapError):
-    """A reading-list request that cannot be done (unknown list, taken name, busy database, ...)."""
 
 
 @dataclass(frozen=True)

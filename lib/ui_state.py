@@ -14,7 +14,7 @@ import streamlit as st
 
 from . import reading_lists
 from .cache import make_key
-from .errors import PaperMapError
+from .errors import PaperMapError, ReadingListError
 from .exports import escape_markdown
 from .filters import FACETS, Filters, choices_from_query, facet_options
 from .load import LoadReport
@@ -250,7 +250,7 @@ def read_lists(action: Callable[..., object], *args: object) -> object:
     try:
         with reading_lists_db() as db:
             return action(db, *args)
-    except reading_lists.ReadingListError as error:
+    except ReadingListError as error:
         st.error(str(error))
         st.stop()
 
@@ -263,7 +263,7 @@ def change_lists(action: Callable[..., object], *args: object, **kwargs: object)
     try:
         with reading_lists_db() as db:
             return action(db, *args, **kwargs)
-    except reading_lists.ReadingListError as error:
+    except ReadingListError as error:
         st.session_state[_LIST_ERROR] = str(error)
         return None
 
@@ -274,11 +274,12 @@ def show_list_error() -> None:
         st.error(message)
 
 
-def list_choice(names: list[str]) -> str | None:
+def list_choice(names: list[str], on_change: Callable[[], None] | None = None) -> str | None:
     """A select box of the reading lists `names`, its choice in the URL as ?list=; None when there are none.
 
     The URL seeds it on a first visit; a callback that creates or renames a list selects it by setting
     `st.session_state[LIST_KEY]`; a choice that no longer exists falls back to the first list.
+    `on_change` runs when the user picks another list.
     """
     if not names:
         _write_url(LIST_KEY, "", "")
@@ -286,7 +287,7 @@ def list_choice(names: list[str]) -> str | None:
     if st.session_state.get(LIST_KEY) not in names:
         wanted = st.query_params.get(LIST_KEY)
         st.session_state[LIST_KEY] = wanted if wanted in names else names[0]
-    name = st.selectbox("Reading list", names, key=LIST_KEY, persist_state="session")
+    name = st.selectbox("Reading list", names, key=LIST_KEY, on_change=on_change, persist_state="session")
     st.query_params[LIST_KEY] = name
     return name
 
@@ -304,7 +305,7 @@ def add_to_list_control(papers: pd.DataFrame, key: str) -> None:
     try:
         with reading_lists_db() as db:
             names = reading_lists.list_names(db)
-    except reading_lists.ReadingListError as error:
+    except ReadingListError as error:
         st.error(str(error))
         return
     choice_key, name_key, done_key = f"{key}-list", f"{key}-new-name", f"{key}-added"
@@ -373,6 +374,6 @@ def url_step(count: int) -> int:
     return step
 
 
-def go_to_step(step: int) -> None:
-    """Callback for the Previous/Next buttons: show `step` on the next run."""
+def go_to_step(step: int = 1) -> None:
+    """Callback for the Previous/Next buttons (and a change of list): show `step` on the next run."""
     st.query_params[STEP_KEY] = str(step)

@@ -10,7 +10,7 @@ names = ui_state.read_lists(reading_lists.list_names)
 
 bar = st.columns([3, 1.6, 1.3, 1.3, 1.3], vertical_alignment="bottom")
 with bar[0]:
-    name = ui_state.list_choice(names)
+    name = ui_state.list_choice(names, on_change=ui_state.go_to_step)  # another list starts at its first paper
 if name is None:
     st.info("No reading lists yet: create one on the Reading lists page, then present it here.")
     st.page_link("pages/reading_lists.py", label="Go to reading lists")

@@ -53,6 +53,9 @@ def test_step_in_the_url_is_clamped_and_presenter_and_note_show(db_path):
     texts = [m.value for m in app.main.markdown]
     assert "Presented by **Grace \\<b\\>**" in texts and "_Focus on \\*\\*section 3\\*\\*_" in texts
     assert next(b for b in app.button if b.proto.label.startswith("Next")).disabled
+    make_list(db_path, "Another", ["Opening paper", "Closing paper"], prefix="bandits")
+    app.run().selectbox(key="list").select("Another").run()  # another list starts at its first paper
+    assert app.title[0].value == "Opening paper" and app.query_params["step"] in ("1", ["1"])
     assert present(list="Club", step="junk").title[0].value == "First"
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from lib import reading_lists as rl
-from lib.reading_lists import ReadingListError
+from lib.errors import ReadingListError
 
 
 def papers(n, prefix="p"):
