@@ -28,6 +28,7 @@ page = st.navigation(
 from lib import ui_state  # noqa: E402
 from lib.errors import PaperMapError  # noqa: E402
 from lib.filters import filter_papers  # noqa: E402
+from lib.markup import markdown_literal  # noqa: E402
 
 source = ui_state.data_source(sys.argv[1:])
 try:
@@ -40,6 +41,6 @@ with st.sidebar:
     summary = st.empty()
     filters = ui_state.sidebar_filters(papers)
 shown = filter_papers(papers, filters)
-summary.markdown(f"**{len(shown):,} of {len(papers):,} papers** from `{source.data.name}`")
+summary.markdown(f"**{len(shown):,} of {len(papers):,} papers** from {markdown_literal(source.data.name)}")
 ui_state.set_view(ui_state.View(source=source, papers=papers, shown=shown, filters=filters, report=report, map_dir=map_dir))
 page.run()

@@ -13,17 +13,13 @@ import re
 import string
 import unicodedata
 from collections.abc import Iterator, Sequence
+from urllib.parse import quote
 
 import plotly.graph_objects as go
 
+from .markup import markdown_literal, safe_url
 from .reading_lists import Entry
 
-# Characters with a meaning in (GitHub / Streamlit) Markdown anywhere in a line; `<` and `&` also
-# stop HTML tags and entities. Escaping them makes the text inert.
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()<>#+!|~&$])")
-# Starts of a line that make a list item or a heading of it.
-_MARKDOWN_LINE_START = re.compile(r"^(\d+)([.)])|^([-=])")
-_WEB_URL = re.compile(r"https?://[^\s<>{}\\]+")
 _BIBTEX_SPECIALS = {
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "$": r"\$", "#": r"\#", "_": r"\_",
     "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
@@ -32,20 +28,10 @@ _KEY_STOPWORDS = frozenset("a an the on of for in to and with via towards toward
 CSV_COLUMNS = ("position", "title", "authors", "presenter", "note", "venue", "year", "url", "paper_id", "dataset")
 
 
-def escape_markdown(text: str) -> str:
-    """`text` on one line, with every Markdown, HTML and math character escaped so it renders as itself.
-
-    For Markdown files and for `st.markdown` alike: `**b** [x](javascript:...)` shows those very
-    characters, `<img ...>` shows as text, never as a tag.
-    """
-    escaped = _MARKDOWN_SPECIALS.sub(r"\\\1", " ".join(str(text).split()))
-    return _MARKDOWN_LINE_START.sub(lambda m: f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}", escaped)
-
-
-def web_url(url: str) -> str:
-    """`url` when it is a plain http(s) link, else the empty string (`javascript:` and the like are dropped)."""
-    url = str(url).strip()
-    return url if _WEB_URL.fullmatch(url) else ""
+def _link(url: str) -> str:
+    # A plain http(s) link with spaces, angle brackets, braces and backslashes percent-encoded, so it
+    # can neither end a Markdown autolink nor unbalance a BibTeX field; anything else is dropped.
+    return quote(safe_url(url), safe=":/?#[]@!$&'()*+,;=%~")
 
 
 def _authors(entry: Entry) -> str:
@@ -64,15 +50,15 @@ def markdown_agenda(name: str, entries: Sequence[Entry]) -> str:
     (plain http(s) links only). Every piece of text is escaped, so the file renders as plain text
     whatever the titles hold.
     """
-    lines = [f"# Reading list: {escape_markdown(name)}", ""]
+    lines = [f"# Reading list: {markdown_literal(name)}", ""]
     if not entries:
         lines.append("No papers yet.")
     for number, entry in enumerate(entries, start=1):
-        lines.append(f"{number}. **{escape_markdown(entry.title)}**")
+        lines.append(f"{number}. **{markdown_literal(entry.title)}**")
         details = [
-            ("Authors", escape_markdown(_authors(entry))), ("Venue", escape_markdown(venue_year(entry))),
-            ("Presenter", escape_markdown(entry.presenter)), ("Note", escape_markdown(entry.note)),
-            ("Link", f"<{web_url(entry.url)}>" if web_url(entry.url) else ""),
+            ("Authors", markdown_literal(_authors(entry))), ("Venue", markdown_literal(venue_year(entry))),
+            ("Presenter", markdown_literal(entry.presenter)), ("Note", markdown_literal(entry.note)),
+            ("Link", f"<{_link(entry.url)}>" if _link(entry.url) else ""),
         ]
         lines += [f"   - {label}: {value}" for label, value in details if value]
     return "\n".join(lines) + "\n"
@@ -122,7 +108,7 @@ def bibtex(entries: Sequence[Entry]) -> str:
             ("author", " and ".join(_bibtex_escape(a) for a in entry.authors if a.strip())),
             ("booktitle", _bibtex_escape(entry.venue)),
             ("year", str(entry.year) if entry.year else ""),
-            ("url", web_url(entry.url)),
+            ("url", _link(entry.url)),
         ]
         body = ",\n".join(f"  {field} = {{{value}}}" for field, value in fields if value)
         blocks.append(f"@inproceedings{{{key},\n{body}\n}}")

@@ -12,12 +12,13 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from . import reading_lists
+from . import figures, reading_lists
 from .cache import make_key
 from .errors import PaperMapError, ReadingListError
-from .exports import escape_markdown
+from .figures import short_authors
 from .filters import FACETS, Filters, choices_from_query, facet_options
 from .load import LoadReport
+from .markup import markdown_literal, safe_url
 from .pipeline import DEFAULT_CACHE_DIR, DEFAULT_DATA, DEFAULT_TAXONOMY, build, is_built, read_load_report, read_papers
 from .topics import topic_summaries as summarise_topics
 
@@ -197,6 +198,70 @@ def _clear_filters() -> None:
         st.session_state[name] = "" if name == "author" else []
 
 
+LABEL_CHOICES = {**figures.LABEL_LEVELS, "none": "None"}
+
+
+def label_column(choice: str) -> str | None:
+    """The labels column for a `LABEL_CHOICES` key; None draws no labels."""
+    return choice if choice in figures.LABEL_LEVELS else None
+
+
+def colour_choices(papers: pd.DataFrame) -> dict[str, str]:
+    """The colourings this map can show (`figures.colourable`), value -> display name."""
+    return {column: figures.COLOR_CHOICES[column] for column in figures.colourable(papers)}
+
+
+@dataclass(frozen=True)
+class MapSelection:
+    """What a reader picked on the map: one clicked paper, or the papers inside a box or lasso."""
+
+    clicked: str | None
+    drawn: tuple[str, ...]
+
+
+def map_selection(event: object) -> MapSelection:
+    """Paper ids from `st.plotly_chart`'s selection event (ids travel in each point's `customdata`)."""
+    selection = getattr(event, "selection", None) or {}
+    ids = tuple(dict.fromkeys(str(p["customdata"]) for p in selection.get("points", []) if p.get("customdata") is not None))
+    if selection.get("box") or selection.get("lasso"):
+        return MapSelection(None, ids)
+    return MapSelection(ids[0] if len(ids) == 1 else None, ())
+
+
+_PAPER_KEY = "paper"
+
+
+def url_paper(papers: pd.DataFrame) -> str | None:
+    """The open paper: `?paper=<id>` on a first run, then the last one clicked; None when it is not in `papers`."""
+    if _PAPER_KEY not in st.session_state:
+        st.session_state[_PAPER_KEY] = st.query_params.get(_PAPER_KEY, "")
+    paper_id = st.session_state[_PAPER_KEY]
+    if paper_id and not papers["paper_id"].eq(paper_id).any():
+        paper_id = ""
+    _write_url(_PAPER_KEY, paper_id, "")
+    return paper_id or None
+
+
+def open_paper(paper_id: str | None) -> None:
+    """Make `paper_id` the open paper (None closes it), in the session and the URL."""
+    st.session_state[_PAPER_KEY] = paper_id or ""
+    _write_url(_PAPER_KEY, paper_id or "", "")
+
+
+def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
+    """A short card of one paper under the map: title, authors, subfield, its link, a close button."""
+    paper = papers[papers["paper_id"] == paper_id].iloc[0]
+    with st.container(border=True):
+        st.markdown(f"**{markdown_literal(paper['title'])}**")
+        details = [short_authors(list(paper["authors"])), paper["subfield"], paper["topic_label"], ", ".join(list(paper["keywords"])[:5])]
+        st.caption(markdown_literal(" · ".join(d for d in details if d)))
+        with st.container(horizontal=True):
+            link = safe_url(paper["url"])
+            if link:
+                st.link_button("Open paper", link)
+            st.button("Close", key="close_paper", on_click=open_paper, args=(None,))
+
+
 PAPER_COLUMN_CONFIG = {
     "title": st.column_config.TextColumn("Title", width="large"),
     "link": st.column_config.LinkColumn("Link", display_text="open", width="small"),
@@ -324,7 +389,7 @@ def add_to_list_control(papers: pd.DataFrame, key: str) -> None:
     if done := st.session_state.pop(done_key, None):
         list_name, message = done
         st.success(message)
-        st.page_link("pages/reading_lists.py", label=f"Open {escape_markdown(list_name)}", query_params={LIST_KEY: list_name})
+        st.page_link("pages/reading_lists.py", label=f"Open {markdown_literal(list_name)}", query_params={LIST_KEY: list_name})
 
 
 def _add_papers_to_list(papers: pd.DataFrame, key: str) -> None:
@@ -343,7 +408,7 @@ def _add_papers_to_list(papers: pd.DataFrame, key: str) -> None:
     st.session_state[f"{key}-new-name"] = ""
     skipped = len(papers) - added
     already = f" ({skipped} already there)" if skipped else ""
-    st.session_state[f"{key}-added"] = (name, f"Added {added} paper{'' if added == 1 else 's'} to {escape_markdown(name)}{already}.")
+    st.session_state[f"{key}-added"] = (name, f"Added {added} paper{'' if added == 1 else 's'} to {markdown_literal(name)}{already}.")
 
 
 STEP_KEY = "step"  # the presented paper, 1-based, in the URL as ?step=

@@ -2,7 +2,8 @@
 import streamlit as st
 
 from lib import figures, reading_lists, ui_state
-from lib.exports import escape_markdown, venue_year
+from lib.exports import venue_year
+from lib.markup import markdown_literal
 
 ui_state.presentation_style()
 view = ui_state.current_view()
@@ -27,25 +28,26 @@ bar[1].markdown(f"Paper **{step}** of **{len(entries)}**")
 bar[2].button("Previous", disabled=step == 1, on_click=ui_state.go_to_step, args=(step - 1,), shortcut="Left", width="stretch")
 bar[3].button("Next", disabled=step == len(entries), on_click=ui_state.go_to_step, args=(step + 1,), shortcut="Right", width="stretch")
 
-st.title(escape_markdown(entry.title), anchor=False)
-st.caption(escape_markdown(" · ".join(part for part in (", ".join(entry.authors), venue_year(entry)) if part)))
+st.title(markdown_literal(entry.title), anchor=False)
+st.caption(markdown_literal(" · ".join(part for part in (", ".join(entry.authors), venue_year(entry)) if part)))
 if entry.presenter:
-    st.markdown(f"Presented by **{escape_markdown(entry.presenter)}**")
+    st.markdown(f"Presented by **{markdown_literal(entry.presenter)}**")
 if entry.note:
-    st.markdown(f"_{escape_markdown(entry.note)}_")
+    st.markdown(f"_{markdown_literal(entry.note)}_")
 
 text, place = st.columns([1, 1])
 with text:
     if entry.keywords:
-        st.markdown(f"**Keywords:** {escape_markdown(', '.join(entry.keywords))}")
-    st.markdown(escape_markdown(entry.abstract) if entry.abstract else "_No abstract in the data._")
+        st.markdown(f"**Keywords:** {markdown_literal(', '.join(entry.keywords))}")
+    st.markdown(markdown_literal(entry.abstract) if entry.abstract else "_No abstract in the data._")
 with place:
     if reading_lists.on_map([entry], view.papers)[0]:
         st.plotly_chart(
-            figures.map_figure(view.papers, "subfield", "topic_label", context=view.papers, height=480, highlight=[entry.paper_id]),
+            figures.map_figure(view.papers, "subfield", "topic_label", context=view.papers, height=480,
+                               highlight=[entry.paper_id], highlight_name="this paper"),
             key="presented-map", theme=None, config={"scrollZoom": False, "displaylogo": False},
         )
     else:
-        st.info(escape_markdown(
+        st.info(markdown_literal(
             f"Not on this map: the paper was added from {entry.dataset}, and the map shows {view.source.data.name}."
         ))

@@ -3,6 +3,7 @@ import streamlit as st
 
 from lib import exports, reading_lists, ui_state
 from lib.figures import short_authors
+from lib.markup import markdown_literal
 
 st.subheader("Reading lists")
 ui_state.show_list_error()
@@ -64,9 +65,9 @@ for entry in entries:
     with st.container(border=True):
         paper, presenter, note, moves = st.columns([4, 1.8, 2.6, 2.4], vertical_alignment="center")
         with paper:
-            st.markdown(f"**{entry.position + 1}. {exports.escape_markdown(entry.title)}**")
+            st.markdown(f"**{entry.position + 1}. {markdown_literal(entry.title)}**")
             source = " · ".join(part for part in (short_authors(list(entry.authors)), entry.dataset) if part)
-            st.caption(exports.escape_markdown(source))
+            st.caption(markdown_literal(source))
         presenter.text_input(
             "Presenter", key=f"presenter-{entry.entry_id}", on_change=save_entry, args=(name, entry.entry_id, "presenter"), max_chars=100,
         )

@@ -294,6 +294,41 @@ def test_overview_page_renders_metrics(app_url, page, seed_map, tmp_path):
 
 
 
+# Screen position of the first paper of the first coloured trace, and its id.
+FIRST_POINT_JS = """() => {
+    const gd = document.querySelector('.js-plotly-plot');
+    const trace = gd._fullData.find(t => t.customdata && t.x.length);
+    const area = gd.querySelector('.nsewdrag').getBoundingClientRect();
+    return [area.left + gd._fullLayout.xaxis.l2p(trace.x[0]), area.top + gd._fullLayout.yaxis.l2p(trace.y[0]), trace.customdata[0]];
+}"""
+
+
+def test_clicking_a_point_opens_its_paper_and_a_box_lists_the_papers_inside(app_url, page, seed_map):
+    page.goto(app_url)
+    _map_rendered(page)
+    x, y, paper_id = page.evaluate(FIRST_POINT_JS)
+    page.mouse.click(x, y)
+    page.wait_for_url(re.compile(rf"paper={paper_id}"))
+    _wait_until_idle(page)
+    title = seed_map.set_index("paper_id").loc[paper_id, "title"]
+    assert page.get_by_text(title[:40]).count() >= 1  # its card, under the map
+    # A box over the whole plot, drawn with the mouse as a reader would after picking "Box select".
+    page.locator('.modebar-btn[data-val="select"]').first.click()
+    left, top, width, height = page.evaluate("() => { const r = document.querySelector('.js-plotly-plot .nsewdrag')"
+                                             ".getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; }")
+    page.mouse.move(left + 3, top + 3)
+    page.mouse.down()
+    page.mouse.move(left + width / 2, top + height / 2, steps=5)
+    page.mouse.move(left + width - 3, top + height - 3, steps=5)
+    page.mouse.up()
+    page.get_by_text(f"{SEED_PAPERS} selected papers").wait_for()
+    _wait_until_idle(page)
+    rows = page.locator('[data-testid="stDataFrame"] [role="grid"]').first.get_attribute("aria-rowcount")
+    assert int(rows) == SEED_PAPERS + 1  # the header, then one row per selected paper
+    assert page.get_by_text("Subfields:").count() == 1
+    _assert_clean(page)
+
+
 def test_page_fetches_nothing_from_outside(app_url, page):
     """PaperMap runs offline: opening the map asks nothing of any host but the app."""
     page.goto(app_url)

@@ -161,3 +161,9 @@ def test_highlighted_papers_are_drawn_on_top_even_when_filtered_out():
     assert top.name == "highlighted (2)" and list(top.customdata) == ["p0", "p3"]  # p0 is filtered out, still marked
     assert top.marker.size > figure.data[1].marker.size and "Paper 0" in top.hovertext[0]
     assert map_figure(part, context=table, highlight=["missing"]).data[-1].name != "highlighted (0)"
+
+
+def test_paper_table_offers_web_links_only():
+    table = papers(n=3)
+    table["url"] = ["https://openreview.net/forum?id=a", "javascript:alert(1)", "data:text/html,x"]
+    assert list(paper_table(table)["link"]) == ["https://openreview.net/forum?id=a", "", ""]

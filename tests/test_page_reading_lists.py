@@ -1,36 +1,18 @@
 """The reading-lists page and the "add to a reading list" control under AppTest, with a private database."""
-import json
 from contextlib import closing
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import REPO, planted_records
+from conftest import REPO
 
 from lib import reading_lists as rl
+from lib.markup import markdown_literal
 
 DASHBOARD = str(REPO / "dashboard.py")
 IMG = "<img src=x onerror=alert(1)>"
 LINK = "**b** [x](javascript:alert(1))"
-
-
-@pytest.fixture(scope="module")
-def planted_data(tmp_path_factory):
-    # One data file and cache for the module, so the map is built once.
-    folder = tmp_path_factory.mktemp("planted")
-    data = folder / "planted2025.json"
-    data.write_text(json.dumps(planted_records()))
-    return data
-
-
-@pytest.fixture
-def db_path(planted_data, tmp_path, monkeypatch):
-    monkeypatch.setenv("PAPERMAP_DATA", str(planted_data))
-    monkeypatch.setenv("PAPERMAP_CACHE", str(planted_data.parent / "cache"))
-    path = tmp_path / "lists.sqlite"
-    monkeypatch.setenv("PAPERMAP_DB", str(path))
-    return path
 
 
 def rows(titles, prefix="privacy"):
@@ -70,7 +52,7 @@ def markdown_texts(app):
     return [m.value for m in app.main.markdown]
 
 
-def test_no_lists_yet_then_create_one(db_path):
+def test_no_lists_yet_then_create_one(lists_db):
     app = open_page()
     assert "No reading lists yet" in app.info[0].value
     app.text_input(key="new_list_name").input("Theory club")
@@ -82,22 +64,22 @@ def test_no_lists_yet_then_create_one(db_path):
     app.text_input(key="new_list_name").input("theory CLUB")
     app.button[0].click().run()
     assert "already exists" in app.error[0].value  # one sentence, no traceback
-    assert rl.connect(db_path).execute("SELECT COUNT(*) FROM lists").fetchone()[0] == 1
+    assert rl.connect(lists_db).execute("SELECT COUNT(*) FROM lists").fetchone()[0] == 1
 
 
-def test_entries_show_in_order_as_text_and_can_be_edited(db_path):
-    make_list(db_path, "Club", [IMG, LINK, "Third paper"])
+def test_entries_show_in_order_as_text_and_can_be_edited(lists_db):
+    make_list(lists_db, "Club", [IMG, LINK, "Third paper"])
     app = open_page(list="Club")
     titles = [t for t in markdown_texts(app) if t.startswith("**")]
-    assert titles == ["**1. \\<img src=x onerror=alert\\(1\\)\\>**", "**2. \\*\\*b\\*\\* \\[x\\]\\(javascript:alert\\(1\\)\\)**", "**3. Third paper**"]
-    first, second, third = (e.entry_id for e in stored(db_path, "Club"))
+    assert titles == [f"**1. {markdown_literal(IMG)}**", f"**2. {markdown_literal(LINK)}**", "**3. Third paper**"]  # text, not markup
+    first, second, third = (e.entry_id for e in stored(lists_db, "Club"))
     app.button(key=f"down-{first}").click().run()
-    assert [e.entry_id for e in stored(db_path, "Club")] == [second, first, third]
+    assert [e.entry_id for e in stored(lists_db, "Club")] == [second, first, third]
     app.button(key=f"remove-{third}").click().run()
     app.text_input(key=f"presenter-{first}").input("Grace").run()
     app.text_input(key=f"note-{first}").input("Bring =questions").run()
     assert not app.exception
-    entries = stored(db_path, "Club")
+    entries = stored(lists_db, "Club")
     assert [e.entry_id for e in entries] == [second, first] and (entries[1].presenter, entries[1].note) == ("Grace", "Bring =questions")
     assert app.text_input(key=f"presenter-{first}").value == "Grace"  # the page shows what is stored
     assert app.button(key=f"up-{second}").disabled and app.button(key=f"down-{first}").disabled  # the ends
@@ -105,9 +87,9 @@ def test_entries_show_in_order_as_text_and_can_be_edited(db_path):
     assert labels == ["Markdown agenda", "BibTeX", "CSV"]
 
 
-def test_list_in_the_url_is_chosen_renamed_and_deleted(db_path):
-    make_list(db_path, "Alpha", ["A paper"])
-    make_list(db_path, "Beta", ["B paper", "Another"])
+def test_list_in_the_url_is_chosen_renamed_and_deleted(lists_db):
+    make_list(lists_db, "Alpha", ["A paper"])
+    make_list(lists_db, "Beta", ["B paper", "Another"])
     app = open_page(list="Beta")
     assert app.selectbox(key="list").value == "Beta"
     assert app.caption[0].value.startswith("2 papers")
@@ -115,19 +97,19 @@ def test_list_in_the_url_is_chosen_renamed_and_deleted(db_path):
     next(b for b in app.button if b.proto.label == "Rename").click().run()
     assert not app.exception and not app.error
     assert app.selectbox(key="list").value == "Gamma" and app.query_params["list"] in ("Gamma", ["Gamma"])
-    assert [e.title for e in stored(db_path, "Gamma")] == ["B paper", "Another"]
+    assert [e.title for e in stored(lists_db, "Gamma")] == ["B paper", "Another"]
     delete = next(b for b in app.button if b.proto.label == "Delete list")
     assert delete.disabled  # until the deletion is confirmed
     app.checkbox(key="confirm_delete").check().run()
     next(b for b in app.button if b.proto.label == "Delete list").click().run()
     assert not app.exception
     assert app.selectbox(key="list").options == ["Alpha"] and app.selectbox(key="list").value == "Alpha"
-    with closing(rl.connect(db_path)) as db:
+    with closing(rl.connect(lists_db)) as db:
         assert rl.list_names(db) == ["Alpha"]
 
 
-def test_unknown_list_in_the_url_falls_back_to_the_first(db_path):
-    make_list(db_path, "Alpha", ["A paper"])
+def test_unknown_list_in_the_url_falls_back_to_the_first(lists_db):
+    make_list(lists_db, "Alpha", ["A paper"])
     app = open_page(list="Nope")
     assert app.selectbox(key="list").value == "Alpha" and not app.error
 
@@ -167,7 +149,7 @@ st.navigation([
 
 
 @pytest.fixture
-def control_app(db_path, tmp_path):
+def control_app(lists_db, tmp_path):
     (tmp_path / "pages").mkdir()
     for page in ("reading_lists.py", "present.py"):
         (tmp_path / "pages" / page).symlink_to(REPO / "pages" / page)
@@ -176,7 +158,7 @@ def control_app(db_path, tmp_path):
     return AppTest.from_file(str(script), default_timeout=60)
 
 
-def test_add_to_list_control_creates_a_list_and_adds_papers(db_path, control_app):
+def test_add_to_list_control_creates_a_list_and_adds_papers(lists_db, control_app):
     app = control_app.run()
     assert not app.exception, app.exception
     assert app.selectbox(key="test-list").value is None  # no lists yet: "New list…"
@@ -187,18 +169,18 @@ def test_add_to_list_control_creates_a_list_and_adds_papers(db_path, control_app
     assert not app.exception and not app.error
     assert app.success[0].value == "Added 2 papers to Reading group."
     assert app.selectbox(key="test-list").value == "Reading group"  # the new list is now the target
-    assert [(e.paper_id, e.dataset) for e in stored(db_path, "Reading group")] == [("a", "planted2025.json"), ("b", "planted2025.json")]
+    assert [(e.paper_id, e.dataset) for e in stored(lists_db, "Reading group")] == [("a", "planted2025.json"), ("b", "planted2025.json")]
     app.number_input(key="how_many").set_value(3).run()
     app.button(key="test-add").click().run()
     assert app.success[0].value == "Added 1 paper to Reading group (2 already there)."
-    assert [e.paper_id for e in stored(db_path, "Reading group")] == ["a", "b", "c"]
+    assert [e.paper_id for e in stored(lists_db, "Reading group")] == ["a", "b", "c"]
     app.number_input(key="how_many").set_value(0).run()
     assert app.button(key="test-add").disabled and app.button(key="test-add").proto.label == "Add 0 papers"
     app.switch_page("pages/reading_lists.py").run()
     assert not app.exception and app.selectbox(key="list").value == "Reading group"
 
 
-def test_add_to_list_control_new_list_without_name_is_one_sentence(db_path, control_app):
+def test_add_to_list_control_new_list_without_name_is_one_sentence(lists_db, control_app):
     app = control_app.run()
     app.button(key="test-add").click().run()
     assert not app.exception and app.error[0].value == "A reading list needs a name."
