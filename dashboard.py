@@ -18,6 +18,7 @@ page = st.navigation(
     [
         st.Page("pages/map.py", title="Map", url_path="topic-map", default=True),
         st.Page("pages/overview.py", title="Overview", url_path="summary"),
+        st.Page("pages/paper.py", title="Paper", url_path="paper-details"),
         st.Page("pages/reading_lists.py", title="Reading lists", url_path="reading-lists"),
         st.Page("pages/present.py", title="Present", url_path="presentation"),
     ]

@@ -44,7 +44,7 @@ with place:
     if reading_lists.on_map([entry], view.papers)[0]:
         st.plotly_chart(
             figures.map_figure(view.papers, "subfield", "topic_label", context=view.papers, height=480,
-                               highlight=[entry.paper_id], highlight_name="this paper"),
+                               highlight={"this paper": [entry.paper_id]}),
             key="presented-map", theme=None, config={"scrollZoom": False, "displaylogo": False},
         )
     else:
