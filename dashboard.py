@@ -20,6 +20,8 @@ page = st.navigation(
         st.Page("pages/overview.py", title="Overview", url_path="summary"),
         st.Page("pages/paper.py", title="Paper", url_path="paper-details"),
         datasets_page := st.Page("pages/datasets.py", title="Data sets", url_path="data-sets"),
+        st.Page("pages/reading_lists.py", title="Reading lists", url_path="reading-lists"),
+        st.Page("pages/present.py", title="Present", url_path="presentation"),
     ]
 )
 

@@ -24,3 +24,7 @@ class DataSetError(PaperMapError):
 
 class FetchError(PaperMapError):
     """A paper list that could not be downloaded (offline, no answer, an error status, not a list)."""
+
+
+class ReadingListError(PaperMapError):
+    """A reading-list request that cannot be done (unknown list, taken name, busy database, ...)."""
