@@ -253,6 +253,7 @@ def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
             if link:
                 st.link_button("Open paper", link)
             st.button("Close", key="close_paper", on_click=open_paper, args=(None,))
+        add_to_list_control(papers[papers["paper_id"] == paper_id], key="map-open-paper")
 
 
 PAPER_COLUMN_CONFIG = {

@@ -5,7 +5,7 @@ the papers inside it.
 """
 import streamlit as st
 
-from lib import figures, ui_state
+from lib import exports, figures, ui_state
 from lib.errors import PaperMapError
 from lib.markup import markdown_literal
 from lib.tables import corpus_caption, paper_table, selection_summary
@@ -59,6 +59,10 @@ def map_and_selection() -> None:
         figure, key="map", theme=None, on_select="rerun", selection_mode=("points", "box", "lasso"),
         config={"scrollZoom": False, "displaylogo": False},  # the wheel scrolls the page, as a presenter expects
     )
+    st.download_button(
+        "Download this view as an interactive HTML file", data=lambda: exports.map_html(figure), file_name=f"{exports.file_stem(view.source.data.name)}-map.html",
+        mime="text/html", on_click="ignore", help="One file that opens in any browser, offline: the map as you see it, with hover and zoom.",
+    )
     selection = ui_state.map_selection(event)
     if selection.clicked and selection.clicked != paper_id:
         ui_state.open_paper(selection.clicked)
@@ -78,6 +82,7 @@ def map_and_selection() -> None:
         for name, line in selection_summary(listed).items():
             st.markdown(f"**{name}:** {markdown_literal(line)}")
         st.dataframe(paper_table(listed), hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG, key="listed_table")
+        ui_state.add_to_list_control(listed, key="map-listed")
     else:
         st.caption("Click a point to see its paper; draw a box or lasso (toolbar above the map) to list the papers inside.")
         st.dataframe(paper_table(shown), hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG, key="shown_table")

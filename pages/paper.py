@@ -36,6 +36,7 @@ if paper["authors"]:
 link = safe_url(paper["url"])
 if link:
     st.link_button("Open the paper", link)
+ui_state.add_to_list_control(view.papers.iloc[[row]], key="paper")
 st.markdown("\n".join(f"- **{label}:** {markdown_literal(text)}" for label, text in paper_facts(paper)))
 if paper["abstract"]:
     st.markdown("#### Abstract")

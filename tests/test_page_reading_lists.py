@@ -184,3 +184,15 @@ def test_add_to_list_control_new_list_without_name_is_one_sentence(lists_db, con
     app = control_app.run()
     app.button(key="test-add").click().run()
     assert not app.exception and app.error[0].value == "A reading list needs a name."
+
+
+def test_the_maps_open_paper_goes_into_a_new_list(lists_db):
+    app = AppTest.from_file(DASHBOARD, default_timeout=300)
+    app.query_params["paper"] = "bandits-2"
+    app.run()
+    assert not app.exception
+    assert app.get("download_button")  # the view as an HTML file
+    app.text_input(key="map-open-paper-new-name").input("Bandit club").run()
+    app.button(key="map-open-paper-add").click().run()
+    assert not app.exception and not app.error
+    assert [e.paper_id for e in stored(lists_db, "Bandit club")] == ["bandits-2"]
