@@ -22,6 +22,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -101,12 +102,11 @@ def seed_map(cache_dir):
     return build(SEED, cache_dir=cache_dir).papers
 
 
-@pytest.fixture(scope="module")
-def app_url(cache_dir, tmp_path_factory):
-    """Base URL of `streamlit run dashboard.py -- --data <seed>` on a free local port."""
+@contextmanager
+def running_app(cache_dir: Path, log_path: Path, db_path: Path):
+    """`streamlit run dashboard.py -- --data <seed>` on a free local port; yields its base URL."""
     port = _free_port()
-    log_path = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
-    env = {**os.environ, "PAPERMAP_CACHE": str(cache_dir), "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PAPERMAP_CACHE": str(cache_dir), "PAPERMAP_DB": str(db_path), "PYTHONUNBUFFERED": "1"}
     command = [
         sys.executable, "-m", "streamlit", "run", "dashboard.py",
         "--server.port", str(port),
@@ -133,6 +133,14 @@ def app_url(cache_dir, tmp_path_factory):
         yield base
     finally:
         _stop(process)
+
+
+@pytest.fixture(scope="module")
+def app_url(cache_dir, tmp_path_factory):
+    """Base URL of the dashboard on the seed, with its own cache and reading-lists database."""
+    folder = tmp_path_factory.mktemp("streamlit")
+    with running_app(cache_dir, folder / "streamlit.log", folder / "lists.sqlite") as base:
+        yield base
 
 
 def _stop(process: subprocess.Popen) -> None:
@@ -335,3 +343,34 @@ def test_page_fetches_nothing_from_outside(app_url, page):
     _map_rendered(page)
     page.wait_for_timeout(1000)
     assert page.outside == []
+
+
+def test_a_reading_list_made_on_the_map_survives_a_server_restart(cache_dir, browser, seed_map, tmp_path):
+    db_path = tmp_path / "lists.sqlite"
+    with running_app(cache_dir, tmp_path / "first.log", db_path) as base:
+        tab = browser.new_page(viewport=PROJECTOR)
+        tab.set_default_timeout(RENDER_MS)
+        tab.goto(base)
+        _map_rendered(tab)
+        x, y, paper_id = tab.evaluate(FIRST_POINT_JS)
+        tab.mouse.click(x, y)
+        tab.wait_for_url(re.compile(rf"paper={paper_id}"))
+        _wait_until_idle(tab)
+        tab.get_by_label("New list's name").first.fill("Restart club")
+        tab.keyboard.press("Tab")
+        _wait_until_idle(tab)
+        tab.get_by_role("button", name="Add 1 paper").first.click()
+        tab.get_by_text("Open Restart club").wait_for()
+        tab.close()
+    with running_app(cache_dir, tmp_path / "second.log", db_path) as base:
+        tab = browser.new_page(viewport=PROJECTOR)
+        tab.set_default_timeout(RENDER_MS)
+        tab.goto(base)
+        _map_rendered(tab)
+        tab.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Reading lists").click()
+        tab.wait_for_url(re.compile(r"/reading-lists"))
+        _wait_until_idle(tab)
+        title = seed_map.set_index("paper_id").loc[paper_id, "title"]
+        assert "list=Restart+club" in tab.url  # the only list, chosen
+        tab.get_by_text(title[:40]).first.wait_for()
+        tab.close()
