@@ -183,15 +183,23 @@ def map_filters(selection: Mapping[str, str], current: Mapping[str, list[str]] |
     return params
 
 
-def cell_of_selection(selection: Mapping) -> tuple[str, str] | None:
+def cell_of_selection(selection: Mapping | None) -> tuple[str, str] | None:
     """The (row value, column value) of the cross-table cell clicked, from `st.plotly_chart`'s selection.
 
-    The heatmap's clickable layer carries `[row, column]` as each point's `customdata`
-    (`lib.figures.cross_table_heatmap`); None when nothing, or something else, was clicked.
+    The heatmap's clickable layer carries `[row, column, count]` as each point's `customdata`
+    (`lib.figures.cross_table_heatmap`). None when nothing was clicked, something else was (a bar
+    carries one value), or the cell is empty: a map of no papers helps nobody.
     """
     points = (selection or {}).get("selection", {}).get("points", [])
     for point in points:
         data = point.get("customdata")
-        if isinstance(data, (list, tuple)) and len(data) == 2:
+        if isinstance(data, (list, tuple)) and len(data) == 3 and data[2]:
             return str(data[0]), str(data[1])
     return None
+
+
+def clicked_value(selection: Mapping | None) -> str | None:
+    """The value a clicked bar carries as its `customdata` (a topic label, a subfield), or None."""
+    points = (selection or {}).get("selection", {}).get("points", [])
+    values = [point.get("customdata") for point in points if isinstance(point.get("customdata"), str)]
+    return values[0] if values else None

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from lib.breakdowns import (
-    BREAKDOWN_COLUMNS, NOT_GIVEN, cell_of_selection, cross_table, has_primary_areas, level_columns, map_filters, mix,
+    BREAKDOWN_COLUMNS, NOT_GIVEN, cell_of_selection, clicked_value, cross_table, has_primary_areas, level_columns, map_filters, mix,
     neighbouring_topics, subfield_counts, topic_breakdown, topic_sizes,
 )
 from lib.errors import ParameterError
@@ -128,8 +128,10 @@ def test_map_filters_keep_other_filters_and_replace_the_cell_s():
         map_filters({"abstract": "x"})
 
 
-def test_cell_of_selection_reads_the_clicked_cell():
-    clicked = {"selection": {"points": [{"curve_number": 1, "customdata": ["Privacy", "<b>DP</b>"]}], "point_indices": [3]}}
+def test_clicks_read_back_the_cell_or_bar_clicked():
+    clicked = {"selection": {"points": [{"curve_number": 1, "customdata": ["Privacy", "<b>DP</b>", 4]}], "point_indices": [3]}}
     assert cell_of_selection(clicked) == ("Privacy", "<b>DP</b>")
-    assert cell_of_selection({"selection": {"points": [], "point_indices": []}}) is None
-    assert cell_of_selection({"selection": {"points": [{"customdata": "p1"}]}}) is None and cell_of_selection(None) is None
+    assert cell_of_selection({"selection": {"points": [{"customdata": ["Privacy", "DP", 0]}]}}) is None  # an empty cell
+    assert cell_of_selection({"selection": {"points": [], "point_indices": []}}) is None and cell_of_selection(None) is None
+    bar = {"selection": {"points": [{"customdata": "Bandits"}]}}
+    assert cell_of_selection(bar) is None and clicked_value(bar) == "Bandits" and clicked_value(clicked) is None
