@@ -25,7 +25,8 @@ page = st.navigation(
 # cold start, and until then the sidebar would show Streamlit's default page list.
 from lib import ui_state  # noqa: E402
 from lib.errors import PaperMapError  # noqa: E402
-from lib.filters import filter_papers, value_counts  # noqa: E402
+from lib.filters import filter_papers  # noqa: E402
+from lib.markup import markdown_literal  # noqa: E402
 
 source = ui_state.data_source(sys.argv[1:])
 try:
@@ -35,12 +36,9 @@ except PaperMapError as error:
     st.stop()
 
 with st.sidebar:
-    st.markdown(f"**{len(papers):,} papers** from `{source.data.name}`")
-    areas = ui_state.url_multiselect("Area", value_counts(papers, "area"), key="area", placeholder="All areas")
-    # Subfields on offer, and their counts, are those of the chosen areas.
-    in_areas = filter_papers(papers, areas=areas)
-    subfields = ui_state.url_multiselect("Subfield", value_counts(in_areas, "subfield"), key="subfield", placeholder="All subfields")
-
-shown = filter_papers(papers, areas=areas, subfields=subfields)
-ui_state.set_view(ui_state.View(source=source, papers=papers, shown=shown, report=report, map_dir=map_dir))
+    summary = st.empty()
+    filters = ui_state.sidebar_filters(papers)
+shown = filter_papers(papers, filters)
+summary.markdown(f"**{len(shown):,} of {len(papers):,} papers** from {markdown_literal(source.data.name)}")
+ui_state.set_view(ui_state.View(source=source, papers=papers, shown=shown, filters=filters, report=report, map_dir=map_dir))
 page.run()

@@ -1,29 +1,142 @@
-"""Filter state -> DataFrame mask, and the option lists (with counts) that filter widgets show."""
+"""Filter state -> DataFrame mask, and the option lists (with counts) that filter widgets show.
+
+A filter is one facet of the papers (area, subfield, topic, keyword, status, primary area,
+author). Values chosen within a facet add up (any of them); facets narrow each other (all of
+them). Authors are matched by name fragment (`bengio` finds Yoshua Bengio), since a conference
+has too many authors to list. Each facet's URL parameter is its name, so `?subfield=A&subfield=B&status=Oral` is a view.
+"""
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, fields, replace
 
+import numpy as np
 import pandas as pd
+
+# Facets in sidebar order, with the label a widget shows.
+FACETS = {
+    "area": "Area",
+    "subfield": "Subfield",
+    "topic": "Topic",
+    "keyword": "Keyword",
+    "status": "Status",
+    "primary_area": "Primary area",
+    "author": "Author",
+}
+# Facets read from list columns: a paper matches when any of its values is chosen.
+_LIST_COLUMNS = {"keyword": "keywords"}
+FINE_MARK = " (fine)"  # how a fine topic reads in the topic facet, beside the coarse ones
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The values chosen in each facet; an empty facet does not filter."""
+
+    area: tuple[str, ...] = ()
+    subfield: tuple[str, ...] = ()
+    topic: tuple[str, ...] = ()  # coarse or fine topic labels
+    keyword: tuple[str, ...] = ()
+    status: tuple[str, ...] = ()
+    primary_area: tuple[str, ...] = ()
+    author: tuple[str, ...] = ()  # name fragments, any case
+
+    def __post_init__(self) -> None:
+        for facet in fields(self):
+            object.__setattr__(self, facet.name, tuple(dict.fromkeys(getattr(self, facet.name))))
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, Iterable[str]]) -> Filters:
+        """The facets named in a URL's parameters (each a list of values); other parameters are ignored."""
+        return cls(**{name: tuple(query.get(name, ())) for name in FACETS})
+
+    def to_query(self) -> dict[str, list[str]]:
+        """URL parameters for the facets that filter."""
+        return {name: list(getattr(self, name)) for name in FACETS if getattr(self, name)}
+
+    def without(self, name: str) -> Filters:
+        """These filters with facet `name` cleared: what its own option counts are computed over."""
+        return replace(self, **{name: ()})
+
+    def active(self) -> bool:
+        return any(getattr(self, name) for name in FACETS)
+
+
+def filter_papers(papers: pd.DataFrame, filters: Filters = Filters()) -> pd.DataFrame:
+    """The papers that pass every facet of `filters`.
+
+    A subfield matches the `subfield` column exactly: choosing the subfield "Deep Learning" means
+    the papers filed under the area itself, the count its option shows. A topic matches a paper's
+    coarse or fine topic label.
+    """
+    return papers[filter_mask(papers, filters)]
+
+
+def filter_mask(papers: pd.DataFrame, filters: Filters) -> np.ndarray:
+    """Boolean array: which rows of `papers` pass `filters`."""
+    mask = np.ones(len(papers), dtype=bool)
+    for name in FACETS:
+        chosen = set(getattr(filters, name))
+        if not chosen:
+            continue
+        if name == "topic":
+            mask &= (papers["topic_label"].isin(chosen) | papers["topic_fine_label"].isin(_fine_labels(chosen))).to_numpy()
+        elif name in _LIST_COLUMNS:
+            mask &= np.fromiter((not chosen.isdisjoint(values) for values in papers[_LIST_COLUMNS[name]]), bool, len(papers))
+        elif name == "author":
+            fragments = [fragment.casefold() for fragment in chosen if fragment.strip()]
+            mask &= np.fromiter(
+                (any(f in author.casefold() for author in authors for f in fragments) for authors in papers["authors"]), bool, len(papers)
+            ) if fragments else True
+        else:
+            mask &= papers[name].isin(chosen).to_numpy()
+    return mask
+
+
+def _fine_labels(chosen: Collection[str]) -> set[str]:
+    # A fine topic is chosen by its marked name; an unmarked name may also be a fine label (an old link).
+    return {value.removesuffix(FINE_MARK) for value in chosen}
+
+
+def facet_counts(papers: pd.DataFrame, name: str, limit: int | None = None, min_count: int = 1) -> dict[str, int]:
+    """Each value facet `name` offers over `papers`, with its number of papers, most common first.
+
+    Topics list the coarse labels, then the fine ones marked with `FINE_MARK`; authors list each
+    name. Empty values (no status, no primary area) are not offered. `limit` keeps the most common values, and values
+    below `min_count` are left out: a keyword or author facet of a large conference has tens of
+    thousands of values, too many for a widget.
+    """
+    if name == "topic":
+        fine = value_counts(papers, "topic_fine_label")
+        counts = {**value_counts(papers, "topic_label"), **{f"{label}{FINE_MARK}": n for label, n in fine.items()}}
+    elif name in (*_LIST_COLUMNS, "author"):
+        tally = Counter(value for values in papers[_LIST_COLUMNS.get(name, "authors")] for value in dict.fromkeys(values))
+        counts = dict(sorted(tally.items(), key=lambda item: (-item[1], item[0])))
+    else:
+        counts = value_counts(papers, name)
+    kept = {value: n for value, n in counts.items() if value and n >= min_count}
+    return dict(list(kept.items())[:limit]) if limit else kept
+
+
+def facet_options(papers: pd.DataFrame, filters: Filters, name: str, limit: int | None = None, min_count: int = 1) -> dict[str, int]:
+    """What facet `name`'s widget offers: its values, each with the papers it would show given the
+    other facets' choices, most first.
+
+    Values the other facets rule out stay on offer with 0, so a reader can switch, say, from one
+    status to another; only subfields follow the chosen areas, being their parts. `limit` and
+    `min_count` apply to the whole map's counts (see `facet_counts`); chosen values always stay.
+    """
+    scope = filter_papers(papers, Filters(area=filters.area)) if name == "subfield" else papers
+    offered = facet_counts(scope, name, limit, min_count)
+    counts = facet_counts(filter_papers(papers, filters.without(name)), name)
+    kept = [*offered, *(v for v in getattr(filters, name) if v not in offered and (name != "subfield" or v in counts))]
+    return dict(sorted(((v, counts.get(v, 0)) for v in kept), key=lambda item: -item[1]))
 
 
 def value_counts(papers: pd.DataFrame, column: str) -> dict[str, int]:
     """Each value of `column` with its number of papers, most common first, ties alphabetical."""
     counts = papers[column].astype(str).value_counts()
     return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
-
-
-def filter_papers(papers: pd.DataFrame, areas: Collection[str] = (), subfields: Collection[str] = ()) -> pd.DataFrame:
-    """The papers in any of `areas` and in any of `subfields`; an empty choice does not filter.
-
-    A subfield matches the `subfield` column exactly: choosing the subfield "Deep Learning" means
-    the papers filed under the area itself, the count its option shows.
-    """
-    mask = pd.Series(True, index=papers.index)
-    if areas:
-        mask &= papers["area"].isin(set(areas))
-    if subfields:
-        mask &= papers["subfield"].isin(set(subfields))
-    return papers[mask]
 
 
 def choices_from_query(query: Mapping[str, list[str]], key: str, options: Iterable[str]) -> list[str]:

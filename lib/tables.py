@@ -1,20 +1,26 @@
 """Display tables and captions: the papers DataFrame in, compact text for the pages out."""
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
+
 import pandas as pd
 
 from .figures import short_authors
+from .markup import safe_url
 
 
 def paper_table(papers: pd.DataFrame, top_keywords: int = 5) -> pd.DataFrame:
     """Title, link, short authors, subfield, topic and top keywords, one row per paper.
+
+    Only http(s) links are kept: a table's link column would open a `javascript:` one.
 
     Authors and link are left out when no paper has them (the seed sample has neither).
     """
     table = pd.DataFrame(
         {
             "title": papers["title"].to_numpy(),
-            "link": papers["url"].to_numpy(),
+            "link": [safe_url(url) for url in papers["url"]],
             "authors": [short_authors(list(a)) for a in papers["authors"]],
             "subfield": papers["subfield"].to_numpy(),
             "topic": papers["topic_label"].to_numpy(),
@@ -23,6 +29,23 @@ def paper_table(papers: pd.DataFrame, top_keywords: int = 5) -> pd.DataFrame:
     )
     empty = [c for c in ("authors", "link") if not table[c].astype(bool).any()]
     return table.drop(columns=empty)
+
+
+def counted_line(values: Iterable[str], top: int = 5) -> str:
+    """The most common values with their counts on one line: `A (12) · B (5) · 3 more`."""
+    counts = Counter(v for v in values if v)
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    line = " · ".join(f"{value} ({n})" for value, n in ranked[:top])
+    return f"{line} · {len(ranked) - top} more" if len(ranked) > top else line
+
+
+def selection_summary(papers: pd.DataFrame, top: int = 5) -> dict[str, str]:
+    """What a set of papers (a lasso, a search) is about: its subfields, topics and keyphrases, most common first."""
+    return {
+        "Subfields": counted_line(papers["subfield"], top),
+        "Topics": counted_line(papers["topic_label"], top),
+        "Keyphrases": counted_line((k for keywords in papers["keywords"] for k in dict.fromkeys(keywords)), top * 2),
+    }
 
 
 def corpus_caption(papers: pd.DataFrame, file_name: str) -> str:

@@ -4,15 +4,18 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
 from .cache import make_key
+from . import figures
 from .errors import PaperMapError
-from .filters import choices_from_query
+from .figures import short_authors
+from .markup import markdown_literal, safe_url
+from .filters import FACETS, Filters, choices_from_query, facet_options
 from .load import LoadReport
 from .pipeline import DEFAULT_CACHE_DIR, DEFAULT_DATA, DEFAULT_TAXONOMY, build, is_built, read_load_report, read_papers
 from .topics import topic_summaries as summarise_topics
@@ -47,6 +50,7 @@ class View:
     source: DataSource
     papers: pd.DataFrame  # the whole map, OUTPUT_COLUMNS
     shown: pd.DataFrame  # the papers that pass the sidebar filters
+    filters: Filters
     report: LoadReport
     map_dir: str  # the build's output folder: a key for caches derived from the map
 
@@ -121,11 +125,139 @@ def url_multiselect(label: str, options: dict[str, int], key: str, placeholder: 
     else:  # options can shrink (another filter narrowed them): keep only choices still offered
         st.session_state[key] = [v for v in st.session_state[key] if v in options]
     chosen = st.multiselect(label, list(options), format_func=lambda v: f"{v} ({options.get(v, 0)})", key=key, placeholder=placeholder)
-    if chosen:
-        st.query_params[key] = chosen
+    _write_url(key, chosen, [])
+    return chosen
+
+
+def url_select(label: str, options: dict[str, str], key: str, default: str, horizontal: bool = False) -> str:
+    """A choice among `options` (value -> display name) kept in the URL as `?key=value`.
+
+    A radio when `horizontal`, else a select box. The choice also survives visits to other pages.
+    """
+    if key not in st.session_state:
+        wanted = st.query_params.get(key)
+        st.session_state[key] = wanted if wanted in options else default
+    if horizontal:
+        value = st.radio(label, list(options), format_func=options.get, key=key, horizontal=True, persist_state="session")
+    else:
+        value = st.selectbox(label, list(options), format_func=options.get, key=key, persist_state="session")
+    _write_url(key, value, default)
+    return value
+
+
+def url_text(label: str, key: str, placeholder: str, area: bool = False) -> str:
+    """A text box (a text area when `area`) kept in the URL as `?key=text`; returns the stripped text."""
+    if key not in st.session_state:
+        st.session_state[key] = st.query_params.get(key, "")
+    widget = st.text_area if area else st.text_input
+    value = widget(label, key=key, placeholder=placeholder, persist_state="session").strip()
+    _write_url(key, value, "")
+    return value
+
+
+def _write_url(key: str, value: str | list[str], default: str | list[str]) -> None:
+    # Defaults stay out of the URL, so a plain link stays plain.
+    if value != default:
+        st.query_params[key] = value
     elif key in st.query_params:
         del st.query_params[key]
+
+
+# Keyword and author facets of a large conference hold tens of thousands of values; a widget offers
+# the common ones (authors are matched by a typed name fragment instead).
+KEYWORD_OPTIONS = 1500
+
+
+def sidebar_filters(papers: pd.DataFrame) -> Filters:
+    """The facet widgets of the sidebar, seeded from the URL; each offers its values with the
+    number of papers they would show given the other facets' choices. Returns the choice."""
+    # Before the widgets exist, their choices are the session's, or on a first run the URL's.
+    chosen = Filters.from_query({
+        name: st.session_state[name] if name in st.session_state else st.query_params.get_all(name) for name in FACETS if name != "author"
+    })
+    for name, label in FACETS.items():
+        if name == "author":
+            author = url_text(label, key="author", placeholder="Name or part of one")
+            chosen = replace(chosen, author=(author,) if author else ())
+            continue
+        options = facet_options(papers, chosen, name, limit=KEYWORD_OPTIONS if name == "keyword" else None,
+                                min_count=2 if name == "keyword" and len(papers) > 200 else 1)
+        if not options and not getattr(chosen, name):
+            continue  # the data has no such values (no statuses, no primary areas)
+        values = url_multiselect(label, options, key=name, placeholder=f"Any {label.lower()}")
+        chosen = replace(chosen, **{name: tuple(values)})
+    if chosen.active():
+        st.button("Clear filters", on_click=_clear_filters, width="stretch")
     return chosen
+
+
+def _clear_filters() -> None:
+    for name in FACETS:
+        st.session_state[name] = "" if name == "author" else []
+
+
+LABEL_CHOICES = {**figures.LABEL_LEVELS, "none": "None"}
+
+
+def label_column(choice: str) -> str | None:
+    """The labels column for a `LABEL_CHOICES` key; None draws no labels."""
+    return choice if choice in figures.LABEL_LEVELS else None
+
+
+def colour_choices(papers: pd.DataFrame) -> dict[str, str]:
+    """The colourings this map can show (`figures.colourable`), value -> display name."""
+    return {column: figures.COLOR_CHOICES[column] for column in figures.colourable(papers)}
+
+
+@dataclass(frozen=True)
+class MapSelection:
+    """What a reader picked on the map: one clicked paper, or the papers inside a box or lasso."""
+
+    clicked: str | None
+    drawn: tuple[str, ...]
+
+
+def map_selection(event: object) -> MapSelection:
+    """Paper ids from `st.plotly_chart`'s selection event (ids travel in each point's `customdata`)."""
+    selection = getattr(event, "selection", None) or {}
+    ids = tuple(dict.fromkeys(str(p["customdata"]) for p in selection.get("points", []) if p.get("customdata") is not None))
+    if selection.get("box") or selection.get("lasso"):
+        return MapSelection(None, ids)
+    return MapSelection(ids[0] if len(ids) == 1 else None, ())
+
+
+_PAPER_KEY = "paper"
+
+
+def url_paper(papers: pd.DataFrame) -> str | None:
+    """The open paper: `?paper=<id>` on a first run, then the last one clicked; None when it is not in `papers`."""
+    if _PAPER_KEY not in st.session_state:
+        st.session_state[_PAPER_KEY] = st.query_params.get(_PAPER_KEY, "")
+    paper_id = st.session_state[_PAPER_KEY]
+    if paper_id and not papers["paper_id"].eq(paper_id).any():
+        paper_id = ""
+    _write_url(_PAPER_KEY, paper_id, "")
+    return paper_id or None
+
+
+def open_paper(paper_id: str | None) -> None:
+    """Make `paper_id` the open paper (None closes it), in the session and the URL."""
+    st.session_state[_PAPER_KEY] = paper_id or ""
+    _write_url(_PAPER_KEY, paper_id or "", "")
+
+
+def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
+    """A short card of one paper under the map: title, authors, subfield, its link, a close button."""
+    paper = papers[papers["paper_id"] == paper_id].iloc[0]
+    with st.container(border=True):
+        st.markdown(f"**{markdown_literal(paper['title'])}**")
+        details = [short_authors(list(paper["authors"])), paper["subfield"], paper["topic_label"], ", ".join(list(paper["keywords"])[:5])]
+        st.caption(markdown_literal(" · ".join(d for d in details if d)))
+        buttons = st.columns([1, 1, 4])
+        link = safe_url(paper["url"])
+        if link:
+            buttons[0].link_button("Open paper", link)
+        buttons[1].button("Close", key="close_paper", on_click=open_paper, args=(None,))
 
 
 PAPER_COLUMN_CONFIG = {

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -72,3 +73,8 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data is not present")
     return SHARED_DATA
+
+
+def plain(markdown: str) -> str:
+    """What a `lib.markup.markdown_literal` string displays: the text without its escapes."""
+    return re.sub(r"\\(.)", r"\1", markdown)

@@ -151,3 +151,19 @@ def test_hover_says_when_a_subfield_is_uncertain_and_what_else_it_could_be():
     assert "(uncertain; or Subfield 9)" in hover["p0"]  # p0: not confident
     assert "uncertain" not in hover["p1"]
     assert "Topic: Fine 1 (nearest" in hover["p1"] and "Topic: Fine 2<br>" in hover["p2"]  # only strays are marked
+
+
+def test_highlighted_papers_are_drawn_on_top_even_when_filtered_out():
+    table = papers()
+    part = table[table["subfield"] == "Subfield 3"]
+    figure = map_figure(part, context=table, highlight=["p0", "p3", "missing"])
+    top = figure.data[-1]
+    assert top.name == "highlighted (2)" and list(top.customdata) == ["p0", "p3"]  # p0 is filtered out, still marked
+    assert top.marker.size > figure.data[1].marker.size and "Paper 0" in top.hovertext[0]
+    assert map_figure(part, context=table, highlight=["missing"]).data[-1].name != "highlighted (0)"
+
+
+def test_paper_table_offers_web_links_only():
+    table = papers(n=3)
+    table["url"] = ["https://openreview.net/forum?id=a", "javascript:alert(1)", "data:text/html,x"]
+    assert list(paper_table(table)["link"]) == ["https://openreview.net/forum?id=a", "", ""]

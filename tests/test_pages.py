@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from conftest import REPO, planted_records
+from conftest import REPO, plain, planted_records
+
+from lib.filters import FINE_MARK
 
 DASHBOARD = str(REPO / "dashboard.py")
 
@@ -51,7 +53,7 @@ def test_map_page_shows_every_paper_coloured_by_subfield(app_env):
     assert paper_traces and all(array_length(trace["customdata"]) for trace in paper_traces)  # ids travel with the points
     assert any(a["text"] for a in figure["layout"]["annotations"])  # topic labels drawn
     assert len(app.dataframe) == 1 and len(app.dataframe[0].value) == 36
-    assert "planted2025.json" in app.get("caption")[0].value
+    assert "planted2025.json" in plain(app.get("caption")[0].value)
 
 
 def test_subfield_filter_changes_what_is_shown(app_env):
@@ -133,3 +135,38 @@ def test_unreadable_data_is_one_clear_error_not_a_traceback(tmp_path, monkeypatc
     app = AppTest.from_file(DASHBOARD, default_timeout=60).run()
     assert not app.exception
     assert len(app.error) == 1 and "broken.json" in app.error[0].value and "invalid JSON" in app.error[0].value
+
+
+def test_every_facet_filters_and_lives_in_the_url(app_env):
+    app = started(keyword="differential privacy", status="Poster", author="lovelace")
+    assert app.multiselect(key="keyword").value == ["differential privacy"]
+    shown = int(app.subheader[0].value.split(" of ")[0].split()[-1])
+    assert 0 < shown < 36 and map_points(app) == shown
+    app.text_input(key="author").input("nobody by that name").run()
+    assert not app.exception and any("No paper matches" in i.value for i in app.info)
+    assert app.query_params["author"] in (["nobody by that name"], "nobody by that name")
+    app.button[0].click().run()  # Clear filters
+    assert "36 of 36" in app.subheader[0].value and "keyword" not in app.query_params
+
+
+def test_topic_facet_offers_coarse_and_fine_topics(app_env):
+    app = started()
+    options = [o.rsplit(" (", 1)[0] for o in app.multiselect(key="topic").options]
+    coarse = [o for o in options if not o.endswith(FINE_MARK)]
+    assert coarse and len(options) > len(coarse)
+    app.multiselect(key="topic").select(coarse[0]).run()
+    table = app.dataframe[0].value
+    assert 0 < len(table) < 36 and set(table["topic"]) == {table["topic"].iloc[0]}
+
+
+def test_an_open_paper_from_the_url_is_ringed_on_the_map_and_can_be_closed(app_env):
+    app = started(paper="privacy-3", color="topic_label", labels="none")
+    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    assert figure["data"][-1]["name"] == "highlighted (1)" and not figure["layout"].get("annotations")
+    assert app.selectbox(key="color").value == "topic_label"
+    card = [m.value for m in app.markdown]
+    assert any(plain(text).startswith("**On ") and "number 3" in plain(text) for text in card)
+    app.button(key="close_paper").click().run()
+    assert "paper" not in app.query_params
+    assert json.loads(app.get("plotly_chart")[0].proto.spec)["data"][-1]["name"] != "highlighted (1)"
+    assert started(paper="no-such-paper").query_params.get("paper") is None  # a stale link opens the map, not an error
