@@ -1,6 +1,7 @@
 """Per-topic and per-subfield breakdowns of a papers table (`lib.schema.OUTPUT_COLUMNS`).
 
-Numbers only; `lib.figures` draws them and the topics and subfields pages show them.
+The numbers, and the short sentences and tables that say what they mean; `lib.figures` draws
+them and the topics and subfields pages show them.
 """
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ import pandas as pd
 from sklearn.neighbors import NearestNeighbors
 
 from .errors import ParameterError
+from .filters import FINE_MARK
 from .topics import LEVELS, topic_summaries
 
 # Topic level -> (id column, label column) of the papers table.
 LEVEL_COLUMNS = {"coarse": ("topic", "topic_label"), "fine": ("topic_fine", "topic_fine_label")}
-# Papers table column -> the URL key of the sidebar filter on it; a cross-table cell becomes these filters.
+# Papers table column -> the sidebar facet (`lib.filters.FACETS`, also its URL key) that filters on it;
+# a topic or a cross-table cell becomes these filters. Fine topics carry `FINE_MARK` in the facet.
 FILTER_KEYS = {"subfield": "subfield", "area": "area", "primary_area": "primary_area", "status": "status",
                "topic_label": "topic", "topic_fine_label": "topic"}
 NOT_GIVEN = "(not given)"
@@ -179,7 +182,7 @@ def map_filters(selection: Mapping[str, str], current: Mapping[str, list[str]] |
         raise ParameterError(f"no map filter for {', '.join(unknown)}; filterable: {', '.join(FILTER_KEYS)}")
     params = {key: list(values) for key, values in (current or {}).items() if key in set(FILTER_KEYS.values())}
     for column, value in selection.items():
-        params[FILTER_KEYS[column]] = [str(value)]
+        params[FILTER_KEYS[column]] = [f"{value}{FINE_MARK}" if column == "topic_fine_label" else str(value)]
     return params
 
 
@@ -203,3 +206,48 @@ def clicked_value(selection: Mapping | None) -> str | None:
     points = (selection or {}).get("selection", {}).get("points", [])
     values = [point.get("customdata") for point in points if isinstance(point.get("customdata"), str)]
     return values[0] if values else None
+
+
+def label_reason(row: Mapping, n_papers: int) -> str:
+    """Why a topic (a `topic_breakdown` row) has its label, in one sentence of plain numbers.
+
+    `n_papers` is the size of the whole map the shares were taken over.
+    """
+    evidence = list(row["label_evidence"])
+    if not evidence:
+        return f"No phrase is used by enough of its {row['papers']} papers to name it, so it is numbered."
+    parts = [f'"{phrase}" appears in {share:.0%} of its {row["papers"]} papers against {overall:.0%} of all {n_papers:,}'
+             f" ({_times(share, overall)} as common)" for phrase, share, overall in evidence]
+    return "Named for the phrase" + ("s" if len(parts) > 1 else "") + " its papers use far more than the rest of the map: " + "; ".join(parts) + "."
+
+
+def _times(share: float, overall: float) -> str:
+    return f"{share / overall:.1f}x" if overall else "only here"
+
+
+def keyword_table(row: Mapping) -> pd.DataFrame:
+    """A topic's distinctive keyphrases: the share of its papers using each, of all papers, and the ratio ("lift")."""
+    shares, overall = list(row["keyword_shares"]), list(row["keyword_overall_shares"])
+    return pd.DataFrame({
+        "keyphrase": list(row["keywords"]),
+        "in topic": shares,
+        "whole map": overall,
+        "lift": [round(s / o, 1) if o else float("inf") for s, o in zip(shares, overall)],
+    })
+
+
+def mix_line(shares: list[tuple[str, float]]) -> str:
+    """`A 60% · B 30% · Other 10%` for a `mix`."""
+    return " · ".join(f"{value} {share:.0%}" for value, share in shares)
+
+
+def neighbour_line(row: Mapping) -> str:
+    """A topic's neighbours with the share of its papers' nearest papers each holds: `A (12%) · B (3%) · C`."""
+    return " · ".join(f"{label} ({share:.0%} of nearby papers)" if share else label
+                      for label, share in zip(row["neighbours"], row["neighbour_shares"]))
+
+
+def papers_by_id(papers: pd.DataFrame, ids: list[str]) -> pd.DataFrame:
+    """The rows of `papers` with these ids, in the order given (representatives, nearest first)."""
+    indexed = papers.set_index("paper_id", drop=False)
+    return indexed.loc[[i for i in ids if i in indexed.index]].reset_index(drop=True)

@@ -5,10 +5,12 @@ import pandas as pd
 import pytest
 
 from lib.breakdowns import (
-    BREAKDOWN_COLUMNS, NOT_GIVEN, cell_of_selection, clicked_value, cross_table, has_primary_areas, level_columns, map_filters, mix,
-    neighbouring_topics, subfield_counts, topic_breakdown, topic_sizes,
+    BREAKDOWN_COLUMNS, NOT_GIVEN, cell_of_selection, clicked_value, cross_table, has_primary_areas, keyword_table, label_reason,
+    level_columns, map_filters, mix, mix_line, neighbour_line, neighbouring_topics, papers_by_id, subfield_counts, topic_breakdown,
+    topic_sizes,
 )
 from lib.errors import ParameterError
+from lib.filters import FINE_MARK, Filters, filter_papers
 from lib.pipeline import build
 
 from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
@@ -123,7 +125,8 @@ def test_map_filters_keep_other_filters_and_replace_the_cell_s():
     current = {"area": ["Theory"], "subfield": ["Old"], "color": ["status"]}
     params = map_filters({"subfield": "Bandits", "topic_label": "Regret bounds"}, current)
     assert params == {"area": ["Theory"], "subfield": ["Bandits"], "topic": ["Regret bounds"]}
-    assert map_filters({"primary_area": "privacy", "topic_fine_label": "DP-SGD"}) == {"primary_area": ["privacy"], "topic": ["DP-SGD"]}
+    fine = map_filters({"primary_area": "privacy", "topic_fine_label": "DP-SGD"})
+    assert fine == {"primary_area": ["privacy"], "topic": [f"DP-SGD{FINE_MARK}"]}  # as the topic facet offers a fine topic
     with pytest.raises(ParameterError):
         map_filters({"abstract": "x"})
 
@@ -135,3 +138,25 @@ def test_clicks_read_back_the_cell_or_bar_clicked():
     assert cell_of_selection({"selection": {"points": [], "point_indices": []}}) is None and cell_of_selection(None) is None
     bar = {"selection": {"points": [{"customdata": "Bandits"}]}}
     assert cell_of_selection(bar) is None and clicked_value(bar) == "Bandits" and clicked_value(clicked) is None
+
+
+def test_a_topic_s_map_filters_select_exactly_its_papers(planted):
+    for level in ("coarse", "fine"):
+        id_column, label_column = level_columns(level)
+        for topic, label in planted[[id_column, label_column]].drop_duplicates().itertuples(index=False):
+            shown = filter_papers(planted, Filters.from_query(map_filters({label_column: label})))
+            assert set(shown[id_column]) == {topic}
+
+
+def test_sentences_and_tables_explain_a_topic(planted):
+    row = topic_breakdown(planted, "coarse").iloc[0]
+    reason = label_reason(row, len(planted))
+    phrase, share, overall = row["label_evidence"][0]
+    assert f'"{phrase}"' in reason and f"{share:.0%}" in reason and f"all {len(planted)}" in reason and "x as common" in reason
+    assert "numbered" in label_reason({**row, "label_evidence": []}, len(planted))
+    table = keyword_table(row)
+    assert list(table["keyphrase"]) == list(row["keywords"]) and (table["lift"] >= 1).all()
+    assert mix_line([("A", 0.6), ("Other", 0.4)]) == "A 60% · Other 40%"
+    assert neighbour_line({"neighbours": ["X", "Y"], "neighbour_shares": [0.12, 0.0]}) == "X (12% of nearby papers) · Y"
+    ordered = papers_by_id(planted, list(row["representatives"])[::-1] + ["missing"])
+    assert list(ordered["paper_id"]) == list(row["representatives"])[::-1]
