@@ -17,7 +17,8 @@ st.set_page_config(page_title="PaperMap", layout="wide")
 page = st.navigation(
     [
         st.Page("pages/map.py", title="Map", url_path="topic-map", default=True),
-        st.Page("pages/overview.py", title="Overview", url_path="summary"),
+        st.Page("pages/topics.py", title="Topics", url_path="topic-breakdown"),
+        st.Page("pages/subfields.py", title="Subfields", url_path="subfield-breakdown"),
     ]
 )
 
@@ -35,6 +36,7 @@ except PaperMapError as error:
     st.error(str(error))
     st.stop()
 
+ui_state.apply_map_link()  # a "show on map" link from another page sets the facets below
 with st.sidebar:
     summary = st.empty()
     filters = ui_state.sidebar_filters(papers)

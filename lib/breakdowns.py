@@ -166,9 +166,9 @@ def _largest_first(totals: pd.Series) -> list[str]:
     return sorted(totals.index, key=lambda value: (-totals[value], value))
 
 
-def has_primary_areas(papers: pd.DataFrame) -> bool:
-    """Whether the data set declares a primary area for at least one paper."""
-    return "primary_area" in papers and bool((papers["primary_area"].astype(str) != "").any())
+def has_values(papers: pd.DataFrame, column: str) -> bool:
+    """Whether at least one paper has a non-empty `column` (data sets without statuses or primary areas have none)."""
+    return column in papers and bool((papers[column].astype(str) != "").any())
 
 
 def map_filters(selection: Mapping[str, str], current: Mapping[str, list[str]] | None = None) -> dict[str, list[str]]:
@@ -251,3 +251,27 @@ def papers_by_id(papers: pd.DataFrame, ids: list[str]) -> pd.DataFrame:
     """The rows of `papers` with these ids, in the order given (representatives, nearest first)."""
     indexed = papers.set_index("paper_id", drop=False)
     return indexed.loc[[i for i in ids if i in indexed.index]].reset_index(drop=True)
+
+
+def topic_papers(papers: pd.DataFrame, level: str, topic: int) -> pd.DataFrame:
+    """The papers of topic id `topic` at `level`."""
+    id_column, _ = level_columns(level)
+    return papers[papers[id_column] == topic]
+
+
+def topic_choices(breakdown: pd.DataFrame, sizes: pd.DataFrame) -> dict[str, str]:
+    """Topic id (as text) -> "label (N papers)" for the topics with papers in view, largest first.
+
+    `sizes` is `topic_sizes`; when filters hide papers, the count is of those in view.
+    """
+    in_view = dict(zip(sizes["topic"], sizes["in_view"]))
+    filtered = bool((sizes["in_view"] < sizes["papers"]).any())
+    return {
+        str(topic): f"{label} ({in_view.get(topic, 0):,} in view)" if filtered else f"{label} ({n:,} papers)"
+        for topic, label, n in zip(breakdown["topic"], breakdown["label"], breakdown["papers"]) if in_view.get(topic, 0)
+    }
+
+
+def topic_row(breakdown: pd.DataFrame, topic: int) -> pd.Series:
+    """The `topic_breakdown` row of topic id `topic`."""
+    return breakdown[breakdown["topic"] == topic].iloc[0]

@@ -5,9 +5,9 @@ import pandas as pd
 import pytest
 
 from lib.breakdowns import (
-    BREAKDOWN_COLUMNS, NOT_GIVEN, cell_of_selection, clicked_value, cross_table, has_primary_areas, keyword_table, label_reason,
+    BREAKDOWN_COLUMNS, NOT_GIVEN, cell_of_selection, clicked_value, cross_table, has_values, keyword_table, label_reason,
     level_columns, map_filters, mix, mix_line, neighbour_line, neighbouring_topics, papers_by_id, subfield_counts, topic_breakdown,
-    topic_sizes,
+    topic_choices, topic_papers, topic_row, topic_sizes,
 )
 from lib.errors import ParameterError
 from lib.filters import FINE_MARK, Filters, filter_papers
@@ -64,7 +64,7 @@ def test_planted_topics_are_explained_by_their_own_vocabulary(planted):
 
 
 def test_declared_area_by_discovered_topic_is_nearly_diagonal(planted):
-    assert has_primary_areas(planted)
+    assert has_values(planted, "primary_area")
     table = cross_table(planted, "primary_area", "topic_label")
     assert set(table.index) == {"privacy", "diffusion", "bandits"} and table.to_numpy().sum() == len(planted)
     # Each discovered topic is (almost) all one declared area; a planted area may span two topics.
@@ -77,7 +77,7 @@ def test_cross_table_orders_largest_first_and_drops_empty_values(seed):
     assert table.to_numpy().sum() == len(seed)
     assert list(table.sum(axis=1)) == sorted(table.sum(axis=1), reverse=True)
     assert list(table.sum(axis=0)) == sorted(table.sum(axis=0), reverse=True)
-    assert not has_primary_areas(seed) and cross_table(seed, "primary_area", "topic_label").empty
+    assert not has_values(seed, "primary_area") and not has_values(seed, "status") and cross_table(seed, "primary_area", "topic_label").empty
     with pytest.raises(ParameterError):
         cross_table(seed, "nonsense", "topic_label")
 
@@ -97,6 +97,13 @@ def test_topic_sizes_count_the_whole_map_and_what_is_in_view(seed):
     sizes = topic_sizes(seed, shown, "fine")
     assert sizes["papers"].sum() == len(seed) and sizes["in_view"].sum() == len(shown)
     assert (sizes["in_view"] <= sizes["papers"]).all() and list(sizes["papers"]) == sorted(sizes["papers"], reverse=True)
+    breakdown = topic_breakdown(seed, "fine")
+    choices = topic_choices(breakdown, sizes)
+    assert [int(t) for t in choices] == [t for t in breakdown["topic"] if t in set(shown["topic_fine"])]  # only topics in view, largest first
+    assert all(text.endswith(" in view)") for text in choices.values())
+    assert list(topic_choices(breakdown, topic_sizes(seed, seed, "fine")).values())[0].endswith(" papers)")
+    first = int(next(iter(choices)))
+    assert topic_row(breakdown, first)["topic"] == first
 
 
 def test_mix_names_the_commonest_values_then_other():
@@ -145,7 +152,7 @@ def test_a_topic_s_map_filters_select_exactly_its_papers(planted):
         id_column, label_column = level_columns(level)
         for topic, label in planted[[id_column, label_column]].drop_duplicates().itertuples(index=False):
             shown = filter_papers(planted, Filters.from_query(map_filters({label_column: label})))
-            assert set(shown[id_column]) == {topic}
+            assert set(shown[id_column]) == {topic} and len(shown) == len(topic_papers(planted, level, topic))
 
 
 def test_sentences_and_tables_explain_a_topic(planted):
