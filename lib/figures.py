@@ -331,10 +331,15 @@ def topic_size_bar(sizes: pd.DataFrame, title: str = "Papers per topic") -> go.F
         showlegend=filtered,
         legend={"orientation": "h", "x": 0, "y": -0.12, "yanchor": "top"},
         yaxis={"automargin": True, "type": "category"},
-        xaxis={"title": {"text": "papers"}, "rangemode": "tozero"},
+        xaxis=_count_axis(int(rows["papers"].max()) if len(rows) else 0),
         plot_bgcolor="white",
     )
     return figure
+
+
+def _count_axis(most: int) -> dict:
+    # Whole papers only: small counts would otherwise get ticks at 0.5.
+    return {"title": {"text": "papers"}, "rangemode": "tozero", "dtick": 1 if most <= 10 else None}
 
 
 def subfield_bar(counts: pd.DataFrame, colours: dict[str, str], title: str = "Papers per subfield") -> go.Figure:
@@ -359,7 +364,7 @@ def subfield_bar(counts: pd.DataFrame, colours: dict[str, str], title: str = "Pa
         margin={"l": 10, "r": 40, "t": 50, "b": 60},
         font={"size": FONT_SIZE - 2, "color": "#111"},
         yaxis={"automargin": True, "type": "category"},
-        xaxis={"title": {"text": "papers"}, "rangemode": "tozero"},
+        xaxis=_count_axis(int(rows["papers"].max()) if len(rows) else 0),
         plot_bgcolor="white",
         hoverlabel={"font": {"size": FONT_SIZE, "color": "#111"}, "bgcolor": "white", "align": "left"},
     )

@@ -85,10 +85,12 @@ def test_topics_page_shows_sizes_every_topic_and_one_in_detail(env):
 
 def test_topics_page_switches_level_and_topic(env):
     app = opened("pages/topics.py")
-    coarse = len(tables(app, "keyphrases")[0])
+    coarse = tables(app, "keyphrases")[0]
     app.radio(key="topic_level").set_value("fine").run()
     assert not app.exception
-    assert len(tables(app, "keyphrases")[0]) > coarse
+    fine = tables(app, "keyphrases")[0]
+    assert len(fine) > len(coarse) and fine["papers"].sum() == 36
+    assert set(fine["within"]) <= set(coarse["topic"])  # each fine topic lies inside a coarse one
     detail = app.selectbox(key="topic_detail_fine")
     last = detail.options[-1]
     topic_id = next(str(t) for t in range(100) if detail.format_func(str(t)) == last)  # options show labels; values are topic ids
@@ -169,3 +171,15 @@ def test_hostile_titles_and_labels_show_as_text(env):
             for trace in spec["data"]:
                 trace.pop("customdata", None)
             assert HOSTILE_TITLE not in json.dumps(spec)
+
+
+def test_hostile_titles_are_plain_table_cells(env):
+    app = opened("pages/topics.py")
+    detail = app.selectbox(key="topic_detail_coarse")
+    ids = [str(t) for t in range(len(detail.options) + 5) if detail.format_func(str(t)) in detail.options]
+    titles = []
+    for topic_id in ids:
+        app.selectbox(key="topic_detail_coarse").set_value(topic_id).run()
+        assert not app.exception
+        titles += list(tables(app, "title")[1]["title"])  # the topic's papers
+    assert HOSTILE_TITLE in titles and HOSTILE_MARKDOWN in titles  # shown as the text it is
