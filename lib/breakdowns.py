@@ -216,9 +216,14 @@ def label_reason(row: Mapping, n_papers: int) -> str:
     evidence = list(row["label_evidence"])
     if not evidence:
         return f"No phrase is used by enough of its {row['papers']} papers to name it, so it is numbered."
-    parts = [f'"{phrase}" appears in {share:.0%} of its {row["papers"]} papers against {overall:.0%} of all {n_papers:,}'
+    parts = [f'"{phrase}" appears in {percent(share)} of its {row["papers"]} papers against {percent(overall)} of all {n_papers:,}'
              f" ({_times(share, overall)} as common)" for phrase, share, overall in evidence]
     return "Named for the phrase" + ("s" if len(parts) > 1 else "") + " its papers use far more than the rest of the map: " + "; ".join(parts) + "."
+
+
+def percent(share: float) -> str:
+    """A share as a whole percentage, or with one decimal below 1% so a rare phrase never reads as 0%: `12%`, `0.4%`."""
+    return f"{share:.1%}" if 0 < share < 0.01 else f"{share:.0%}"
 
 
 def _times(share: float, overall: float) -> str:
@@ -238,12 +243,12 @@ def keyword_table(row: Mapping) -> pd.DataFrame:
 
 def mix_line(shares: list[tuple[str, float]]) -> str:
     """`A 60% · B 30% · Other 10%` for a `mix`."""
-    return " · ".join(f"{value} {share:.0%}" for value, share in shares)
+    return " · ".join(f"{value} {percent(share)}" for value, share in shares)
 
 
 def neighbour_line(row: Mapping) -> str:
     """A topic's neighbours with the share of its papers' nearest papers each holds: `A (12%) · B (3%) · C`."""
-    return " · ".join(f"{label} ({share:.0%} of nearby papers)" if share else label
+    return " · ".join(f"{label} ({percent(share)} of nearby papers)" if share else label
                       for label, share in zip(row["neighbours"], row["neighbour_shares"]))
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from lib.breakdowns import (
     BREAKDOWN_COLUMNS, NOT_GIVEN, cell_of_selection, clicked_value, cross_table, has_values, keyword_table, label_reason,
-    level_columns, map_filters, mix, mix_line, neighbour_line, neighbouring_topics, papers_by_id, subfield_counts, topic_breakdown,
+    level_columns, map_filters, mix, mix_line, neighbour_line, neighbouring_topics, papers_by_id, percent, subfield_counts, topic_breakdown,
     topic_choices, topic_papers, topic_row, topic_sizes,
 )
 from lib.errors import ParameterError
@@ -164,6 +164,7 @@ def test_sentences_and_tables_explain_a_topic(planted):
     table = keyword_table(row)
     assert list(table["keyphrase"]) == list(row["keywords"]) and (table["lift"] >= 1).all()
     assert mix_line([("A", 0.6), ("Other", 0.4)]) == "A 60% · Other 40%"
+    assert percent(0.004) == "0.4%" and percent(0.0) == "0%" and percent(0.126) == "13%"  # a rare phrase never reads as 0%
     assert neighbour_line({"neighbours": ["X", "Y"], "neighbour_shares": [0.12, 0.0]}) == "X (12% of nearby papers) · Y"
     ordered = papers_by_id(planted, list(row["representatives"])[::-1] + ["missing"])
     assert list(ordered["paper_id"]) == list(row["representatives"])[::-1]
