@@ -12,7 +12,7 @@ import pandas as pd
 from sklearn.neighbors import NearestNeighbors
 
 from .errors import ParameterError
-from .filters import FINE_MARK
+from .filters import FACETS, FINE_MARK
 from .topics import LEVELS, topic_summaries
 
 # Topic level -> (id column, label column) of the papers table.
@@ -180,7 +180,7 @@ def map_filters(selection: Mapping[str, str], current: Mapping[str, list[str]] |
     unknown = [c for c in selection if c not in FILTER_KEYS]
     if unknown:
         raise ParameterError(f"no map filter for {', '.join(unknown)}; filterable: {', '.join(FILTER_KEYS)}")
-    params = {key: list(values) for key, values in (current or {}).items() if key in set(FILTER_KEYS.values())}
+    params = {key: list(values) for key, values in (current or {}).items() if key in FACETS}
     for column, value in selection.items():
         params[FILTER_KEYS[column]] = [f"{value}{FINE_MARK}" if column == "topic_fine_label" else str(value)]
     return params

@@ -129,9 +129,9 @@ def test_neighbours_share_a_border_on_the_map():
 
 
 def test_map_filters_keep_other_filters_and_replace_the_cell_s():
-    current = {"area": ["Theory"], "subfield": ["Old"], "color": ["status"]}
+    current = {"area": ["Theory"], "subfield": ["Old"], "author": ["bengio"], "color": ["status"]}
     params = map_filters({"subfield": "Bandits", "topic_label": "Regret bounds"}, current)
-    assert params == {"area": ["Theory"], "subfield": ["Bandits"], "topic": ["Regret bounds"]}
+    assert params == {"area": ["Theory"], "subfield": ["Bandits"], "author": ["bengio"], "topic": ["Regret bounds"]}  # not a colour
     fine = map_filters({"primary_area": "privacy", "topic_fine_label": "DP-SGD"})
     assert fine == {"primary_area": ["privacy"], "topic": [f"DP-SGD{FINE_MARK}"]}  # as the topic facet offers a fine topic
     with pytest.raises(ParameterError):

@@ -110,14 +110,15 @@ def test_topics_page_respects_the_sidebar_filters(env):
     assert 0 < len(members) <= 12
 
 
-def test_show_on_map_opens_the_map_filtered_to_the_topic(env):
-    app = opened("pages/topics.py")
+def test_show_on_map_opens_the_map_filtered_to_the_topic_keeping_other_filters(env):
+    app = opened("pages/topics.py", status="Poster")
     detail = app.selectbox(key="topic_detail_coarse")
     label, size = detail.format_func(detail.value).rsplit(" (", 1)
     app.button(key="show_topic_on_map").click().run()
     assert not app.exception
     assert map_count(app) == int(size.split()[0]) < 36
     assert app.multiselect(key="topic").value == [label] and app.query_params["topic"] in ([label], label)
+    assert app.multiselect(key="status").value == ["Poster"]
 
 
 def test_subfields_page_shows_counts_and_both_cross_tables(env):
