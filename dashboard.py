@@ -1,4 +1,4 @@
-"""PaperMap: `streamlit run dashboard.py [-- --data PATH [--taxonomy FILE]]`.
+"""PaperMap: `streamlit run dashboard.py [-- [--data PATH] [--data-dir DIR] [--taxonomy FILE]]`.
 
 Builds (or reads from cache) the map of one paper list, applies the shared sidebar filters and
 hands the resulting view to the page the user chose.
@@ -19,6 +19,10 @@ page = st.navigation(
         st.Page("pages/map.py", title="Map", url_path="topic-map", default=True),
         st.Page("pages/topics.py", title="Topics", url_path="topic-breakdown"),
         st.Page("pages/subfields.py", title="Subfields", url_path="subfield-breakdown"),
+        st.Page("pages/paper.py", title="Paper", url_path="paper-details"),
+        datasets_page := st.Page("pages/datasets.py", title="Data sets", url_path="data-sets"),
+        st.Page("pages/reading_lists.py", title="Reading lists", url_path="reading-lists"),
+        st.Page("pages/present.py", title="Present", url_path="presentation"),
     ]
 )
 
@@ -29,11 +33,15 @@ from lib.errors import PaperMapError  # noqa: E402
 from lib.filters import filter_papers  # noqa: E402
 from lib.markup import markdown_literal  # noqa: E402
 
-source = ui_state.data_source(sys.argv[1:])
+source = ui_state.chosen_source(sys.argv[1:])
 try:
     papers, report, map_dir = ui_state.load_map(source)
 except PaperMapError as error:
-    st.error(str(error))
+    st.error(markdown_literal(str(error)))  # the message may quote the file's own text
+    if page is datasets_page:  # the way out of a data set that cannot be mapped: choose another
+        page.run()
+    else:
+        st.page_link(datasets_page, label="Choose another data set")
     st.stop()
 
 ui_state.apply_map_link()  # a "show on map" link from another page sets the facets below

@@ -11,6 +11,8 @@ import io
 import json
 import os
 import tempfile
+import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,20 +60,46 @@ def frame_bytes(frame: pd.DataFrame) -> bytes:
     return buffer.getvalue()
 
 
-def _array_bytes(array: np.ndarray) -> bytes:
+def array_bytes(array: np.ndarray) -> bytes:
+    """An array in NumPy's `.npy` format, without pickle."""
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
     return buffer.getvalue()
 
 
+def arrays_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
+    """Named arrays as an `.npz` file that `np.load` reads without pickle.
+
+    Unlike `np.savez`, which stamps each member with the current time, the same arrays always give
+    the same bytes, so a rebuild from cache writes what a clean build writes.
+    """
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in sorted(arrays):
+            member = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            member.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(member, array_bytes(np.asarray(arrays[name])))
+    return buffer.getvalue()
+
+
+def read_arrays(data: bytes) -> dict[str, np.ndarray]:
+    """The named arrays of `.npz` bytes, read without pickle."""
+    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+        return {name: archive[name] for name in archive.files}
+
+
+ArtifactValue = pd.DataFrame | np.ndarray | dict[str, np.ndarray]
+
+
 @dataclass(frozen=True)
 class Artifact:
-    value: pd.DataFrame | np.ndarray
+    value: ArtifactValue
     meta: dict[str, Any]
 
 
 class ArtifactCache:
-    """Stage artifacts under `root/<stage>/<key>.{parquet,npy}` with `<key>.json` sidecars."""
+    """Stage artifacts under `root/<stage>/<key>.{parquet,npy,npz}` with `<key>.json` sidecars: a
+    DataFrame, an array, or a dict of named arrays."""
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
@@ -92,17 +120,23 @@ class ArtifactCache:
             if hashlib.sha256(data).hexdigest() != meta["sha256"]:
                 return None
             if meta["kind"] == "parquet":
-                value: pd.DataFrame | np.ndarray = pd.read_parquet(io.BytesIO(data))
+                value: ArtifactValue = pd.read_parquet(io.BytesIO(data))
+            elif meta["kind"] == "npz":
+                value = read_arrays(data)
             else:
                 value = np.load(io.BytesIO(data), allow_pickle=False)
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
             return None  # missing or damaged: the caller recomputes and overwrites
         return Artifact(value, meta)
 
-    def put(self, stage: str, key: str, value: pd.DataFrame | np.ndarray, meta: dict[str, Any]) -> None:
+    def put(self, stage: str, key: str, value: ArtifactValue, meta: dict[str, Any]) -> None:
         """Store `value` under `key` with `meta` (parameters, upstream keys) in its sidecar."""
-        kind = "parquet" if isinstance(value, pd.DataFrame) else "npy"
-        data = frame_bytes(value) if kind == "parquet" else _array_bytes(np.asarray(value))
+        if isinstance(value, pd.DataFrame):
+            kind, data = "parquet", frame_bytes(value)
+        elif isinstance(value, dict):
+            kind, data = "npz", arrays_bytes(value)
+        else:
+            kind, data = "npy", array_bytes(np.asarray(value))
         artifact, sidecar = self._paths(stage, key, kind)
         atomic_write_bytes(artifact, data)
         record = {

@@ -1,13 +1,17 @@
-"""`python -m lib build INPUT [--taxonomy FILE] [--out DIR] [--cache DIR] [--format FMT] [--embedder NAME] [--model PATH]`."""
+"""`python -m lib build INPUT [--taxonomy FILE] [--out DIR] [--cache DIR] [--format FMT] [--embedder NAME] [--model PATH]`
+and `python -m lib fetch [--url URL] [--out DIR] [--timeout S]`."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .datasets import DEFAULT_DATA_DIR
 from .embed import EMBEDDERS, make_embedder
 from .errors import PaperMapError
+from .fetch import DEFAULT_TIMEOUT, ICML2025_URL, fetch_paper_list
 from .load import FORMATS
 from .pipeline import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY, STAGES, BuildParams, build, default_out_dir
 
@@ -26,13 +30,19 @@ def parser() -> argparse.ArgumentParser:
     build_cmd.add_argument("--model", default=None,
                            help="sentence-transformers model folder or name (default: the packaged all-MiniLM-L6-v2)")
     build_cmd.add_argument("--quiet", action="store_true", help="no progress bar, no skipped-record lines")
+    fetch_cmd = commands.add_parser("fetch", help="download a paper list (by default all of ICML 2025) into the data folder")
+    fetch_cmd.add_argument("--url", default=ICML2025_URL, help="paper list to download (default: Paper Copilot's ICML 2025 list)")
+    fetch_cmd.add_argument("--out", type=Path, default=None,
+                           help="data folder to save it in (default: PAPERMAP_DATA_DIR, else data/)")
+    fetch_cmd.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                           help=f"seconds to wait for the server (default: {DEFAULT_TIMEOUT:g})")
     return root
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return _build(args)
+        return _fetch(args) if args.command == "fetch" else _build(args)
     except PaperMapError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -70,4 +80,10 @@ def _build(args: argparse.Namespace) -> int:
         for line in result.report.lines():
             print(line, file=sys.stderr)
     print(result.summary())
+    return 0
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    out_dir = args.out or Path(os.environ.get("PAPERMAP_DATA_DIR") or DEFAULT_DATA_DIR)
+    print(fetch_paper_list(args.url, out_dir, timeout=args.timeout).summary())
     return 0

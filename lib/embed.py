@@ -1,9 +1,15 @@
 """Text -> vectors. TF-IDF + truncated SVD by default, sentence-transformers optionally; any object
-with `name`, `params()` and `embed(texts)` plugs in (the pipeline keys its cache on the name and parameters)."""
+with `name`, `params()` and `embed(texts)` plugs in (the pipeline keys its cache on the name and parameters).
+
+A text that is not in the corpus (a search query) is embedded in the corpus's space by its query
+model: `fit_embed` returns it as plain arrays (saved without pickle) and `query_embedder` rebuilds
+an embedder from them. Embedders with a `fit(texts)` method have one; others cannot embed queries.
+"""
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -15,7 +21,9 @@ from sklearn.preprocessing import normalize
 from .errors import PaperMapError, ParameterError
 
 # Part of this stage's cache key: bump it when a change alters what the stage outputs.
-VERSION = 1
+# 2: the stage also outputs its query model, and TF-IDF + SVD vectors are projections onto the SVD
+#    components, as a query's are, so a paper's own text finds it with similarity 1.
+VERSION = 2
 
 
 class Embedder(Protocol):
@@ -26,6 +34,39 @@ class Embedder(Protocol):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """An (n_texts, dim) float32 array of L2-normalised rows."""
+
+
+# Shared by fitting and by embedding queries, so both read text the same way.
+_TFIDF_SETTINGS = {"stop_words": "english", "ngram_range": (1, 2), "sublinear_tf": True, "dtype": np.float32}
+
+
+@dataclass(frozen=True)
+class TfidfSvdModel:
+    """What `TfidfSvdEmbedder` learned from a corpus: enough to embed any text into the corpus's space.
+
+    terms: (n_terms,) str, the TF-IDF columns in order; idf: (n_terms,) float32;
+    components: (dim, n_terms) float32, the SVD directions (the identity when the corpus was too
+    small for SVD; no columns when the corpus had no usable word).
+    """
+
+    terms: np.ndarray
+    idf: np.ndarray
+    components: np.ndarray
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """An (n_texts, dim) float32 array of L2-normalised rows (zero rows for texts with no known word)."""
+        if len(texts) == 0 or len(self.terms) == 0:
+            return np.zeros((len(texts), self.components.shape[0]), dtype=np.float32)
+        vectorizer = TfidfVectorizer(**_TFIDF_SETTINGS, vocabulary={term: i for i, term in enumerate(self.terms)})
+        vectorizer.idf_ = self.idf
+        return normalize(np.asarray(vectorizer.transform(texts) @ self.components.T)).astype(np.float32)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        return {"terms": self.terms.astype(str), "idf": self.idf, "components": self.components}
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> TfidfSvdModel:
+        return cls(terms=arrays["terms"], idf=arrays["idf"], components=arrays["components"])
 
 
 class TfidfSvdEmbedder:
@@ -42,29 +83,29 @@ class TfidfSvdEmbedder:
     def params(self) -> dict[str, Any]:
         return {"n_components": self.n_components, "random_state": self.random_state}
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if len(texts) == 0:
-            return np.zeros((0, self.n_components), dtype=np.float32)
+    def fit(self, texts: Sequence[str]) -> TfidfSvdModel:
+        """Learn the vocabulary, IDF weights and SVD directions of `texts`."""
         vectorizer = TfidfVectorizer(
-            stop_words="english",
-            ngram_range=(1, 2),
-            sublinear_tf=True,
+            **_TFIDF_SETTINGS,
             min_df=2 if len(texts) >= 50 else 1,  # words seen once cannot link two papers
             max_df=0.5 if len(texts) >= 50 else 1.0,
-            dtype=np.float32,
         )
         try:
             tfidf = vectorizer.fit_transform(texts)
-        except ValueError:  # no usable word in any text
-            return np.zeros((len(texts), self.n_components), dtype=np.float32)
+        except ValueError:  # no text, or no usable word in any text
+            empty = np.zeros(0, dtype=np.float32)
+            return TfidfSvdModel(empty.astype(str), empty, np.zeros((self.n_components, 0), dtype=np.float32))
         # SVD needs fewer components than either side of the matrix; tiny corpora keep all of TF-IDF.
         n_components = min(self.n_components, tfidf.shape[0] - 1, tfidf.shape[1] - 1)
         if n_components < 2:
-            vectors = tfidf.toarray()
+            components = np.eye(tfidf.shape[1], dtype=np.float32)
         else:
             svd = TruncatedSVD(n_components=n_components, algorithm="randomized", random_state=self.random_state)
-            vectors = svd.fit_transform(tfidf)
-        return normalize(vectors).astype(np.float32)
+            components = svd.fit(tfidf).components_.astype(np.float32)
+        return TfidfSvdModel(vectorizer.get_feature_names_out().astype(str), vectorizer.idf_, components)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.fit(texts).embed(texts)
 
 
 class EmbedderUnavailable(PaperMapError):
@@ -147,6 +188,17 @@ class SentenceTransformerEmbedder:
                                convert_to_numpy=True, show_progress_bar=False)
         return np.asarray(vectors, dtype=np.float32)
 
+    def fit(self, texts: Sequence[str]) -> SentenceTransformerEmbedder:
+        """A pretrained model learns nothing from the corpus: it embeds queries as it embeds papers."""
+        return self
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        return {"model": np.array(self.model)}
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> SentenceTransformerEmbedder:
+        return cls(str(arrays["model"]))
+
 
 EMBEDDERS = ("tfidf-svd", "sentence-transformers")
 
@@ -160,3 +212,37 @@ def make_embedder(name: str = "tfidf-svd", model: str | Path | None = None, rand
     if name == "sentence-transformers":
         return SentenceTransformerEmbedder(model)
     raise ParameterError(f"embedder must be one of {', '.join(EMBEDDERS)}; got {name!r}")
+
+
+class QueryEmbedder(Protocol):
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """An (n_texts, dim) float32 array of L2-normalised rows in the corpus's space."""
+
+
+# How each embedder's query model is rebuilt from the arrays `fit_embed` returned.
+_QUERY_EMBEDDERS: dict[str, Callable[[Mapping[str, np.ndarray]], QueryEmbedder]] = {
+    TfidfSvdEmbedder.name: TfidfSvdModel.from_arrays,
+    SentenceTransformerEmbedder.name: SentenceTransformerEmbedder.from_arrays,
+}
+
+
+def fit_embed(embedder: Embedder, texts: Sequence[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The vectors of `texts` and the query model: arrays from which `query_embedder` embeds new text
+    in the same space. An embedder without `fit` gives a query model naming it only."""
+    query_model = {"embedder": np.array(embedder.name)}
+    fit = getattr(embedder, "fit", None)
+    if fit is None:
+        return embedder.embed(texts), query_model
+    fitted = fit(texts)
+    return fitted.embed(texts), {**query_model, **fitted.to_arrays()}
+
+
+def query_embedder(query_model: Mapping[str, np.ndarray]) -> QueryEmbedder:
+    """An embedder of new text into the space `fit_embed` made `query_model` for.
+
+    Raises `EmbedderUnavailable` (one sentence) when that embedder cannot embed queries here.
+    """
+    name = str(query_model["embedder"])
+    if name not in _QUERY_EMBEDDERS or set(query_model) == {"embedder"}:
+        raise EmbedderUnavailable(f"this map's embedder ({name}) cannot embed a text to compare with the papers")
+    return _QUERY_EMBEDDERS[name](query_model)

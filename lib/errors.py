@@ -16,3 +16,15 @@ class TaxonomyError(PaperMapError):
 
 class ParameterError(PaperMapError, ValueError):
     """A stage parameter outside its allowed values."""
+
+
+class DataSetError(PaperMapError):
+    """A data set that cannot be offered or saved (an upload too large, not a paper list)."""
+
+
+class FetchError(PaperMapError):
+    """A paper list that could not be downloaded (offline, no answer, an error status, not a list)."""
+
+
+class ReadingListError(PaperMapError):
+    """A reading-list request that cannot be done (unknown list, taken name, busy database, ...)."""

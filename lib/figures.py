@@ -9,7 +9,7 @@ import colorsys
 import html
 import math
 import textwrap
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -29,8 +29,8 @@ COLOR_CHOICES = {
     "subfield": "Subfield", "area": "Area", "topic_label": "Topic", "topic_fine_label": "Fine topic", "status": "Status",
     "primary_area": "Primary area", "venue": "Venue",
 }
-HIGHLIGHT_NAME = "highlighted"  # the trace of ringed papers drawn on top of the rest
 LABEL_LEVELS = {"topic_label": "Topics", "topic_fine_label": "Fine topics"}
+HIGHLIGHT_COLOURS = ["#FFD700", "#FF2D95"]  # gold, then magenta for a second layer: both stand out from the palette
 NONE = "(none)"
 FONT_SIZE = 16  # readable on a projector from the back of a room
 LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its papers is in view
@@ -122,7 +122,7 @@ def map_figure(
     context: pd.DataFrame | None = None,
     height: int = 620,
     width_hint: int = 900,
-    highlight: Collection[str] = (),
+    highlight: Mapping[str, Collection[str]] | None = None,
 ) -> go.Figure:
     """Scatter of `papers` on the map, one WebGL trace per value of `color_by`.
 
@@ -132,9 +132,9 @@ def map_figure(
     `labels` column (coarse or fine topics; None for none) sit at the median of each topic's
     papers, nudged apart so none overlap at `width_hint` pixels
     wide. The legend sits under the map, so its length never squeezes or shifts the map; when
-    colouring by subfield it lists areas, and the hover names the subfield. Papers whose id is in
-    `highlight` (a search's matches, the paper being presented) are drawn again on top, larger and
-    ringed, even when the filters leave them out.
+    colouring by subfield it lists areas, and the hover names the subfield. `highlight` maps a
+    legend name to paper ids (a search's matches, the open paper): those are drawn again on top,
+    larger and ringed, one layer per name in order (the last on top), even when filtered out.
     """
     if color_by not in COLOR_CHOICES:
         raise ValueError(f"color_by must be one of {', '.join(COLOR_CHOICES)}; got {color_by!r}")
@@ -187,8 +187,8 @@ def map_figure(
             hovertext=hover[mask],
             hovertemplate="%{hovertext}<extra></extra>",
         ))
-    if len(highlight):
-        _add_highlight(figure, context, highlight, size)
+    for (name, ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
+        _add_highlight(figure, context, ids, name, colour, size)
     x_range, y_range = _padded_range(context["x"]), _padded_range(context["y"])
     if labels:
         scale = (width_hint / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))  # pixels per unit
@@ -218,14 +218,14 @@ def map_figure(
     return figure
 
 
-def _add_highlight(figure: go.Figure, context: pd.DataFrame, ids: Collection[str], size: float) -> None:
+def _add_highlight(figure: go.Figure, context: pd.DataFrame, ids: Collection[str], name: str, colour: str, size: float) -> None:
     marked = context[context["paper_id"].isin(set(ids))]
     if marked.empty:
         return
     # Hover texts are built for the marked papers only: a search may mark a few of thousands.
     figure.add_trace(go.Scattergl(
-        x=marked["x"].to_numpy(), y=marked["y"].to_numpy(), mode="markers", name=f"{HIGHLIGHT_NAME} ({len(marked)})",
-        marker={"size": max(size * 1.8, 12), "color": "rgba(255,215,0,0.9)", "line": {"width": 2.5, "color": "#111"}},
+        x=marked["x"].to_numpy(), y=marked["y"].to_numpy(), mode="markers", name=f"{_escape(name)} ({len(marked)})",
+        marker={"size": max(size * 1.8, 12), "color": colour, "line": {"width": 2.5, "color": "#111"}},
         customdata=marked["paper_id"].to_numpy(), hovertext=_hover_text(marked), hovertemplate="%{hovertext}<extra></extra>",
     ))
 

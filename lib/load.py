@@ -22,7 +22,7 @@ from .readers import FORMATS, Records, detect_format, read_records
 from .schema import PAPER_COLUMNS, conform, empty_table
 from .titles import derive_title
 
-__all__ = ["FORMATS", "LoadReport", "LoadResult", "RecordIssue", "detect_format", "load_papers"]
+__all__ = ["FORMATS", "LoadReport", "LoadResult", "RecordIssue", "detect_format", "load_papers", "papers_from_bytes"]
 
 # Part of this stage's cache key: bump it when a change alters what the stage outputs.
 VERSION = 2
@@ -116,8 +116,6 @@ def load_papers(path: str | Path, input_format: str = "auto") -> LoadResult:
 
     Raises `InputError` with one sentence naming the file when nothing can be read from it.
     """
-    if input_format not in FORMATS:
-        raise ParameterError(f"input_format must be one of {', '.join(FORMATS)}; got {input_format!r}")
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -125,6 +123,14 @@ def load_papers(path: str | Path, input_format: str = "auto") -> LoadResult:
         raise InputError(f"{path}: no such file") from None
     except OSError as error:
         raise InputError(f"{path}: cannot be read ({error.strerror or error})") from None
+    return papers_from_bytes(raw, path, input_format)
+
+
+def papers_from_bytes(raw: bytes, path: Path, input_format: str = "auto") -> LoadResult:
+    """`load_papers` of bytes already read (an upload, a download); `path` names them in messages
+    and gives the venue and year when the content does not."""
+    if input_format not in FORMATS:
+        raise ParameterError(f"input_format must be one of {', '.join(FORMATS)}; got {input_format!r}")
     if not raw.strip():
         raise InputError(f"{path}: the file is empty")
     fmt = detect_format(raw) if input_format == "auto" else input_format

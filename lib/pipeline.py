@@ -12,11 +12,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from .cache import ArtifactCache, atomic_write_bytes, file_digest, frame_bytes, make_key
+from .cache import ArtifactCache, array_bytes, arrays_bytes, atomic_write_bytes, file_digest, frame_bytes, make_key
 from . import embed as _embed, keywords as _keywords, load as _load, project as _project, subfields as _subfields, topics as _topics
-from .embed import Embedder, TfidfSvdEmbedder
+from .embed import Embedder, TfidfSvdEmbedder, fit_embed
 from .errors import InputError
 from .keywords import keywords_table
 from .load import LoadReport, load_papers
@@ -30,6 +31,12 @@ DEFAULT_DATA = REPO_ROOT / "data" / "icml2025_seed.txt"
 DEFAULT_TAXONOMY = REPO_ROOT / "data" / "taxonomy" / "icml2025.yaml"
 DEFAULT_CACHE_DIR = REPO_ROOT / "data" / "cache"
 DEFAULT_OUT_ROOT = REPO_ROOT / "data" / "build"
+# What a build writes into its output folder; the sidecar, written last, lists the others.
+PAPERS_FILE = "papers.parquet"
+EMBEDDINGS_FILE = "embeddings.npy"
+QUERY_MODEL_FILE = "query_model.npz"
+SIDECAR_FILE = "papers.json"
+OUTPUT_FILES = {"papers": PAPERS_FILE, "embeddings": EMBEDDINGS_FILE, "query_model": QUERY_MODEL_FILE}
 
 STAGES = ("load", "keywords", "subfields", "embed", "project", "topics", "write")
 # Each stage module's VERSION goes into its cache key, so a changed stage never reuses old artifacts.
@@ -101,7 +108,8 @@ def build(
     params: BuildParams = BuildParams(),
     progress: Progress | None = None,
 ) -> BuildResult:
-    """Build the map of one paper list; write `out_dir/papers.parquet` when `out_dir` is given.
+    """Build the map of one paper list; when `out_dir` is given, write `papers.parquet` there with
+    its rows' embeddings (`embeddings.npy`), the query model (`query_model.npz`) and `papers.json`.
 
     Raises `InputError` or `TaxonomyError` (one sentence each) when the inputs cannot be used.
     """
@@ -141,9 +149,12 @@ def build(
         {"taxonomy_sha256": taxonomy_digest, "min_score": params.subfield_min_score, "random_state": params.random_state},
         lambda: (assign_subfields(texts, taxonomy, params.subfield_min_score, random_state=params.random_state), {}),
     )
-    vectors, embed_key, _ = stages.run(
-        "embed", [load_key], {"embedder": embedder.name, **embedder.params()}, lambda: (embedder.embed(texts), {}),
-    )
+    def embed_stage() -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        vectors, query_model = fit_embed(embedder, texts)
+        return {"vectors": vectors, **query_model}, {}
+
+    embedded, embed_key, _ = stages.run("embed", [load_key], {"embedder": embedder.name, **embedder.params()}, embed_stage)
+    vectors = embedded.pop("vectors")
     projection = {"n_neighbors": params.n_neighbors, "min_dist": params.min_dist, "random_state": params.random_state}
     coords, project_key, _ = stages.run("project", [embed_key], projection, lambda: (project(vectors, **projection), {}))
 
@@ -176,7 +187,7 @@ def build(
     start = time.perf_counter()
     out_path = None
     if out_dir is not None:
-        out_path = _write_output(Path(out_dir), table, {
+        out_path = _write_output(Path(out_dir), table, vectors, embedded, {
             "input": str(input_path),
             "input_sha256": input_digest,
             "taxonomy": str(taxonomy_path),
@@ -218,12 +229,20 @@ class _StageRunner:
         return value, key, meta
 
 
-def _write_output(out_dir: Path, table: pd.DataFrame, meta: dict[str, Any]) -> Path:
-    """`papers.parquet` and its `papers.json` sidecar, each written atomically."""
-    out_path = out_dir / "papers.parquet"
+def _write_output(
+    out_dir: Path, table: pd.DataFrame, vectors: np.ndarray, query_model: dict[str, np.ndarray], meta: dict[str, Any]
+) -> Path:
+    """`papers.parquet`, its rows' embeddings, the query model and the `papers.json` sidecar, each
+    written atomically, the sidecar last."""
+    out_path = out_dir / PAPERS_FILE
     atomic_write_bytes(out_path, frame_bytes(table))
-    sidecar = {**meta, "rows": len(table), "columns": list(table.columns)}
-    atomic_write_bytes(out_dir / "papers.json", json.dumps(sidecar, indent=1, default=str).encode())
+    atomic_write_bytes(out_dir / EMBEDDINGS_FILE, array_bytes(vectors.astype(np.float32)))
+    atomic_write_bytes(out_dir / QUERY_MODEL_FILE, arrays_bytes(query_model))
+    sidecar = {
+        **meta, "rows": len(table), "columns": list(table.columns), "embedding_dim": int(vectors.shape[1]),
+        "files": OUTPUT_FILES,
+    }
+    atomic_write_bytes(out_dir / SIDECAR_FILE, json.dumps(sidecar, indent=1, default=str).encode())
     return out_path
 
 
@@ -236,19 +255,19 @@ def read_papers(path: str | Path) -> pd.DataFrame:
 
 
 def is_built(out_dir: str | Path) -> bool:
-    """Whether `out_dir` holds a finished build with today's columns: its sidecar is written last, so
-    it proves the table, and it lists the table's columns, so a build from before a column was added
-    is built again (from the stage cache) rather than read and found short."""
-    sidecar, table = Path(out_dir) / "papers.json", Path(out_dir) / "papers.parquet"
-    if not (sidecar.is_file() and table.is_file()):
-        return False
+    """Whether `out_dir` holds a finished build with today's columns and files: its sidecar is written
+    last, so it proves the others, and it lists the table's columns and the files, so a build from
+    before a column or file was added is built again (from the stage cache) rather than read and found short."""
+    out_dir = Path(out_dir)
     try:
-        columns = json.loads(sidecar.read_text(encoding="utf-8")).get("columns")
+        sidecar = json.loads((out_dir / SIDECAR_FILE).read_text(encoding="utf-8"))
+        columns, files = sidecar.get("columns"), sidecar.get("files")
     except (OSError, ValueError, AttributeError):
         return False
-    return columns == [c.name for c in OUTPUT_COLUMNS]
+    return (columns == [c.name for c in OUTPUT_COLUMNS] and files == OUTPUT_FILES
+            and all((out_dir / name).is_file() for name in files.values()))
 
 
 def read_load_report(out_dir: str | Path) -> dict[str, Any]:
     """The load report a build recorded in `out_dir/papers.json`."""
-    return json.loads((Path(out_dir) / "papers.json").read_text(encoding="utf-8"))["load_report"]
+    return json.loads((Path(out_dir) / SIDECAR_FILE).read_text(encoding="utf-8"))["load_report"]

@@ -11,7 +11,8 @@ from .markup import safe_url
 
 
 def paper_table(papers: pd.DataFrame, top_keywords: int = 5) -> pd.DataFrame:
-    """Title, link, short authors, subfield, topic and top keywords, one row per paper.
+    """Title, link, short authors, subfield, topic and top keywords, one row per paper; a
+    `similarity` column first when `papers` has one (a ranking).
 
     Only http(s) links are kept: a table's link column would open a `javascript:` one.
 
@@ -19,6 +20,7 @@ def paper_table(papers: pd.DataFrame, top_keywords: int = 5) -> pd.DataFrame:
     """
     table = pd.DataFrame(
         {
+            **({"similarity": papers["similarity"].to_numpy()} if "similarity" in papers else {}),
             "title": papers["title"].to_numpy(),
             "link": [safe_url(url) for url in papers["url"]],
             "authors": [short_authors(list(a)) for a in papers["authors"]],
@@ -90,3 +92,25 @@ def topic_table(summaries: pd.DataFrame, papers: pd.DataFrame, shown: pd.DataFra
     if len(shown) == len(papers):
         drop.append("in view")
     return table.drop(columns=drop)
+
+
+def paper_facts(paper: pd.Series) -> list[tuple[str, str]]:
+    """What the paper page lists about one paper (a row of the papers table), as (label, plain text)
+    pairs; facts the data lacks are left out. The subfield names its score, and its runner-up when
+    the choice is not clear-cut."""
+    subfield = f"{paper['subfield']} (score {paper['subfield_score']:.2f})"
+    if not paper["subfield_confident"] and paper["subfield_runner_up"]:
+        subfield += f"; uncertain, or {paper['subfield_runner_up']} ({paper['subfield_runner_up_score']:.2f})"
+    elif not paper["subfield_confident"]:
+        subfield += "; uncertain"
+    published = [str(paper["venue"]), "" if pd.isna(paper["year"]) else str(int(paper["year"])), str(paper["status"])]
+    facts = [
+        ("Published", " · ".join(part for part in published if part)),
+        ("Subfield", subfield),
+        ("Area", str(paper["area"])),
+        ("Topic", f"{paper['topic_label']} › {paper['topic_fine_label']}"),
+        ("Keywords", ", ".join(paper["keywords"])),
+        ("Author keywords", ", ".join(paper["author_keywords"])),
+        ("Primary area", str(paper["primary_area"])),
+    ]
+    return [(label, text) for label, text in facts if text]

@@ -1,12 +1,16 @@
 """The topic map: every paper as a point, coloured by a choice of facet, labelled by topic.
 
-Click a point to see the paper; draw a box or lasso to list the papers inside it.
+Search rings the papers that match; click a point to see its paper; draw a box or lasso to list
+the papers inside it.
 """
 import streamlit as st
 
-from lib import figures, ui_state
+from lib import exports, figures, ui_state
+from lib.errors import PaperMapError
 from lib.markup import markdown_literal
 from lib.tables import corpus_caption, paper_table, selection_summary
+
+SIMILAR = 20
 
 view = ui_state.current_view()
 papers, shown = view.papers, view.shown
@@ -20,19 +24,44 @@ with title:
     st.subheader(f"Topic map: {len(shown):,} of {len(papers):,} papers")
     st.caption(markdown_literal(corpus_caption(papers, view.source.data.name)))
 
+search_box, similar_box = st.columns(2)
+with search_box:
+    query = ui_state.url_text("Search titles, abstracts, authors and keywords", key="q", placeholder='e.g. bandits "regret bound"')
+with similar_box:
+    like = ui_state.url_text("Similar to this text", key="like", placeholder="Paste an abstract or describe an idea")
+
 if shown.empty:
     st.info("No paper matches the filters. Clear the filters in the sidebar to see the whole map.")
     st.stop()
+
+found = ui_state.search_in_view(view, query) if query else None
+similar = None
+if like:
+    try:
+        similar = ui_state.similar_in_view(view, like, SIMILAR)
+    except PaperMapError as error:
+        st.error(markdown_literal(str(error)))
 
 
 @st.fragment
 def map_and_selection() -> None:
     # A fragment: a click or a lasso reruns the map and its tables, not the sidebar.
     paper_id = ui_state.url_paper(papers)
-    figure = figures.map_figure(shown, color_by, ui_state.label_column(labels), context=papers, highlight=[paper_id] if paper_id else [])
+    highlight = {}
+    if found is not None:
+        highlight[f"matches for {query}"] = found["paper_id"]
+    if similar is not None:
+        highlight["most similar"] = similar["paper_id"]
+    if paper_id:
+        highlight["open paper"] = [paper_id]
+    figure = figures.map_figure(shown, color_by, ui_state.label_column(labels), context=papers, highlight=highlight)
     event = st.plotly_chart(
         figure, key="map", theme=None, on_select="rerun", selection_mode=("points", "box", "lasso"),
         config={"scrollZoom": False, "displaylogo": False},  # the wheel scrolls the page, as a presenter expects
+    )
+    st.download_button(
+        "Download this view as an interactive HTML file", data=lambda: exports.map_html(figure), file_name=f"{exports.file_stem(view.source.data.name)}-map.html",
+        mime="text/html", on_click="ignore", help="One file that opens in any browser, offline: the map as you see it, with hover and zoom.",
     )
     selection = ui_state.map_selection(event)
     if selection.clicked and selection.clicked != paper_id:
@@ -41,11 +70,19 @@ def map_and_selection() -> None:
     if paper_id:
         ui_state.paper_card(papers, paper_id)
     if selection.drawn:
-        chosen = shown[shown["paper_id"].isin(selection.drawn)]
-        st.markdown(f"#### {len(chosen):,} selected papers")
-        for name, line in selection_summary(chosen).items():
+        listed, heading = shown[shown["paper_id"].isin(selection.drawn)], "selected papers"
+    elif similar is not None:
+        listed, heading = similar, "papers most similar to your text"
+    elif found is not None:
+        listed, heading = found, f"papers match “{markdown_literal(query)}”"
+    else:
+        listed, heading = None, ""
+    if listed is not None:
+        st.markdown(f"#### {len(listed):,} {heading}")
+        for name, line in selection_summary(listed).items():
             st.markdown(f"**{name}:** {markdown_literal(line)}")
-        st.dataframe(paper_table(chosen), hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG, key="selected_table")
+        st.dataframe(paper_table(listed), hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG, key="listed_table")
+        ui_state.add_to_list_control(listed, key="map-listed")
     else:
         st.caption("Click a point to see its paper; draw a box or lasso (toolbar above the map) to list the papers inside.")
         st.dataframe(paper_table(shown), hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG, key="shown_table")

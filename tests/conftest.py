@@ -78,3 +78,21 @@ def shared_data() -> Path:
 def plain(markdown: str) -> str:
     """What a `lib.markup.markdown_literal` string displays: the text without its escapes."""
     return re.sub(r"\\(.)", r"\1", markdown)
+
+
+# Reading groups: the pages' AppTests share one planted map per module and get a private database each.
+@pytest.fixture(scope="module")
+def planted_module_data(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("planted") / "planted2025.json"
+    path.write_text(json.dumps(planted_records()), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def lists_db(planted_module_data: Path, tmp_path: Path, monkeypatch) -> Path:
+    """The dashboard on the planted map (built once per module) with an empty reading-lists database."""
+    monkeypatch.setenv("PAPERMAP_DATA", str(planted_module_data))
+    monkeypatch.setenv("PAPERMAP_CACHE", str(planted_module_data.parent / "cache"))
+    path = tmp_path / "lists.sqlite"
+    monkeypatch.setenv("PAPERMAP_DB", str(path))
+    return path

@@ -22,6 +22,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -101,12 +102,11 @@ def seed_map(cache_dir):
     return build(SEED, cache_dir=cache_dir).papers
 
 
-@pytest.fixture(scope="module")
-def app_url(cache_dir, tmp_path_factory):
-    """Base URL of `streamlit run dashboard.py -- --data <seed>` on a free local port."""
+@contextmanager
+def running_app(cache_dir: Path, log_path: Path, db_path: Path):
+    """`streamlit run dashboard.py -- --data <seed>` on a free local port; yields its base URL."""
     port = _free_port()
-    log_path = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
-    env = {**os.environ, "PAPERMAP_CACHE": str(cache_dir), "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PAPERMAP_CACHE": str(cache_dir), "PAPERMAP_DB": str(db_path), "PYTHONUNBUFFERED": "1"}
     command = [
         sys.executable, "-m", "streamlit", "run", "dashboard.py",
         "--server.port", str(port),
@@ -133,6 +133,14 @@ def app_url(cache_dir, tmp_path_factory):
         yield base
     finally:
         _stop(process)
+
+
+@pytest.fixture(scope="module")
+def app_url(cache_dir, tmp_path_factory):
+    """Base URL of the dashboard on the seed, with its own cache and reading-lists database."""
+    folder = tmp_path_factory.mktemp("streamlit")
+    with running_app(cache_dir, folder / "streamlit.log", folder / "lists.sqlite") as base:
+        yield base
 
 
 def _stop(process: subprocess.Popen) -> None:
@@ -318,9 +326,75 @@ def test_clicking_a_cross_table_cell_opens_the_map_filtered_to_it(app_url, page,
     _assert_clean(page)
 
 
+# Screen position of the first paper of the first coloured trace, and its id.
+FIRST_POINT_JS = """() => {
+    const gd = document.querySelector('.js-plotly-plot');
+    const trace = gd._fullData.find(t => t.customdata && t.x.length);
+    const area = gd.querySelector('.nsewdrag').getBoundingClientRect();
+    return [area.left + gd._fullLayout.xaxis.l2p(trace.x[0]), area.top + gd._fullLayout.yaxis.l2p(trace.y[0]), trace.customdata[0]];
+}"""
+
+
+def test_clicking_a_point_opens_its_paper_and_a_box_lists_the_papers_inside(app_url, page, seed_map):
+    page.goto(app_url)
+    _map_rendered(page)
+    x, y, paper_id = page.evaluate(FIRST_POINT_JS)
+    page.mouse.click(x, y)
+    page.wait_for_url(re.compile(rf"paper={paper_id}"))
+    _wait_until_idle(page)
+    title = seed_map.set_index("paper_id").loc[paper_id, "title"]
+    assert page.get_by_text(title[:40]).count() >= 1  # its card, under the map
+    # A box over the whole plot, drawn with the mouse as a reader would after picking "Box select".
+    page.locator('.modebar-btn[data-val="select"]').first.click()
+    left, top, width, height = page.evaluate("() => { const r = document.querySelector('.js-plotly-plot .nsewdrag')"
+                                             ".getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; }")
+    page.mouse.move(left + 3, top + 3)
+    page.mouse.down()
+    page.mouse.move(left + width / 2, top + height / 2, steps=5)
+    page.mouse.move(left + width - 3, top + height - 3, steps=5)
+    page.mouse.up()
+    page.get_by_text(f"{SEED_PAPERS} selected papers").wait_for()
+    _wait_until_idle(page)
+    rows = page.locator('[data-testid="stDataFrame"] [role="grid"]').first.get_attribute("aria-rowcount")
+    assert int(rows) == SEED_PAPERS + 1  # the header, then one row per selected paper
+    assert page.get_by_text("Subfields:").count() == 1
+    _assert_clean(page)
+
+
 def test_page_fetches_nothing_from_outside(app_url, page):
     """PaperMap runs offline: opening the map asks nothing of any host but the app."""
     page.goto(app_url)
     _map_rendered(page)
     page.wait_for_timeout(1000)
     assert page.outside == []
+
+
+def test_a_reading_list_made_on_the_map_survives_a_server_restart(cache_dir, browser, seed_map, tmp_path):
+    db_path = tmp_path / "lists.sqlite"
+    with running_app(cache_dir, tmp_path / "first.log", db_path) as base:
+        tab = browser.new_page(viewport=PROJECTOR)
+        tab.set_default_timeout(RENDER_MS)
+        tab.goto(base)
+        _map_rendered(tab)
+        x, y, paper_id = tab.evaluate(FIRST_POINT_JS)
+        tab.mouse.click(x, y)
+        tab.wait_for_url(re.compile(rf"paper={paper_id}"))
+        _wait_until_idle(tab)
+        tab.get_by_label("New list's name").first.fill("Restart club")
+        tab.keyboard.press("Tab")
+        _wait_until_idle(tab)
+        tab.get_by_role("button", name="Add 1 paper").first.click()
+        tab.get_by_text("Open Restart club").wait_for()
+        tab.close()
+    with running_app(cache_dir, tmp_path / "second.log", db_path) as base:
+        tab = browser.new_page(viewport=PROJECTOR)
+        tab.set_default_timeout(RENDER_MS)
+        tab.goto(base)
+        _map_rendered(tab)
+        tab.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Reading lists").click()
+        tab.wait_for_url(re.compile(r"/reading-lists"))
+        _wait_until_idle(tab)
+        title = seed_map.set_index("paper_id").loc[paper_id, "title"]
+        assert "list=Restart+club" in tab.url  # the only list, chosen
+        tab.get_by_text(title[:40]).first.wait_for()
+        tab.close()

@@ -156,11 +156,12 @@ def test_hover_says_when_a_subfield_is_uncertain_and_what_else_it_could_be():
 def test_highlighted_papers_are_drawn_on_top_even_when_filtered_out():
     table = papers()
     part = table[table["subfield"] == "Subfield 3"]
-    figure = map_figure(part, context=table, highlight=["p0", "p3", "missing"])
-    top = figure.data[-1]
-    assert top.name == "highlighted (2)" and list(top.customdata) == ["p0", "p3"]  # p0 is filtered out, still marked
-    assert top.marker.size > figure.data[1].marker.size and "Paper 0" in top.hovertext[0]
-    assert map_figure(part, context=table, highlight=["missing"]).data[-1].name != "highlighted (0)"
+    figure = map_figure(part, context=table, highlight={"matches": ["p0", "p3", "missing"], "open paper": ["p8"]})
+    matches, top = figure.data[-2:]
+    assert matches.name == "matches (2)" and list(matches.customdata) == ["p0", "p3"]  # p0 is filtered out, still marked
+    assert matches.marker.size > figure.data[1].marker.size and "Paper 0" in matches.hovertext[0]
+    assert top.name == "open paper (1)" and top.marker.color != matches.marker.color
+    assert not map_figure(part, context=table, highlight={"matches": ["missing"]}).data[-1].name.startswith("matches")
 
 
 def test_paper_table_offers_web_links_only():

@@ -115,7 +115,7 @@ def test_unreadable_data_is_one_clear_error_not_a_traceback(tmp_path, monkeypatc
     monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
     app = AppTest.from_file(DASHBOARD, default_timeout=60).run()
     assert not app.exception
-    assert len(app.error) == 1 and "broken.json" in app.error[0].value and "invalid JSON" in app.error[0].value
+    assert len(app.error) == 1 and "broken.json" in plain(app.error[0].value) and "invalid JSON" in plain(app.error[0].value)
 
 
 def test_every_facet_filters_and_lives_in_the_url(app_env):
@@ -143,11 +143,12 @@ def test_topic_facet_offers_coarse_and_fine_topics(app_env):
 def test_an_open_paper_from_the_url_is_ringed_on_the_map_and_can_be_closed(app_env):
     app = started(paper="privacy-3", color="topic_label", labels="none")
     figure = json.loads(app.get("plotly_chart")[0].proto.spec)
-    assert figure["data"][-1]["name"] == "highlighted (1)" and not figure["layout"].get("annotations")
+    assert figure["data"][-1]["name"] == "open paper (1)" and not figure["layout"].get("annotations")
     assert app.selectbox(key="color").value == "topic_label"
     card = [m.value for m in app.markdown]
     assert any(plain(text).startswith("**On ") and "number 3" in plain(text) for text in card)
     app.button(key="close_paper").click().run()
     assert "paper" not in app.query_params
-    assert json.loads(app.get("plotly_chart")[0].proto.spec)["data"][-1]["name"] != "highlighted (1)"
-    assert started(paper="no-such-paper").query_params.get("paper") is None  # a stale link opens the map, not an error
+    assert json.loads(app.get("plotly_chart")[0].proto.spec)["data"][-1]["name"] != "open paper (1)"
+    stale = started(paper="no-such-paper")  # a stale link opens the map, not an error
+    assert "open paper" not in json.loads(stale.get("plotly_chart")[0].proto.spec)["data"][-1]["name"]

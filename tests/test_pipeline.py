@@ -7,8 +7,9 @@ from sklearn.metrics import adjusted_rand_score
 
 import lib.pipeline as pipeline
 from lib.errors import InputError, TaxonomyError
-from lib.pipeline import STAGES, BuildParams, build, read_papers
-from lib.schema import OUTPUT_COLUMNS
+from lib.cache import read_arrays
+from lib.pipeline import OUTPUT_FILES, STAGES, BuildParams, build, is_built, read_papers
+from lib.schema import OUTPUT_COLUMNS, analysis_texts
 
 from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
 
@@ -122,3 +123,44 @@ def test_progress_is_reported_for_every_stage_in_order(planted_file, tmp_path):
     run(planted_file, tmp_path, progress=lambda stage, done, total: calls.append((stage, done, total)))
     assert [c[0] for c in calls] == [*STAGES, "done"]
     assert [c[1] for c in calls] == list(range(len(STAGES) + 1)) and {c[2] for c in calls} == {len(STAGES)}
+
+
+def test_build_writes_the_papers_embeddings_in_table_order_and_the_query_model(planted_file, tmp_path):
+    run(planted_file, tmp_path, out_dir=tmp_path / "out")
+    table = read_papers(tmp_path / "out" / "papers.parquet")
+    vectors = np.load(tmp_path / "out" / "embeddings.npy", allow_pickle=False)
+    assert vectors.dtype == np.float32
+    assert np.array_equal(vectors, HashingEmbedder().embed(analysis_texts(table)))  # row i is paper i
+    assert str(read_arrays((tmp_path / "out" / "query_model.npz").read_bytes())["embedder"]) == "test-hashing"
+    meta = json.loads((tmp_path / "out" / "papers.json").read_text())
+    assert meta["files"] == OUTPUT_FILES and meta["embedding_dim"] == vectors.shape[1]
+    assert is_built(tmp_path / "out")
+
+
+def test_default_build_writes_a_query_model_without_pickle(planted_file, tmp_path):
+    build(planted_file, cache_dir=tmp_path / "cache", out_dir=tmp_path / "out")
+    query_model = read_arrays((tmp_path / "out" / "query_model.npz").read_bytes())  # allow_pickle=False inside
+    assert str(query_model["embedder"]) == "tfidf-svd"
+    dim = np.load(tmp_path / "out" / "embeddings.npy").shape[1]
+    assert query_model["components"].shape == (dim, len(query_model["terms"])) == (dim, len(query_model["idf"]))
+
+
+def test_a_rebuild_from_cache_writes_identical_files(planted_file, tmp_path):
+    run(planted_file, tmp_path, out_dir=tmp_path / "a")
+    again = run(planted_file, tmp_path, out_dir=tmp_path / "b")
+    assert all(s.cached for s in again.stages if s.name != "write")
+    for name in [*OUTPUT_FILES.values()]:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+
+
+def test_a_build_from_before_the_embeddings_were_written_is_built_again(planted_file, tmp_path):
+    out = tmp_path / "out"
+    run(planted_file, tmp_path, out_dir=out)
+    sidecar = json.loads((out / "papers.json").read_text())
+    del sidecar["files"]  # as an earlier version wrote it
+    (out / "papers.json").write_text(json.dumps(sidecar))
+    assert not is_built(out)
+    run(planted_file, tmp_path, out_dir=out)
+    assert is_built(out)
+    (out / "embeddings.npy").unlink()
+    assert not is_built(out)

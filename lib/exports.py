@@ -1,0 +1,148 @@
+"""Exports: a reading list as a Markdown agenda, BibTeX or CSV; the map as a standalone HTML file.
+
+Titles, authors and notes are untrusted text; each format neutralises what would be markup in
+it: Markdown syntax is backslash-escaped, BibTeX specials are escaped, CSV cells that a
+spreadsheet would run as a formula are prefixed with an apostrophe.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import re
+import string
+import unicodedata
+from collections.abc import Iterator, Sequence
+from urllib.parse import quote
+
+import plotly.graph_objects as go
+
+from .markup import markdown_literal, safe_url
+from .reading_lists import Entry
+
+_BIBTEX_SPECIALS = {
+    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "$": r"\$", "#": r"\#", "_": r"\_",
+    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+}
+_KEY_STOPWORDS = frozenset("a an the on of for in to and with via towards toward is are from by at".split())
+CSV_COLUMNS = ("position", "title", "authors", "presenter", "note", "venue", "year", "url", "paper_id", "dataset")
+
+
+def _link(url: str) -> str:
+    # A plain http(s) link with spaces, angle brackets, braces and backslashes percent-encoded, so it
+    # can neither end a Markdown autolink nor unbalance a BibTeX field; anything else is dropped.
+    return quote(safe_url(url), safe=":/?#[]@!$&'()*+,;=%~")
+
+
+def _authors(entry: Entry) -> str:
+    return ", ".join(entry.authors)
+
+
+def venue_year(entry: Entry) -> str:
+    """`ICML 2025`, or whichever of the two the entry has."""
+    return " ".join(part for part in (entry.venue, str(entry.year) if entry.year else "") if part)
+
+
+def markdown_agenda(name: str, entries: Sequence[Entry]) -> str:
+    """The list as a Markdown agenda: a heading, then one numbered item per paper in list order.
+
+    Each item has the title in bold, authors, venue and year, the presenter, the note and the link
+    (plain http(s) links only). Every piece of text is escaped, so the file renders as plain text
+    whatever the titles hold.
+    """
+    lines = [f"# Reading list: {markdown_literal(name)}", ""]
+    if not entries:
+        lines.append("No papers yet.")
+    for number, entry in enumerate(entries, start=1):
+        lines.append(f"{number}. **{markdown_literal(entry.title)}**")
+        details = [
+            ("Authors", markdown_literal(_authors(entry))), ("Venue", markdown_literal(venue_year(entry))),
+            ("Presenter", markdown_literal(entry.presenter)), ("Note", markdown_literal(entry.note)),
+            ("Link", f"<{_link(entry.url)}>" if _link(entry.url) else ""),
+        ]
+        lines += [f"   - {label}: {value}" for label, value in details if value]
+    return "\n".join(lines) + "\n"
+
+
+def _bibtex_escape(text: str) -> str:
+    return "".join(_BIBTEX_SPECIALS.get(c, c) for c in " ".join(str(text).split()))
+
+
+def _ascii_word(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]", "", folded.lower())
+
+
+def citation_key(entry: Entry) -> str:
+    """`lovelace2025privacy`: first author's last name, year and first significant title word, ASCII.
+
+    Parts that are missing are left out; a key with none of them is `paper`.
+    """
+    surname = _ascii_word(entry.authors[0].split()[-1]) if entry.authors and entry.authors[0].split() else ""
+    words = [w for w in (_ascii_word(w) for w in entry.title.split()) if w and w not in _KEY_STOPWORDS]
+    return f"{surname}{entry.year or ''}{words[0] if words else ''}" or "paper"
+
+
+def _key_suffixes() -> Iterator[str]:
+    yield ""
+    yield from string.ascii_lowercase[1:]
+    yield from (str(n) for n in itertools.count(27))
+
+
+def bibtex(entries: Sequence[Entry]) -> str:
+    """The list as BibTeX `@inproceedings` entries built from each paper's title, authors, venue, year and url.
+
+    A field the paper lacks is left out: no `author` without authors, no `booktitle` without a
+    venue, no `year` without a year, no `url` unless it is a plain http(s) link. Text is escaped
+    (`{ } \\ % & $ # _ ~ ^`), so a title cannot unbalance the file. Keys come from
+    `citation_key`; a key already used in the file gets `b`, `c`, ... appended, in list order.
+    """
+    used: set[str] = set()
+    blocks = []
+    for entry in entries:
+        base = citation_key(entry)
+        key = next(f"{base}{suffix}" for suffix in _key_suffixes() if f"{base}{suffix}" not in used)
+        used.add(key)
+        fields = [
+            ("title", _bibtex_escape(entry.title)),
+            ("author", " and ".join(_bibtex_escape(a) for a in entry.authors if a.strip())),
+            ("booktitle", _bibtex_escape(entry.venue)),
+            ("year", str(entry.year) if entry.year else ""),
+            ("url", _link(entry.url)),
+        ]
+        body = ",\n".join(f"  {field} = {{{value}}}" for field, value in fields if value)
+        blocks.append(f"@inproceedings{{{key},\n{body}\n}}")
+    return "\n\n".join(blocks) + "\n" if blocks else ""
+
+
+def _spreadsheet_safe(value: object) -> str:
+    text = "" if value is None else str(value)
+    # A cell starting like a formula is run by spreadsheets (CSV injection); the apostrophe makes it text.
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def csv_text(entries: Sequence[Entry]) -> str:
+    """The list as CSV with `CSV_COLUMNS` (position from 1, authors joined by `; `), safe to open in a spreadsheet."""
+    out = io.StringIO()
+    writer = csv.writer(out)  # RFC 4180: CRLF rows, so a CR inside a cell gets quoted
+    writer.writerow(CSV_COLUMNS)
+    for number, entry in enumerate(entries, start=1):
+        row = (number, entry.title, "; ".join(entry.authors), entry.presenter, entry.note, entry.venue, entry.year,
+               entry.url, entry.paper_id, entry.dataset)
+        writer.writerow([_spreadsheet_safe(value) for value in row])
+    return out.getvalue()
+
+
+def map_html(figure: go.Figure) -> bytes:
+    """`figure` as a standalone interactive HTML page (UTF-8) with plotly.js inlined: it works offline.
+
+    About 5 MB, almost all of it plotly.js. Text in the figure is whatever its builder put there
+    (`lib.figures` escapes paper text).
+    """
+    return figure.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False}).encode("utf-8")
+
+
+def file_stem(name: str) -> str:
+    """A safe file name stem for list `name`: ASCII letters, digits and dashes, never empty."""
+    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^A-Za-z0-9]+", "-", folded).strip("-").lower() or "reading-list"

@@ -1,0 +1,126 @@
+"""Finding papers: text search over their fields, and ranking by embedding similarity.
+
+`text_matches` needs only the papers table. The similarity rankings take the map's embeddings
+(`embeddings.npy`, one L2-normalised row per paper in `papers.parquet` order) and, for a free text,
+its vector from the map's query model; `load_map_embeddings` reads both from a build's folder.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .cache import read_arrays
+from .errors import InputError
+from .pipeline import EMBEDDINGS_FILE, QUERY_MODEL_FILE
+
+# The fields a text search looks in; list fields are joined with commas.
+SEARCH_FIELDS = ("title", "abstract", "authors", "keywords", "author_keywords")
+# A quoted phrase, or a run of non-space characters.
+_QUERY_TERM = re.compile(r'"([^"]*)"|(\S+)')
+
+
+def query_terms(query: str) -> list[str]:
+    """The lower-cased terms of a search query: its words, and its "quoted phrases" whole.
+
+    >>> query_terms('Privacy "membership  inference" attacks')
+    ['privacy', 'membership inference', 'attacks']
+    """
+    terms = (" ".join((phrase or word.strip('"')).split()).casefold() for phrase, word in _QUERY_TERM.findall(query))
+    return [term for term in terms if term]
+
+
+def text_matches(papers: pd.DataFrame, query: str) -> np.ndarray:
+    """A boolean array, one per paper: True when every term of `query` (see `query_terms`) starts a
+    word in the paper's title, abstract, authors or keywords, ignoring case ("bandit" finds
+    "bandits", "art" does not find "start"). An empty query matches every paper."""
+    terms = query_terms(query)
+    if not terms:
+        return np.ones(len(papers), dtype=bool)
+    texts = pd.Series(_searchable_texts(papers), dtype=object)
+    matches = np.ones(len(papers), dtype=bool)
+    for term in terms:
+        # Lookbehind rather than \b: a term may begin with a symbol ("c++", "-shot").
+        matches &= texts.str.contains(r"(?<!\w)" + re.escape(term), regex=True).to_numpy(dtype=bool)
+    return matches
+
+
+def _searchable_texts(papers: pd.DataFrame) -> list[str]:
+    """Each paper's searchable fields, lower-cased, one per line so that no phrase spans two fields."""
+    columns = [papers[field] for field in SEARCH_FIELDS]
+    return [
+        "\n".join(", ".join(value) if isinstance(value, list) else str(value) for value in values).casefold()
+        for values in zip(*columns)
+    ]
+
+
+def paper_row(papers: pd.DataFrame, paper_id: str) -> int | None:
+    """The row of `papers` holding `paper_id`, or None when the map has no such paper."""
+    rows = np.flatnonzero(papers["paper_id"].to_numpy() == paper_id)
+    return int(rows[0]) if len(rows) else None
+
+
+def ranked_papers(papers: pd.DataFrame, ranking: pd.DataFrame) -> pd.DataFrame:
+    """The papers of a ranking (`similar_to_text`, `similar_papers`), best first, with its `similarity` column."""
+    ranked = papers.iloc[ranking["row"].to_numpy()].reset_index(drop=True)
+    return ranked.assign(similarity=ranking["similarity"].to_numpy())
+
+
+def similar_to_text(vectors: np.ndarray, query_vector: np.ndarray, k: int = 10) -> pd.DataFrame:
+    """The `k` rows of `vectors` most cosine-similar to `query_vector`, best first.
+
+    Returns columns `row` (int, a row of `vectors`) and `similarity` (float, -1 to 1); rows with no
+    similarity at all (0 or less, e.g. a query with no word the papers use) are left out. Ties keep
+    row order, so the ranking is deterministic.
+    """
+    return _ranked(_cosine(vectors, query_vector), k)
+
+
+def similar_papers(vectors: np.ndarray, index: int, k: int = 10) -> pd.DataFrame:
+    """The `k` papers most similar to the paper in row `index`, best first, without that paper;
+    same columns as `similar_to_text`."""
+    if not 0 <= index < len(vectors):
+        raise IndexError(f"paper row {index} is outside the {len(vectors)} rows of the embeddings")
+    scores = _cosine(vectors, vectors[index])
+    scores[index] = -np.inf
+    return _ranked(scores, k)
+
+
+def _cosine(vectors: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(query_vector)
+    dots = vectors.astype(np.float64) @ np.asarray(query_vector, dtype=np.float64)
+    return np.divide(dots, norms, out=np.zeros(len(vectors)), where=norms > 0)
+
+
+def _ranked(scores: np.ndarray, k: int) -> pd.DataFrame:
+    if k < 1:
+        raise ValueError(f"k must be at least 1; got {k}")
+    order = np.argsort(-scores, kind="stable")[:k]
+    order = order[scores[order] > 0]
+    return pd.DataFrame({"row": order.astype(np.int64), "similarity": scores[order].astype(np.float64)})
+
+
+@dataclass(frozen=True)
+class MapEmbeddings:
+    """A built map's embeddings and query model, as plain arrays.
+
+    vectors: (n_papers, dim) float32, rows in `papers.parquet` order;
+    query_model: the arrays `lib.embed.fit_embed` returned, for `lib.embed.query_embedder`.
+    """
+
+    vectors: np.ndarray
+    query_model: dict[str, np.ndarray]
+
+
+def load_map_embeddings(map_dir: str | Path) -> MapEmbeddings:
+    """The embeddings and query model a build wrote into `map_dir`; `InputError` when missing."""
+    map_dir = Path(map_dir)
+    try:
+        vectors = np.load(map_dir / EMBEDDINGS_FILE, allow_pickle=False)
+        query_model = read_arrays((map_dir / QUERY_MODEL_FILE).read_bytes())
+    except (OSError, ValueError) as error:
+        raise InputError(f"{map_dir}: no readable embeddings ({error}); build the map again") from None
+    return MapEmbeddings(vectors, query_model)

@@ -1,0 +1,65 @@
+"""Data sets: the paper lists on offer; open one, upload one, or fetch all of ICML 2025."""
+import sys
+
+import streamlit as st
+
+from lib import ui_state
+from lib.datasets import MAX_UPLOAD_BYTES, describe
+from lib.errors import PaperMapError
+from lib.markup import markdown_literal
+
+# Runs without the map (dashboard.py runs it even when the open data set cannot be mapped), so it
+# reads the catalog itself rather than `ui_state.current_view()`.
+available = ui_state.data_catalog(sys.argv[1:])
+
+st.subheader("Data sets")
+st.caption(
+    f"The embedded sample, paper lists in the data folder `{available.data_dir}` and files uploaded here. "
+    "A data set is mapped the first time it is opened (a minute or so for 3,000 papers), then read from the cache."
+)
+# Filled last, so a file uploaded or fetched on this run is already listed.
+listing = st.container()
+
+upload_column, fetch_column = st.columns(2)
+with upload_column:
+    uploaded = st.file_uploader(
+        "Upload a paper list", key="upload", max_upload_size=MAX_UPLOAD_BYTES // 2**20,
+        help="Paper Copilot or OpenReview JSON, JSONL, CSV, TSV, Parquet or plain text; the format is read from the content.",
+    )
+    if uploaded is not None:
+        try:
+            saved, new = ui_state.saved_upload(uploaded, available.uploads_dir)
+        except PaperMapError as error:
+            st.error(markdown_literal(error))  # messages may quote the file's own text
+        else:
+            st.success(f"Saved as {markdown_literal(saved.name)} in the uploads folder; open it above.")
+            available = ui_state.data_catalog(sys.argv[1:])
+            if new:  # offer it, once: later the user's own choice stands
+                st.session_state["data_set_choice"] = available.find_path(saved).name
+with fetch_column:
+    st.markdown("**All of ICML 2025**")
+    st.caption("The 3,340 accepted papers (titles, authors, status, links) from Paper Copilot's public list; needs network access.")
+    if st.button("Fetch ICML 2025", key="fetch"):
+        try:
+            fetched = ui_state.fetch_icml2025(available.data_dir)
+        except PaperMapError as error:
+            st.error(markdown_literal(error))  # messages may quote the file's own text
+        else:
+            st.success(f"Saved {fetched.papers:,} papers as {markdown_literal(fetched.path.name)}; open it above.")
+            available = ui_state.data_catalog(sys.argv[1:])
+            st.session_state["data_set_choice"] = available.find_path(fetched.path).name
+
+with listing:
+    st.dataframe(
+        describe(available.sets, ui_state.cache_folder()),
+        hide_index=True,
+        column_config=ui_state.DATA_SET_COLUMN_CONFIG,
+        height=ui_state.table_height(len(available.sets)),
+    )
+    labels = {s.name: s.label for s in available.sets}
+    opened = ui_state.opened_data_set()
+    if st.session_state.get("data_set_choice") not in labels:
+        st.session_state["data_set_choice"] = opened if opened in labels else available.default.name
+    choice = st.selectbox("Data set", list(labels), format_func=labels.get, key="data_set_choice")
+    if st.button("Open its map", key="open_data_set", type="primary"):
+        ui_state.open_data_set(choice)

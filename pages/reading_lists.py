@@ -1,0 +1,82 @@
+"""Reading lists: create and choose lists, order their papers, assign presenters and notes, export."""
+import streamlit as st
+
+from lib import exports, reading_lists, ui_state
+from lib.figures import short_authors
+from lib.markup import markdown_literal
+
+st.subheader("Reading lists")
+ui_state.show_list_error()
+
+
+def create_list() -> None:
+    name = ui_state.change_lists(reading_lists.create_list, st.session_state["new_list_name"])
+    if name:
+        st.session_state[ui_state.LIST_KEY] = name
+        st.session_state["new_list_name"] = ""
+
+
+def rename_list(name: str) -> None:
+    new_name = ui_state.change_lists(reading_lists.rename_list, name, st.session_state[f"rename-{name}"])
+    if new_name:
+        st.session_state[ui_state.LIST_KEY] = new_name
+
+
+def save_entry(name: str, entry_id: int, field: str) -> None:
+    ui_state.change_lists(reading_lists.update_entry, name, entry_id, **{field: st.session_state[f"{field}-{entry_id}"]})
+
+
+names = ui_state.read_lists(reading_lists.list_names)
+choose, create = st.columns([3, 2], vertical_alignment="bottom")
+with choose:
+    name = ui_state.list_choice(names)
+with create.form("create_list", border=False, enter_to_submit=True), st.container(horizontal=True, vertical_alignment="bottom"):
+    st.text_input("New list", key="new_list_name", placeholder="Name, e.g. Theory reading group", max_chars=reading_lists.MAX_NAME_LENGTH)
+    st.form_submit_button("Create list", on_click=create_list)
+
+if name is None:
+    st.info("No reading lists yet. Create one above, then add papers from the map's selection or a paper's page.")
+    st.stop()
+
+entries = ui_state.read_lists(reading_lists.entries, name)
+with st.expander("Rename or delete this list"):
+    rename, delete = st.columns(2, vertical_alignment="bottom")
+    rename.text_input("New name", value=name, key=f"rename-{name}", max_chars=reading_lists.MAX_NAME_LENGTH)
+    rename.button("Rename", on_click=rename_list, args=(name,))
+    sure = delete.checkbox(f"Yes, delete this list and its {len(entries)} papers", key="confirm_delete")
+    delete.button("Delete list", disabled=not sure, on_click=ui_state.change_lists, args=(reading_lists.delete_list, name))
+
+if not entries:
+    st.info("This list is empty. Add papers from the map's selection table or from a paper's page.")
+    st.stop()
+
+stem = exports.file_stem(name)
+actions = st.container(horizontal=True, vertical_alignment="center")
+actions.page_link("pages/present.py", label="Present this list", query_params={ui_state.LIST_KEY: name, "step": "1"})
+actions.download_button("Markdown agenda", exports.markdown_agenda(name, entries), f"{stem}.md", "text/markdown", on_click="ignore")
+actions.download_button("BibTeX", exports.bibtex(entries), f"{stem}.bib", "application/x-bibtex", on_click="ignore")
+actions.download_button("CSV", exports.csv_text(entries), f"{stem}.csv", "text/csv", on_click="ignore")
+
+st.caption(f"{len(entries)} paper{'' if len(entries) == 1 else 's'}, in reading order. Presenter and note are saved as you type (press Enter).")
+for entry in entries:
+    # The stored values, fresh on each run: another session may have edited them.
+    st.session_state[f"presenter-{entry.entry_id}"] = entry.presenter
+    st.session_state[f"note-{entry.entry_id}"] = entry.note
+    with st.container(border=True):
+        paper, presenter, note, moves = st.columns([4, 1.8, 2.6, 2.4], vertical_alignment="center")
+        with paper:
+            st.markdown(f"**{entry.position + 1}. {markdown_literal(entry.title)}**")
+            source = " · ".join(part for part in (short_authors(list(entry.authors)), entry.dataset) if part)
+            st.caption(markdown_literal(source))
+        presenter.text_input(
+            "Presenter", key=f"presenter-{entry.entry_id}", on_change=save_entry, args=(name, entry.entry_id, "presenter"), max_chars=100,
+        )
+        note.text_input("Note", key=f"note-{entry.entry_id}", on_change=save_entry, args=(name, entry.entry_id, "note"), max_chars=500)
+        buttons = moves.container(horizontal=True, gap="small")
+        last = len(entries) - 1
+        buttons.button("↑", key=f"up-{entry.entry_id}", help="Move up", disabled=entry.position == 0,
+                       on_click=ui_state.change_lists, args=(reading_lists.move_entry, name, entry.entry_id, entry.position - 1))
+        buttons.button("↓", key=f"down-{entry.entry_id}", help="Move down", disabled=entry.position == last,
+                       on_click=ui_state.change_lists, args=(reading_lists.move_entry, name, entry.entry_id, entry.position + 1))
+        buttons.button("✕", key=f"remove-{entry.entry_id}", help="Remove from the list",
+                       on_click=ui_state.change_lists, args=(reading_lists.remove_entry, name, entry.entry_id))

@@ -1,0 +1,105 @@
+"""Exports of a reading list (Markdown, BibTeX, CSV) and of the map (HTML), fed hostile titles."""
+import csv
+import io
+import re
+
+import markdown_it
+import pandas as pd
+
+from lib import exports
+from lib.figures import map_figure
+from lib.reading_lists import Entry
+
+IMG = "<img src=x onerror=alert(1)>"
+FORMULA = '=HYPERLINK("http://x")'
+LINK = "**b** [x](javascript:alert(1))"
+TEX = r"50% of {braces} \end{document} & $x_1$ #1 ~ ^"
+
+
+def entry(title, position=0, **fields):
+    values = dict(
+        entry_id=position + 1, position=position, dataset="seed.txt", paper_id=f"p{position}", title=title,
+        authors=("Ada Lovelace", "Alan Turing"), venue="ICML", year=2025, url="https://example.org/1",
+        abstract="An abstract.", keywords=("privacy",), presenter="Grace", note="Read section 3.",
+    )
+    return Entry(**{**values, **fields})
+
+
+def hostile_entries():
+    return [entry(IMG, 0, note=LINK), entry(FORMULA, 1, presenter="-2+3"), entry(LINK, 2, url="javascript:alert(1)"), entry(TEX, 3)]
+
+
+def rendered(markdown):
+    # CommonMark with raw HTML allowed: the test fails if anything would reach the page as a tag.
+    return markdown_it.MarkdownIt("commonmark", {"html": True}).render(markdown)
+
+
+def test_markdown_agenda_lists_papers_in_order_as_inert_text():
+    agenda = exports.markdown_agenda("Journal <club>", hostile_entries())
+    assert agenda.startswith("# Reading list: Journal \\<club\\>\n")
+    html = rendered(agenda)
+    assert "<img" not in html and 'href="javascript' not in html
+    assert html.count("<li><strong>") == 4 and "<ol>" in html
+    assert html.count('href="https://example.org/1"') == 3  # the javascript: link is dropped
+    assert "Presenter: Grace" in agenda and "Note: Read section 3\\." in agenda
+    assert agenda.index("2. **") < agenda.index("HYPERLINK") < agenda.index("3. **")  # list order
+    assert "No papers yet." in exports.markdown_agenda("empty", [])
+
+
+def test_bibtex_entries_are_escaped_and_balanced():
+    text = exports.bibtex(hostile_entries())
+    assert text.count("@inproceedings{") == 4
+    body = text.replace(r"\{", "").replace(r"\}", "")
+    depth = 0
+    for char in body:  # every brace a title brought in is escaped: the structure's braces balance
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        assert depth >= 0
+    assert depth == 0
+    assert r"50\% of \{braces\} \textbackslash{}end\{document\} \& \$x\_1\$ \#1 \textasciitilde{} \textasciicircum{}" in text
+    assert "author = {Ada Lovelace and Alan Turing}" in text and "booktitle = {ICML}" in text and "year = {2025}" in text
+    assert "javascript" not in text.split("@inproceedings")[3].split("title")[0]  # no url field for a javascript: link
+    assert text.count("url = {https://example.org/1}") == 3
+
+
+def test_bibtex_keys_are_stable_and_unique_and_missing_fields_are_left_out():
+    same = [entry("On the Privacy of Noise", 0), entry("On the privacy budget", 1)]
+    assert exports.citation_key(same[0]) == "lovelace2025privacy"
+    assert [re.search(r"@inproceedings\{([^,]+),", block)[1] for block in exports.bibtex(same).split("\n\n")] == [
+        "lovelace2025privacy", "lovelace2025privacyb"]
+    bare = entry("Ünïcode Élan", 0, authors=(), venue="", year=None, url="")
+    assert exports.citation_key(bare) == "unicode"
+    assert exports.bibtex([bare]) == "@inproceedings{unicode,\n  title = {Ünïcode Élan}\n}\n"
+    assert exports.citation_key(entry("", 0, authors=(), year=None)) == "paper"
+    assert exports.bibtex([]) == ""
+
+
+def test_csv_cells_cannot_run_as_formulas():
+    text = exports.csv_text(hostile_entries() + [entry("@SUM(A1)", 4, note="\tcmd"), entry("+1", 5, note="\rx")])
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert list(rows[0]) == list(exports.CSV_COLUMNS)
+    assert [r["position"] for r in rows] == ["1", "2", "3", "4", "5", "6"]
+    assert rows[0]["title"] == IMG and rows[0]["authors"] == "Ada Lovelace; Alan Turing"
+    assert rows[1]["title"] == "'" + FORMULA and rows[1]["presenter"] == "'-2+3"
+    assert rows[4]["title"] == "'@SUM(A1)" and rows[4]["note"] == "'\tcmd"
+    assert rows[5]["title"] == "'+1" and rows[5]["note"] == "'\rx"
+    assert all(not value.startswith(("=", "+", "-", "@", "\t", "\r")) for row in rows for value in row.values())
+
+
+def test_map_html_is_standalone_and_shows_hostile_titles_as_text():
+    papers = pd.DataFrame({
+        "paper_id": ["a", "b"], "title": [IMG, "</script><script>alert(1)</script>"], "authors": [["A"], ["B"]],
+        "subfield": ["X", "Y"], "area": ["X", "Y"], "subfield_confident": [True, True], "subfield_runner_up": ["", ""],
+        "topic_label": ["t", "t"], "topic_fine_label": ["t", "t"], "topic_assigned_nearest": [False, False],
+        "keywords": [["k"], ["k"]], "x": [0.0, 1.0], "y": [0.0, 1.0],
+    })
+    page = exports.map_html(map_figure(papers, "subfield", None)).decode("utf-8")
+    assert page.lower().startswith("<!doctype html>") and page.rstrip().endswith("</html>")
+    assert len(page) > 1_000_000 and "Plotly.newPlot" in page  # plotly.js itself is inside
+    assert not re.search(r"<script[^>]*src=", page)  # nothing fetched: no CDN, no MathJax
+    assert IMG not in page and "<script>alert(1)" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_file_stem_is_safe():
+    assert exports.file_stem("Journal club: week 3/4") == "journal-club-week-3-4"
+    assert exports.file_stem("../../") == "reading-list"

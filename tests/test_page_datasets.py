@@ -1,0 +1,155 @@
+"""The data sets page under AppTest: listing, opening (`?data=`), uploading and fetching."""
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lib.markup import markdown_literal
+
+from conftest import REPO, planted_records
+from local_server import closed_port_url, paper_server
+
+DASHBOARD = str(REPO / "dashboard.py")
+XSS_TITLE = "<img src=x onerror=alert(1)> **bold** [x](javascript:alert(1))"
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    """36 planted papers given with --data; a data folder holding a 12-paper list; fetching refused."""
+    given = tmp_path / "planted2025.json"
+    given.write_text(json.dumps(planted_records()))
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "small2024.json").write_text(json.dumps(planted_records(per_topic=4, seed=1)))
+    monkeypatch.setenv("PAPERMAP_DATA", str(given))
+    monkeypatch.setenv("PAPERMAP_DATA_DIR", str(folder))
+    monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PAPERMAP_FETCH_URL", closed_port_url())
+    return folder
+
+
+def started(**query):
+    app = AppTest.from_file(DASHBOARD, default_timeout=300)
+    for key, value in query.items():
+        app.query_params[key] = value
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def on_data_sets_page(app):
+    app.switch_page("pages/datasets.py").run()
+    assert not app.exception, app.exception
+    return app
+
+
+def listed(app):
+    return app.dataframe[0].value.to_dict("records")
+
+
+def shown_papers(app):
+    return app.subheader[0].value  # the map page's "Topic map: N of M papers"
+
+
+def test_page_lists_the_data_sets_and_opening_one_maps_it_on_every_page(env):
+    app = on_data_sets_page(started())
+    rows = {r["name"]: r for r in listed(app)}
+    assert list(rows) == ["planted2025.json", "icml2025_seed.txt", "small2024.json"]
+    assert rows["planted2025.json"]["papers"] == 36 and rows["planted2025.json"]["built"]
+    assert not rows["small2024.json"]["built"] and rows["small2024.json"]["size"].endswith("KB")
+    assert app.selectbox(key="data_set_choice").value == "planted2025.json"  # the open one
+    app.selectbox(key="data_set_choice").select("small2024.json")
+    app.button(key="open_data_set").click().run()
+    assert not app.exception, app.exception
+    assert "12 of 12 papers" in shown_papers(app)
+    assert app.query_params["data"] in ("small2024.json", ["small2024.json"])  # a link reopens it
+    # A page switch drops the URL's query; the session keeps the data set.
+    app.switch_page("pages/subfields.py").run()
+    assert not app.exception and any(m.value.startswith("**12 of 12 papers**") for m in app.markdown)  # the sidebar's count
+    rows = {r["name"]: r for r in listed(on_data_sets_page(app))}
+    assert rows["small2024.json"]["papers"] == 12 and rows["small2024.json"]["built"]
+
+
+def test_a_link_with_data_opens_that_set(env):
+    app = started(data="small2024.json")
+    assert "12 of 12 papers" in shown_papers(app) and not app.warning
+
+
+def test_an_unknown_data_name_warns_once_and_maps_the_default(env):
+    app = started(data="<img src=x onerror=alert(1)>")
+    assert len(app.warning) == 1 and "36 of 36 papers" in shown_papers(app)
+    warning = app.warning[0].value
+    assert "no data set called `img-src-x-onerror-alert-1`" in warning and "<" not in warning
+    assert app.query_params["data"] in ("planted2025.json", ["planted2025.json"])
+
+
+def test_an_upload_is_saved_in_the_uploads_folder_offered_and_opened(env):
+    app = on_data_sets_page(started())
+    records = planted_records(per_topic=3, seed=2)
+    records[0]["title"] = XSS_TITLE
+    app.file_uploader(key="upload").upload("../../evil.txt", json.dumps(records).encode()).run()
+    assert not app.exception and not app.error
+    assert app.success[0].value.startswith("Saved as evil\\.json")
+    assert [p.name for p in (env / "uploads").iterdir()] == ["evil.json"]
+    assert not (env.parent / "evil.txt").exists() and not (env.parent / "evil.json").exists()
+    assert "upload-evil.json" in [r["name"] for r in listed(app)]
+    assert app.selectbox(key="data_set_choice").value == "upload-evil.json"  # offered straight away
+    app.button(key="open_data_set").click().run()
+    assert not app.exception, app.exception
+    assert "9 of 9 papers" in shown_papers(app)
+    assert XSS_TITLE in set(app.dataframe[0].value["title"])  # a title stays text
+
+
+def test_an_upload_that_is_not_a_paper_list_is_one_error_and_not_saved(env):
+    app = on_data_sets_page(started())
+    app.file_uploader(key="upload").upload("papers.json", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff").run()
+    assert not app.exception
+    assert len(app.error) == 1 and markdown_literal("not valid UTF-8") in app.error[0].value
+    assert not (env / "uploads").exists()
+
+
+def test_an_error_quoting_the_uploaded_text_shows_it_as_text(env):
+    app = on_data_sets_page(started())
+    app.file_uploader(key="upload").upload("x.json", b'{"[x](javascript:alert(1))": [], "<img src=x>": 1}').run()
+    assert not app.exception and len(app.error) == 1
+    shown = app.error[0].value
+    assert "expected a JSON list" in shown
+    # Escaped: displayed literally, never a link or a tag.
+    assert "\\[x\\]\\(javascript" in shown and "](" not in shown and "\\<img" in shown
+
+
+def test_fetch_offline_shows_one_sentence(env, monkeypatch):
+    url = closed_port_url()
+    monkeypatch.setenv("PAPERMAP_FETCH_URL", url)
+    app = on_data_sets_page(started())
+    app.button(key="fetch").click().run()
+    assert not app.exception
+    assert len(app.error) == 1
+    assert app.error[0].value.startswith(f"Could not download {markdown_literal(url)}") and "offline" in app.error[0].value
+    assert len(listed(app)) == 3
+
+
+def test_fetch_saves_icml_2025_into_the_data_folder_and_offers_it(env, monkeypatch):
+    with paper_server() as base:
+        monkeypatch.setenv("PAPERMAP_FETCH_URL", f"{base}/icml/icml2025.json")
+        app = on_data_sets_page(started())
+        app.button(key="fetch").click().run()
+    assert not app.exception and not app.error
+    assert app.success[0].value.startswith("Saved 18 papers as icml2025\\.json")
+    assert (env / "icml2025.json").is_file()
+    assert "icml2025.json" in [r["name"] for r in listed(app)]
+    assert app.selectbox(key="data_set_choice").value == "icml2025.json"
+
+
+def test_a_data_set_that_cannot_be_mapped_is_not_a_dead_end(env, monkeypatch):
+    broken = env / "broken.json"
+    broken.write_text('[{"title": ')
+    app = started(data="broken.json")
+    assert len(app.error) == 1 and "invalid JSON" in app.error[0].value
+    assert app.get("page_link")  # to the data sets page
+    on_data_sets_page(app)
+    assert len(app.error) == 1 and "broken.json" in [r["name"] for r in listed(app)]
+    app.selectbox(key="data_set_choice").select("small2024.json")
+    app.button(key="open_data_set").click().run()
+    assert not app.exception and not app.error
+    assert "12 of 12 papers" in shown_papers(app)

@@ -1,0 +1,198 @@
+"""The reading-lists page and the "add to a reading list" control under AppTest, with a private database."""
+from contextlib import closing
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from conftest import REPO
+
+from lib import reading_lists as rl
+from lib.markup import markdown_literal
+
+DASHBOARD = str(REPO / "dashboard.py")
+IMG = "<img src=x onerror=alert(1)>"
+LINK = "**b** [x](javascript:alert(1))"
+
+
+def rows(titles, prefix="privacy"):
+    n = len(titles)
+    return pd.DataFrame({
+        "paper_id": [f"{prefix}-{i}" for i in range(n)], "title": titles, "authors": [["Ada Lovelace", "Alan Turing"]] * n,
+        "venue": ["ICML"] * n, "year": pd.array([2025] * n, dtype="Int64"), "url": ["https://example.org/1"] * n,
+        "abstract": [f"Abstract with {LINK}."] * n, "keywords": [["privacy budget", "noise"]] * n,
+    })
+
+
+def make_list(path, name, titles, dataset="planted2025.json", prefix="privacy"):
+    with closing(rl.connect(path)) as db:
+        rl.create_list(db, name)
+        rl.add_papers(db, name, rows(titles, prefix), dataset)
+
+
+def stored(path, name):
+    with closing(rl.connect(path)) as db:
+        return rl.entries(db, name)
+
+
+def open_page(**query):
+    app = AppTest.from_file(DASHBOARD, default_timeout=300)
+    for key, value in query.items():
+        app.query_params[key] = value
+    app.run()
+    app.switch_page("pages/reading_lists.py")
+    for key, value in query.items():  # a page switch clears the URL, as a link to the page would not
+        app.query_params[key] = value
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
+def markdown_texts(app):
+    return [m.value for m in app.main.markdown]
+
+
+def test_no_lists_yet_then_create_one(lists_db):
+    app = open_page()
+    assert "No reading lists yet" in app.info[0].value
+    app.text_input(key="new_list_name").input("Theory club")
+    app.button[0].click().run()  # the form's submit button
+    assert not app.exception and not app.error
+    assert app.selectbox(key="list").value == "Theory club"
+    assert app.query_params["list"] in ("Theory club", ["Theory club"])
+    assert "This list is empty" in app.info[0].value
+    app.text_input(key="new_list_name").input("theory CLUB")
+    app.button[0].click().run()
+    assert "already exists" in app.error[0].value  # one sentence, no traceback
+    assert rl.connect(lists_db).execute("SELECT COUNT(*) FROM lists").fetchone()[0] == 1
+
+
+def test_entries_show_in_order_as_text_and_can_be_edited(lists_db):
+    make_list(lists_db, "Club", [IMG, LINK, "Third paper"])
+    app = open_page(list="Club")
+    titles = [t for t in markdown_texts(app) if t.startswith("**")]
+    assert titles == [f"**1. {markdown_literal(IMG)}**", f"**2. {markdown_literal(LINK)}**", "**3. Third paper**"]  # text, not markup
+    first, second, third = (e.entry_id for e in stored(lists_db, "Club"))
+    app.button(key=f"down-{first}").click().run()
+    assert [e.entry_id for e in stored(lists_db, "Club")] == [second, first, third]
+    app.button(key=f"remove-{third}").click().run()
+    app.text_input(key=f"presenter-{first}").input("Grace").run()
+    app.text_input(key=f"note-{first}").input("Bring =questions").run()
+    assert not app.exception
+    entries = stored(lists_db, "Club")
+    assert [e.entry_id for e in entries] == [second, first] and (entries[1].presenter, entries[1].note) == ("Grace", "Bring =questions")
+    assert app.text_input(key=f"presenter-{first}").value == "Grace"  # the page shows what is stored
+    assert app.button(key=f"up-{second}").disabled and app.button(key=f"down-{first}").disabled  # the ends
+    labels = [b.proto.label for b in app.get("download_button")]
+    assert labels == ["Markdown agenda", "BibTeX", "CSV"]
+
+
+def test_list_in_the_url_is_chosen_renamed_and_deleted(lists_db):
+    make_list(lists_db, "Alpha", ["A paper"])
+    make_list(lists_db, "Beta", ["B paper", "Another"])
+    app = open_page(list="Beta")
+    assert app.selectbox(key="list").value == "Beta"
+    assert app.caption[0].value.startswith("2 papers")
+    app.text_input(key="rename-Beta").input("Gamma")
+    next(b for b in app.button if b.proto.label == "Rename").click().run()
+    assert not app.exception and not app.error
+    assert app.selectbox(key="list").value == "Gamma" and app.query_params["list"] in ("Gamma", ["Gamma"])
+    assert [e.title for e in stored(lists_db, "Gamma")] == ["B paper", "Another"]
+    delete = next(b for b in app.button if b.proto.label == "Delete list")
+    assert delete.disabled  # until the deletion is confirmed
+    app.checkbox(key="confirm_delete").check().run()
+    next(b for b in app.button if b.proto.label == "Delete list").click().run()
+    assert not app.exception
+    assert app.selectbox(key="list").options == ["Alpha"] and app.selectbox(key="list").value == "Alpha"
+    with closing(rl.connect(lists_db)) as db:
+        assert rl.list_names(db) == ["Alpha"]
+
+
+def test_unknown_list_in_the_url_falls_back_to_the_first(lists_db):
+    make_list(lists_db, "Alpha", ["A paper"])
+    app = open_page(list="Nope")
+    assert app.selectbox(key="list").value == "Alpha" and not app.error
+
+
+# A page with only the add-to-list control, over three papers, beside the real reading-lists page.
+CONTROL_SCRIPT = """
+import sys
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+sys.path.insert(0, {repo!r})
+from lib import ui_state
+from lib.filters import Filters
+from lib.load import LoadReport
+
+
+def add_page():
+    papers = pd.DataFrame({{
+        "paper_id": ["a", "b", "c"], "title": ["<img src=x onerror=alert(1)>", "Second", "Third"],
+        "authors": [["Ada"], ["Alan"], []], "venue": ["ICML"] * 3, "year": pd.array([2025, 2025, None], dtype="Int64"),
+        "url": [""] * 3, "abstract": [""] * 3, "keywords": [["k"], [], []],
+    }})
+    source = ui_state.DataSource(data=Path("planted2025.json"), taxonomy=Path("t.yaml"), cache=Path("cache"))
+    ui_state.set_view(ui_state.View(source, papers, papers, Filters(), LoadReport("planted2025.json", "json"), ""))
+    count = st.number_input("How many", value=2, key="how_many")
+    ui_state.add_to_list_control(papers.head(int(count)), key="test")
+
+
+st.navigation([
+    st.Page(add_page, title="Add", url_path="add", default=True),
+    st.Page("pages/reading_lists.py", title="Reading lists", url_path="reading-lists"),
+    st.Page("pages/present.py", title="Present", url_path="presentation"),
+]).run()
+"""
+
+
+@pytest.fixture
+def control_app(lists_db, tmp_path):
+    (tmp_path / "pages").mkdir()
+    for page in ("reading_lists.py", "present.py"):
+        (tmp_path / "pages" / page).symlink_to(REPO / "pages" / page)
+    script = tmp_path / "app.py"
+    script.write_text(CONTROL_SCRIPT.format(repo=str(REPO)))
+    return AppTest.from_file(str(script), default_timeout=60)
+
+
+def test_add_to_list_control_creates_a_list_and_adds_papers(lists_db, control_app):
+    app = control_app.run()
+    assert not app.exception, app.exception
+    assert app.selectbox(key="test-list").value is None  # no lists yet: "New list…"
+    add = app.button(key="test-add")
+    assert add.proto.label == "Add 2 papers"
+    app.text_input(key="test-new-name").input("Reading group")
+    app.button(key="test-add").click().run()
+    assert not app.exception and not app.error
+    assert app.success[0].value == "Added 2 papers to Reading group."
+    assert app.selectbox(key="test-list").value == "Reading group"  # the new list is now the target
+    assert [(e.paper_id, e.dataset) for e in stored(lists_db, "Reading group")] == [("a", "planted2025.json"), ("b", "planted2025.json")]
+    app.number_input(key="how_many").set_value(3).run()
+    app.button(key="test-add").click().run()
+    assert app.success[0].value == "Added 1 paper to Reading group (2 already there)."
+    assert [e.paper_id for e in stored(lists_db, "Reading group")] == ["a", "b", "c"]
+    app.number_input(key="how_many").set_value(0).run()
+    assert app.button(key="test-add").disabled and app.button(key="test-add").proto.label == "Add 0 papers"
+    app.switch_page("pages/reading_lists.py").run()
+    assert not app.exception and app.selectbox(key="list").value == "Reading group"
+
+
+def test_add_to_list_control_new_list_without_name_is_one_sentence(lists_db, control_app):
+    app = control_app.run()
+    app.button(key="test-add").click().run()
+    assert not app.exception and app.error[0].value == "A reading list needs a name."
+
+
+def test_the_maps_open_paper_goes_into_a_new_list(lists_db):
+    app = AppTest.from_file(DASHBOARD, default_timeout=300)
+    app.query_params["paper"] = "bandits-2"
+    app.run()
+    assert not app.exception
+    assert app.get("download_button")  # the view as an HTML file
+    app.text_input(key="map-open-paper-new-name").input("Bandit club").run()
+    app.button(key="map-open-paper-add").click().run()
+    assert not app.exception and not app.error
+    assert [e.paper_id for e in stored(lists_db, "Bandit club")] == ["bandits-2"]

@@ -1,0 +1,131 @@
+"""Text search and similarity search on a built planted-topic map."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lib.embed import EmbedderUnavailable, fit_embed, query_embedder
+from lib.errors import InputError, PaperMapError
+from lib.pipeline import build, read_papers
+from lib.search import load_map_embeddings, query_terms, similar_papers, similar_to_text, text_matches
+from lib.schema import analysis_texts
+
+from conftest import PLANTED_TOPICS, HashingEmbedder, planted_records
+
+
+@pytest.fixture(scope="module")
+def planted_map(tmp_path_factory):
+    """A planted map built with the default TF-IDF + SVD embedder: its folder and its papers."""
+    folder = tmp_path_factory.mktemp("planted")
+    data = folder / "planted2025.json"
+    data.write_text(json.dumps(planted_records()))
+    build(data, out_dir=folder / "map", cache_dir=folder / "cache")
+    return folder / "map", read_papers(folder / "map" / "papers.parquet")
+
+
+def topics_of(papers, ranking):
+    return list(papers["primary_area"].iloc[ranking["row"]])
+
+
+def test_query_terms_keep_quoted_phrases_whole():
+    assert query_terms('  Privacy "membership   inference" "') == ["privacy", "membership inference"]
+    assert query_terms('"unclosed phrase') == ["unclosed", "phrase"]
+    assert query_terms("") == []
+
+
+def test_text_search_needs_every_word_in_any_field_ignoring_case():
+    papers = pd.DataFrame({
+        "title": ["Regret of Multi-Armed Bandits", "Private C++ kernels", "Diffusion"],
+        "abstract": ["We bound regret from the start.", "", "Score matching (for images)."],
+        "authors": [["Ada Lovelace"], ["Alan Turing"], []],
+        "keywords": [["online learning"], [], ["generative models"]],
+        "author_keywords": [[], ["privacy"], []],
+    })
+    assert text_matches(papers, "BANDIT regret").tolist() == [True, False, False]  # word starts, any case
+    assert text_matches(papers, "bandits privacy").tolist() == [False, False, False]  # all words must match
+    assert text_matches(papers, "lovelace").tolist() == [True, False, False]  # authors
+    assert text_matches(papers, "generative").tolist() == [False, False, True]  # extracted keywords
+    assert text_matches(papers, "privacy").tolist() == [False, True, False]  # author keywords
+    assert text_matches(papers, "art").tolist() == [False, False, False]  # a word must start with it: not "start"
+    assert text_matches(papers, '"score matching"').tolist() == [False, False, True]
+    assert text_matches(papers, '"matching score"').tolist() == [False, False, False]
+    assert text_matches(papers, "c++ (for").tolist() == [False, False, False]  # symbols are literal, not regex
+    assert text_matches(papers, "c++").tolist() == [False, True, False]
+    assert text_matches(papers, "  ").all()
+
+
+def test_a_phrase_does_not_span_two_fields():
+    papers = pd.DataFrame({"title": ["Bandits"], "abstract": ["Regret"], "authors": [[]], "keywords": [[]], "author_keywords": [[]]})
+    assert not text_matches(papers, '"bandits regret"').any()
+
+
+def test_build_writes_embeddings_aligned_with_the_papers(planted_map):
+    folder, papers = planted_map
+    embeddings = load_map_embeddings(folder)
+    assert embeddings.vectors.shape[0] == len(papers) and embeddings.vectors.dtype == np.float32
+    # Row i is paper i: re-embedding each paper's own text with the query model finds the same row.
+    again = query_embedder(embeddings.query_model).embed(analysis_texts(papers))
+    assert np.allclose(again, embeddings.vectors, atol=1e-5)
+
+
+@pytest.mark.parametrize("topic", list(PLANTED_TOPICS))
+def test_a_query_from_a_planted_topic_ranks_that_topics_papers_first(planted_map, topic):
+    folder, papers = planted_map
+    embeddings = load_map_embeddings(folder)
+    query = " ".join(PLANTED_TOPICS[topic][:6])
+    ranking = similar_to_text(embeddings.vectors, query_embedder(embeddings.query_model).embed([query])[0], k=12)
+    assert topics_of(papers, ranking) == [topic] * 12
+    assert ranking["similarity"].is_monotonic_decreasing and ranking["similarity"].between(0, 1 + 1e-6).all()
+
+
+def test_a_papers_own_text_finds_it_first_with_similarity_one(planted_map):
+    folder, papers = planted_map
+    embeddings = load_map_embeddings(folder)
+    vector = query_embedder(embeddings.query_model).embed([analysis_texts(papers)[20]])[0]
+    ranking = similar_to_text(embeddings.vectors, vector, k=3)
+    assert ranking["row"].iloc[0] == 20 and ranking["similarity"].iloc[0] == pytest.approx(1, abs=1e-5)
+
+
+def test_a_text_with_no_word_the_papers_use_ranks_nothing(planted_map):
+    folder, _ = planted_map
+    embeddings = load_map_embeddings(folder)
+    vector = query_embedder(embeddings.query_model).embed(["zyxxy quorble"])[0]
+    assert similar_to_text(embeddings.vectors, vector, k=5).empty
+
+
+def test_similar_papers_of_a_privacy_paper_are_privacy_papers(planted_map):
+    folder, papers = planted_map
+    vectors = load_map_embeddings(folder).vectors
+    index = int(np.flatnonzero(papers["primary_area"] == "privacy")[0])
+    ranking = similar_papers(vectors, index, k=10)
+    assert len(ranking) == 10 and index not in set(ranking["row"])
+    assert topics_of(papers, ranking) == ["privacy"] * 10
+    assert ranking["similarity"].is_monotonic_decreasing
+    assert ranking.equals(similar_papers(vectors, index, k=10))  # deterministic
+
+
+def test_rankings_reject_bad_arguments():
+    vectors = np.eye(3, dtype=np.float32)
+    with pytest.raises(ValueError, match="k must be at least 1"):
+        similar_papers(vectors, 0, k=0)
+    with pytest.raises(IndexError, match="outside the 3 rows"):
+        similar_papers(vectors, 3)
+
+
+def test_ties_and_zero_vectors_rank_deterministically():
+    vectors = np.array([[1, 0], [1, 0], [0, 0], [0, 1]], dtype=np.float32)
+    assert similar_to_text(vectors, np.array([1, 0], dtype=np.float32), k=4)["row"].tolist() == [0, 1]
+    assert similar_papers(vectors, 2).empty  # a paper with no usable word is similar to none
+
+
+def test_an_embedder_without_a_query_model_is_one_clear_sentence():
+    _, query_model = fit_embed(HashingEmbedder(), ["a paper", "another paper"])
+    with pytest.raises(EmbedderUnavailable, match="cannot embed a text") as error:
+        query_embedder(query_model)
+    assert isinstance(error.value, PaperMapError)
+
+
+def test_a_folder_without_embeddings_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="build the map again"):
+        load_map_embeddings(tmp_path)
