@@ -72,5 +72,5 @@ with st.container(border=True):
         st.dataframe(paper_table(members), hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG, key="topic_members")
 
 if view.report.skipped or view.report.warnings:
-    with st.expander(f"Load report: {view.report.summary()}"):
+    with st.expander(f"Load report: {markdown_literal(view.report.summary())}"):
         st.text("\n".join(view.report.lines()))
