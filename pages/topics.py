@@ -12,12 +12,16 @@ st.subheader("Topics")
 st.caption(markdown_literal(corpus_caption(papers, view.source.data.name)))
 level = ui_state.url_select("Level", {"coarse": "Coarse topics", "fine": "Fine topics"}, key="topic_level", default="coarse", horizontal=True)
 
+label_column = "topic_label" if level == "coarse" else "topic_fine_label"
 sizes = breakdowns.topic_sizes(papers, shown, level)
 filtered = len(shown) < len(papers)
 size_note = "Bars are whole topics of the map; blue: papers passing the sidebar filters, grey: filtered out." if filtered else "Papers per topic, whole map."
-st.plotly_chart(figures.topic_size_bar(sizes, f"Papers per {'fine ' if level == 'fine' else ''}topic"), key="topic_sizes", theme=None,
-                config={"displaylogo": False})
-st.caption(size_note)
+bars = st.plotly_chart(figures.topic_size_bar(sizes, f"Papers per {'fine ' if level == 'fine' else ''}topic"), key="topic_sizes", theme=None,
+                       on_select="rerun", selection_mode="points", config={"displaylogo": False})
+st.caption(f"{size_note} Click a bar to open the map filtered to that topic.")
+clicked_topic = breakdowns.clicked_value(bars)
+if clicked_topic:
+    ui_state.open_map(breakdowns.map_filters({label_column: clicked_topic}, view.filters.to_query()))
 
 if shown.empty:
     st.info("No paper matches the filters. Clear the filters in the sidebar to see the topics.")
@@ -40,7 +44,6 @@ in_view = dict(zip(sizes["topic"], sizes["in_view"]))
 with st.container(border=True):
     heading, button = st.columns([4, 1], vertical_alignment="center")
     heading.markdown(f"### {markdown_literal(row['label'])}")
-    label_column = "topic_label" if level == "coarse" else "topic_fine_label"
     with button:
         ui_state.map_button("Show on map", breakdowns.map_filters({label_column: row["label"]}, view.filters.to_query()), key="show_topic_on_map")
     facts = [f"{row['papers']:,} papers, {row['share']:.0%} of the map"]

@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from lib.filters import FINE_MARK
+
 from conftest import REPO, plain, planted_records
 
 DASHBOARD = str(REPO / "dashboard.py")
@@ -184,3 +186,13 @@ def test_hostile_titles_are_plain_table_cells(env):
         assert not app.exception
         titles += list(tables(app, "title")[1]["title"])  # the topic's papers
     assert HOSTILE_TITLE in titles and HOSTILE_MARKDOWN in titles  # shown as the text it is
+
+
+def test_clicking_a_topic_bar_opens_the_map_filtered_to_that_fine_topic(env):
+    app = opened("pages/topics.py", topic_level="fine")
+    bars = charts(app)[0]["data"][0]
+    label, count = bars["customdata"][-1], numbers(bars["x"])[-1]  # the largest fine topic, drawn on top
+    app.session_state["topic_sizes"] = {"selection": {"points": [{"customdata": label}], "point_indices": [0], "box": [], "lasso": []}}
+    app.run()
+    assert not app.exception
+    assert map_count(app) == count and app.multiselect(key="topic").value == [f"{label}{FINE_MARK}"]
