@@ -29,7 +29,7 @@ if clicked_subfield:
     ui_state.open_map(breakdowns.map_filters({"subfield": clicked_subfield}, current))
 
 level = ui_state.url_select("Topics", {"coarse": "Coarse topics", "fine": "Fine topics"}, key="cross_level", default="coarse", horizontal=True)
-topic_column = "topic_label" if level == "coarse" else "topic_fine_label"
+_, topic_column = breakdowns.level_columns(level)
 tables = {"subfield": ("Subfield x topic", "Subfield")}
 if breakdowns.has_values(papers, "primary_area"):
     tables["primary_area"] = ("Declared primary area x discovered topic", "Primary area")

@@ -12,7 +12,7 @@ st.subheader("Topics")
 st.caption(markdown_literal(corpus_caption(papers, view.source.data.name)))
 level = ui_state.url_select("Level", {"coarse": "Coarse topics", "fine": "Fine topics"}, key="topic_level", default="coarse", horizontal=True)
 
-label_column = "topic_label" if level == "coarse" else "topic_fine_label"
+_, label_column = breakdowns.level_columns(level)
 sizes = breakdowns.topic_sizes(papers, shown, level)
 filtered = len(shown) < len(papers)
 size_note = "Bars are whole topics of the map; blue: papers passing the sidebar filters, grey: filtered out." if filtered else "Papers per topic, whole map."
