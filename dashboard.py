@@ -17,11 +17,12 @@ st.set_page_config(page_title="PaperMap", layout="wide")
 page = st.navigation(
     [
         st.Page("pages/map.py", title="Map", url_path="topic-map", default=True),
-        st.Page("pages/overview.py", title="Overview", url_path="summary"),
+        st.Page("pages/topics.py", title="Topics", url_path="topic-breakdown"),
+        st.Page("pages/subfields.py", title="Subfields", url_path="subfield-breakdown"),
         st.Page("pages/paper.py", title="Paper", url_path="paper-details"),
-        datasets_page := st.Page("pages/datasets.py", title="Data sets", url_path="data-sets"),
         st.Page("pages/reading_lists.py", title="Reading lists", url_path="reading-lists"),
         st.Page("pages/present.py", title="Present", url_path="presentation"),
+        datasets_page := st.Page("pages/datasets.py", title="Data sets", url_path="data-sets"),
     ]
 )
 
@@ -43,6 +44,7 @@ except PaperMapError as error:
         st.page_link(datasets_page, label="Choose another data set")
     st.stop()
 
+ui_state.apply_map_link()  # a "show on map" link from another page sets the facets below
 with st.sidebar:
     summary = st.empty()
     filters = ui_state.sidebar_filters(papers)

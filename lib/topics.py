@@ -285,7 +285,7 @@ def topics_table(papers: pd.DataFrame, levels: TopicLevels, labels: dict[int, st
 
 
 SUMMARY_COLUMNS = ("topic", "label", "papers", "share", "parent", "parent_label", "assigned_nearest",
-                   "keywords", "keyword_shares", "representatives", "x", "y")
+                   "keywords", "keyword_shares", "keyword_overall_shares", "label_evidence", "representatives", "x", "y")
 
 
 def topic_summaries(
@@ -304,7 +304,9 @@ def topic_summaries(
     level), `assigned_nearest` (how many papers were only given the topic as their nearest),
     `keywords` (up to `n_keywords` distinctive phrases that at least two of its papers use and that
     do not end in a modifier, best first, as the corpus writes them) with
-    `keyword_shares` (the share of the topic's papers whose title or abstract uses each),
+    `keyword_shares` (the share of the topic's papers whose title or abstract uses each) and
+    `keyword_overall_shares` (the share of all papers that do), `label_evidence` (for each phrase of
+    the label, "A, B" holding two: `(phrase, share of the topic's papers, share of all papers)`),
     `representatives` (up to `n_representatives` paper ids nearest the topic's centre, papers that
     fall clearly in the topic first) and `x`, `y` (the median map position of its papers).
     The centre is taken on the map, or in `vectors` (rows aligned with `papers`) by cosine when given.
@@ -325,6 +327,7 @@ def topic_summaries(
         space = space / np.maximum(np.linalg.norm(space, axis=1, keepdims=True), 1e-12)
     use = _PhraseUse(analysis_texts(papers))
     topic_ids, sizes, per_topic = use.by_topic(topics)
+    column_of_shown = {shown.lower(): column for column, shown in enumerate(use.shown)}
     rows = []
     for row, topic in enumerate(topic_ids):
         members = np.flatnonzero(topics == topic)
@@ -335,11 +338,16 @@ def topic_summaries(
             shared = order[(per_topic[row][order] >= min(2, sizes[row])) & use.nameable[order]]
             chosen = _distinct_phrases(shared, use.keys, n_keywords)
             keywords, shares = [use.shown[i] for i in chosen], [round(float(share[i]), 4) for i in chosen]
+            overall = [round(float(use.overall[i]), 4) for i in chosen]
         else:
-            keywords, shares = [], []
+            keywords, shares, overall = [], [], []
+        label = papers[label_column].iloc[first]
+        # A label is one phrase or two joined by ", " (see `_compose_label`); "Topic 3" has none.
+        label_columns = [(part, column_of_shown[part.lower()]) for part in label.split(", ") if part.lower() in column_of_shown]
+        evidence = [(part, round(float(per_topic[row][c] / sizes[row]), 4), round(float(use.overall[c]), 4)) for part, c in label_columns]
         rows.append({
             "topic": topic,
-            "label": papers[label_column].iloc[first],
+            "label": label,
             "papers": len(members),
             "share": len(members) / len(papers),
             "parent": int(papers["topic"].iloc[first]),
@@ -347,6 +355,8 @@ def topic_summaries(
             "assigned_nearest": int(nearest[members].sum()),
             "keywords": keywords,
             "keyword_shares": shares,
+            "keyword_overall_shares": overall,
+            "label_evidence": evidence,
             "representatives": _representatives(papers["paper_id"].to_numpy()[members], space[members], nearest[members], n_representatives, vectors is not None),
             "x": float(papers["x"].iloc[members].median()),
             "y": float(papers["y"].iloc[members].median()),

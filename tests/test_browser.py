@@ -3,9 +3,9 @@
 Starts `streamlit run dashboard.py` on the shipped seed (19 ICML 2025 papers) with its cache in a
 temporary folder, opens it in Debian's Chromium (`apt-get install chromium`, see .ci/run; the
 browser Playwright would download cannot be fetched here) and checks what a person sees: the
-map's points, the subheader's counts, a filter taken from the URL, and the Overview page, with no
-Streamlit exception and no browser console error. Screenshots of the map and the overview go to
-pytest's tmp folder and to /tmp/papermap_map.png and /tmp/papermap_overview.png.
+map's points, the subheader's counts, a filter taken from the URL, the topics page, and a click on
+the subfields page's cross-table opening the filtered map, with no Streamlit exception and no
+browser console error. Screenshots go to pytest's tmp folder and to /tmp/papermap_<page>.png.
 
 The whole module skips when Playwright or /usr/bin/chromium is missing.
 """
@@ -277,29 +277,53 @@ def test_subfield_from_url_filters_the_map(app_url, page, seed_map):
     _assert_clean(page)
 
 
-def test_overview_page_renders_metrics(app_url, page, seed_map, tmp_path):
+def _open_page(page, app_url: str, title: str, url_path: str) -> None:
+    """Open a page from the sidebar's navigation, as a reader does (a deep link makes Streamlit probe
+    the path for its health endpoint, which logs 404s to the console)."""
     page.goto(app_url)
     _map_rendered(page)
-    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Overview").click()
-    page.wait_for_url(re.compile(r"/summary"))
-    page.get_by_text("Papers per subfield").first.wait_for()
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).click()
+    page.wait_for_url(re.compile(rf"/{url_path}"))
+
+
+def test_topics_page_renders_sizes_and_a_topic_in_detail(app_url, page, seed_map, tmp_path):
+    _open_page(page, app_url, "Topics", "topic-breakdown")
+    page.get_by_text("Why this label.").first.wait_for()
     _wait_until_idle(page)
-
-    metrics = {
-        metric.locator('[data-testid="stMetricLabel"]').inner_text().strip():
-        metric.locator('[data-testid="stMetricValue"]').inner_text().strip()
-        for metric in page.locator('[data-testid="stMetric"]').all()
-    }
-    assert metrics == {
-        "Papers shown": str(SEED_PAPERS),
-        "Topics": f"{seed_map['topic'].nunique()} ({seed_map['topic_fine'].nunique()} fine)",
-        "Subfields": str(seed_map["subfield"].nunique()),
-        "Records skipped": "0",
-    }
-    assert page.locator(".js-plotly-plot").count() == 2  # papers per area, papers per subfield
+    assert page.locator(".js-plotly-plot").count() == 1  # topic sizes
+    assert page.get_by_text("Show on map").count() == 1
     _assert_clean(page)
-    _screenshot(page, tmp_path, "overview")
+    _screenshot(page, tmp_path, "topics")
 
+
+# Page position of the clickable layer's fullest cell in the cross-table heatmap (the second chart).
+FULLEST_CELL_JS = """() => {
+    const gd = document.querySelectorAll('.js-plotly-plot')[1];
+    const cells = gd._fullData.find(t => t.type === 'scatter');
+    let best = 0;
+    cells.customdata.forEach((c, i) => { if (c[2] > cells.customdata[best][2]) best = i; });
+    const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
+    return {x: box.left + xa._offset + xa.d2p(cells.x[best]), y: box.top + ya._offset + ya.d2p(cells.y[best]),
+            row: cells.customdata[best][0], column: cells.customdata[best][1], count: cells.customdata[best][2]};
+}"""
+
+
+def test_clicking_a_cross_table_cell_opens_the_map_filtered_to_it(app_url, page, tmp_path):
+    _open_page(page, app_url, "Subfields", "subfield-breakdown")
+    page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 2")
+    _wait_until_idle(page)
+    _assert_clean(page)
+    _screenshot(page, tmp_path, "subfields")
+    cell = page.evaluate(FULLEST_CELL_JS)
+    page.mouse.move(cell["x"], cell["y"])
+    page.wait_for_timeout(300)
+    page.mouse.click(cell["x"], cell["y"])
+    page.wait_for_url(lambda url: "subfield-breakdown" not in url and "topic=" in url, timeout=30_000)  # the map is the root page
+    shown, total, points = _map_rendered(page)
+    assert (shown, points) == (cell["count"], cell["count"]) and total == SEED_PAPERS
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
+    assert query["subfield"] == [cell["row"]] and query["topic"] == [cell["column"]]
+    _assert_clean(page)
 
 
 # Screen position of the first paper of the first coloured trace, and its id.

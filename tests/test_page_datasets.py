@@ -64,8 +64,8 @@ def test_page_lists_the_data_sets_and_opening_one_maps_it_on_every_page(env):
     assert "12 of 12 papers" in shown_papers(app)
     assert app.query_params["data"] in ("small2024.json", ["small2024.json"])  # a link reopens it
     # A page switch drops the URL's query; the session keeps the data set.
-    app.switch_page("pages/overview.py").run()
-    assert {m.label: m.value for m in app.metric}["Papers shown"] == "12"
+    app.switch_page("pages/subfields.py").run()
+    assert not app.exception and any(m.value.startswith("**12 of 12 papers**") for m in app.markdown)  # the sidebar's count
     rows = {r["name"]: r for r in listed(on_data_sets_page(app))}
     assert rows["small2024.json"]["papers"] == 12 and rows["small2024.json"]["built"]
 

@@ -108,25 +108,6 @@ def test_colour_choice_regroups_the_map(app_env):
     assert len(figure["data"]) == len({*app.dataframe[0].value["topic"]})
 
 
-def test_overview_page_counts(app_env):
-    app = started()
-    app.switch_page("pages/overview.py").run()
-    assert not app.exception
-    metrics = {m.label: m.value for m in app.metric}
-    assert metrics["Papers shown"] == "36" and metrics["Records skipped"] == "0"
-    coarse, fine = metrics["Topics"].replace("(", "").split()[:2]
-    assert 2 <= int(coarse) <= int(fine)
-    assert len(app.dataframe) == 1  # the topics table
-    assert len(app.get("plotly_chart")) == 2
-    table = app.dataframe[0].value
-    assert len(table) == int(coarse) and table["papers"].sum() == 36
-    assert all("%" in phrases for phrases in table["keyphrases"] if phrases)
-    app.radio(key="topic_level").set_value("fine").run()
-    assert not app.exception
-    fine_table = app.dataframe[0].value
-    assert len(fine_table) == int(fine) and set(fine_table["within"]) <= set(table["topic"])
-
-
 def test_unreadable_data_is_one_clear_error_not_a_traceback(tmp_path, monkeypatch):
     broken = tmp_path / "broken.json"
     broken.write_text("[{\"title\": ")

@@ -235,6 +235,18 @@ def test_summaries_give_distinctive_keywords_with_their_shares_and_central_paper
     assert privacy["representatives"][:2] == ["p2", "p1"]
 
 
+def test_summaries_give_the_numbers_behind_each_label():
+    table = planted_table()
+    coarse = topic_summaries(table, "coarse").set_index("topic")
+    diffusion = coarse.loc[1]
+    overall = dict(zip(diffusion["keywords"], diffusion["keyword_overall_shares"]))
+    assert overall["diffusion models"] == round(4 / 9, 4)  # 4 of the 9 papers, all of them in this topic
+    assert all(o <= 1 and s <= 1 for s, o in zip(diffusion["keyword_shares"], diffusion["keyword_overall_shares"]))
+    for label, evidence in zip(coarse["label"], coarse["label_evidence"]):
+        assert evidence and ", ".join(phrase for phrase, _, _ in evidence).lower() == label.lower()
+        assert all(share > overall for _, share, overall in evidence)  # a label is used more in its topic than overall
+
+
 def test_fine_summaries_name_their_coarse_parent():
     table = planted_table()
     fine = topic_summaries(table, "fine", n_keywords=2, n_representatives=1)

@@ -1,0 +1,282 @@
+"""Per-topic and per-subfield breakdowns of a papers table (`lib.schema.OUTPUT_COLUMNS`).
+
+The numbers, and the short sentences and tables that say what they mean; `lib.figures` draws
+them and the topics and subfields pages show them.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from sklearn.neighbors import NearestNeighbors
+
+from .errors import ParameterError
+from .filters import FACETS, FINE_MARK
+from .topics import LEVELS, topic_summaries
+
+# Topic level -> (id column, label column) of the papers table.
+LEVEL_COLUMNS = {"coarse": ("topic", "topic_label"), "fine": ("topic_fine", "topic_fine_label")}
+# Papers table column -> the sidebar facet (`lib.filters.FACETS`, also its URL key) that filters on it;
+# a topic or a cross-table cell becomes these filters. Fine topics carry `FINE_MARK` in the facet.
+FILTER_KEYS = {"subfield": "subfield", "area": "area", "primary_area": "primary_area", "status": "status",
+               "topic_label": "topic", "topic_fine_label": "topic"}
+NOT_GIVEN = "(not given)"
+# Two topics neighbour when a paper's nearest papers on the map lie in the other: this many of them.
+NEIGHBOUR_PAPERS = 10
+
+BREAKDOWN_COLUMNS = ("topic", "label", "papers", "share", "parent_label", "keywords", "keyword_shares", "keyword_overall_shares",
+                     "label_evidence", "representatives", "subfield_mix", "status_mix", "neighbours", "neighbour_shares")
+
+
+def level_columns(level: str) -> tuple[str, str]:
+    """The id and label columns of topic `level` ("coarse" or "fine")."""
+    if level not in LEVELS:
+        raise ParameterError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
+    return LEVEL_COLUMNS[level]
+
+
+def topic_breakdown(
+    papers: pd.DataFrame, level: str = "coarse", *, n_keywords: int = 8, n_representatives: int = 5, n_mix: int = 3, n_neighbours: int = 3
+) -> pd.DataFrame:
+    """One row per topic of `level` of the whole map `papers`, largest first (`BREAKDOWN_COLUMNS`).
+
+    From `lib.topics.topic_summaries`: `topic` id, `label`, `papers`, `share` of all papers,
+    `parent_label`, distinctive `keywords` with `keyword_shares` (share of the topic's papers using
+    each) and `keyword_overall_shares` (share of all papers), `label_evidence` and `representatives`
+    (paper ids nearest the topic's centre on the map). Added here: `subfield_mix` and `status_mix`
+    (see `mix`, the `n_mix` commonest values with their shares of the topic) and its `neighbours`
+    (labels, see `neighbouring_topics`) with `neighbour_shares`.
+    """
+    id_column, _ = level_columns(level)
+    summaries = topic_summaries(papers, level, n_keywords=n_keywords, n_representatives=n_representatives)
+    if summaries.empty:
+        return pd.DataFrame({c: [] for c in BREAKDOWN_COLUMNS})
+    groups = papers.groupby(id_column, sort=False)
+    label_of = dict(zip(summaries["topic"], summaries["label"]))
+    neighbours = neighbouring_topics(papers, level, n_neighbours)
+    rows = []
+    for topic in summaries["topic"]:
+        members = groups.get_group(topic)
+        near = neighbours.get(int(topic), [])
+        rows.append({
+            "subfield_mix": mix(members["subfield"], n_mix),
+            "status_mix": mix(members["status"], n_mix),
+            "neighbours": [label_of[t] for t, _ in near],
+            "neighbour_shares": [share for _, share in near],
+        })
+    extra = pd.DataFrame(rows, index=summaries.index)
+    return pd.concat([summaries, extra], axis=1)[list(BREAKDOWN_COLUMNS)]
+
+
+def mix(values: pd.Series, top: int = 3) -> list[tuple[str, float]]:
+    """The `top` commonest values with their shares, then `Other` for the rest; shares sum to 1.
+
+    Empty values count as `NOT_GIVEN`, which comes after named values as common; other ties are
+    broken alphabetically, so the mix is deterministic.
+    """
+    if top < 1:
+        raise ParameterError(f"top must be at least 1; got {top}")
+    if values.empty:
+        return []
+    counts = values.astype(str).replace("", NOT_GIVEN).value_counts()
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0] == NOT_GIVEN, item[0]))
+    shares = [(value, count / len(values)) for value, count in ordered]
+    if len(shares) <= top + 1:  # "Other" for a single value would hide its name
+        return shares
+    return [*shares[:top], ("Other", sum(share for _, share in shares[top:]))]
+
+
+def neighbouring_topics(papers: pd.DataFrame, level: str = "coarse", n_neighbours: int = 3) -> dict[int, list[tuple[int, float]]]:
+    """Per topic id, up to `n_neighbours` other topics bordering it on the map, with how strongly.
+
+    Strength is the share of the topic's papers' `NEIGHBOUR_PAPERS` nearest papers on the map that
+    lie in the other topic: topics are regions of the map, and UMAP keeps each paper's neighbourhood
+    while distances between far regions mean little, so shared borders are what "nearest" can
+    honestly mean. It also weighs a large topic's long border fairly, which the distance between
+    centres would not. Topics that share no border are ranked after, by the distance between their
+    median positions, with strength 0.
+    """
+    id_column, _ = level_columns(level)
+    if n_neighbours < 0:
+        raise ParameterError(f"n_neighbours must be at least 0; got {n_neighbours}")
+    topics = papers[id_column].to_numpy(dtype=np.int64)
+    ids = np.unique(topics)
+    if len(ids) < 2:
+        return {int(t): [] for t in ids}
+    coords = papers[["x", "y"]].to_numpy(dtype=np.float64)
+    k = min(NEIGHBOUR_PAPERS, len(papers) - 1)
+    _, nearest = NearestNeighbors(n_neighbors=k + 1).fit(coords).kneighbors(coords)
+    row = np.searchsorted(ids, topics)
+    # border[a, b]: of topic a's papers' nearest papers (not themselves), how many lie in topic b
+    border = np.zeros((len(ids), len(ids)))
+    np.add.at(border, (np.repeat(row, k), row[nearest[:, 1:]].ravel()), 1)
+    strength = border / border.sum(axis=1, keepdims=True)
+    centres = np.array([np.median(coords[topics == t], axis=0) for t in ids])
+    distance = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
+    result = {}
+    for a, topic in enumerate(ids):
+        others = [b for b in range(len(ids)) if b != a]
+        others.sort(key=lambda b: (-strength[a, b], distance[a, b], ids[b]))
+        result[int(topic)] = [(int(ids[b]), round(float(strength[a, b]), 4)) for b in others[:n_neighbours]]
+    return result
+
+
+def topic_sizes(papers: pd.DataFrame, shown: pd.DataFrame, level: str = "coarse") -> pd.DataFrame:
+    """Each topic's `label`, its `papers` on the whole map and how many are `in_view` (in `shown`), largest first."""
+    id_column, label_column = level_columns(level)
+    whole = papers.groupby([id_column, label_column]).size().rename("papers").reset_index()
+    in_view = shown[id_column].value_counts()
+    whole["in_view"] = [int(in_view.get(t, 0)) for t in whole[id_column]]
+    whole = whole.sort_values(["papers", id_column], ascending=[False, True], ignore_index=True)
+    return whole.rename(columns={id_column: "topic", label_column: "label"})[["topic", "label", "papers", "in_view"]]
+
+
+def subfield_counts(papers: pd.DataFrame) -> pd.DataFrame:
+    """Papers per subfield within its area: `area`, `subfield`, `papers` and `share_of_area`.
+
+    Areas come largest first, and within each its subfields, largest first (ties alphabetical);
+    papers filed under an area itself have the area as their subfield.
+    """
+    counts = papers.groupby(["area", "subfield"]).size().rename("papers").reset_index()
+    area_size = counts.groupby("area")["papers"].transform("sum")
+    counts["share_of_area"] = counts["papers"] / area_size
+    counts["_area_size"] = area_size
+    counts = counts.sort_values(["_area_size", "area", "papers", "subfield"], ascending=[False, True, False, True], ignore_index=True)
+    return counts.drop(columns="_area_size")
+
+
+def cross_table(papers: pd.DataFrame, rows: str = "subfield", columns: str = "topic_label") -> pd.DataFrame:
+    """Papers per (`rows` value, `columns` value): a count table, both sides largest first, ties alphabetical.
+
+    Papers with an empty value on either side (no `primary_area`) are left out. Raises
+    `ParameterError` for a column the papers table does not have.
+    """
+    for column in (rows, columns):
+        if column not in papers:
+            raise ParameterError(f"no column {column!r} in the papers table")
+    kept = papers[(papers[rows].astype(str) != "") & (papers[columns].astype(str) != "")]
+    table = pd.crosstab(kept[rows].astype(str), kept[columns].astype(str))
+    table = table.loc[_largest_first(table.sum(axis=1)), _largest_first(table.sum(axis=0))]
+    table.index.name, table.columns.name = rows, columns
+    return table
+
+
+def _largest_first(totals: pd.Series) -> list[str]:
+    return sorted(totals.index, key=lambda value: (-totals[value], value))
+
+
+def has_values(papers: pd.DataFrame, column: str) -> bool:
+    """Whether at least one paper has a non-empty `column` (data sets without statuses or primary areas have none)."""
+    return column in papers and bool((papers[column].astype(str) != "").any())
+
+
+def map_filters(selection: Mapping[str, str], current: Mapping[str, list[str]] | None = None) -> dict[str, list[str]]:
+    """URL query parameters of a map view filtered to `selection` (papers-table column -> value).
+
+    `current` is the page's URL (key -> values): its other filters are kept, so the map shows the
+    same slice narrowed to the selection; the filters the selection sets replace their old values.
+    """
+    unknown = [c for c in selection if c not in FILTER_KEYS]
+    if unknown:
+        raise ParameterError(f"no map filter for {', '.join(unknown)}; filterable: {', '.join(FILTER_KEYS)}")
+    params = {key: list(values) for key, values in (current or {}).items() if key in FACETS}
+    for column, value in selection.items():
+        params[FILTER_KEYS[column]] = [f"{value}{FINE_MARK}" if column == "topic_fine_label" else str(value)]
+    return params
+
+
+def cell_of_selection(selection: Mapping | None) -> tuple[str, str] | None:
+    """The (row value, column value) of the cross-table cell clicked, from `st.plotly_chart`'s selection.
+
+    The heatmap's clickable layer carries `[row, column, count]` as each point's `customdata`
+    (`lib.figures.cross_table_heatmap`). None when nothing was clicked, something else was (a bar
+    carries one value), or the cell is empty: a map of no papers helps nobody.
+    """
+    points = (selection or {}).get("selection", {}).get("points", [])
+    for point in points:
+        data = point.get("customdata")
+        if isinstance(data, (list, tuple)) and len(data) == 3 and data[2]:
+            return str(data[0]), str(data[1])
+    return None
+
+
+def clicked_value(selection: Mapping | None) -> str | None:
+    """The value a clicked bar carries as its `customdata` (a topic label, a subfield), or None."""
+    points = (selection or {}).get("selection", {}).get("points", [])
+    values = [point.get("customdata") for point in points if isinstance(point.get("customdata"), str)]
+    return values[0] if values else None
+
+
+def label_reason(row: Mapping, n_papers: int) -> str:
+    """Why a topic (a `topic_breakdown` row) has its label, in one sentence of plain numbers.
+
+    `n_papers` is the size of the whole map the shares were taken over.
+    """
+    evidence = list(row["label_evidence"])
+    if not evidence:
+        return f"No phrase is used by enough of its {row['papers']} papers to name it, so it is numbered."
+    parts = [f'"{phrase}" appears in {percent(share)} of its {row["papers"]} papers against {percent(overall)} of all {n_papers:,}'
+             f" ({_times(share, overall)} as common)" for phrase, share, overall in evidence]
+    return "Named for the phrase" + ("s" if len(parts) > 1 else "") + " its papers use far more than the rest of the map: " + "; ".join(parts) + "."
+
+
+def percent(share: float) -> str:
+    """A share as a whole percentage, or with one decimal below 1% so a rare phrase never reads as 0%: `12%`, `0.4%`."""
+    return f"{share:.1%}" if 0 < share < 0.01 else f"{share:.0%}"
+
+
+def _times(share: float, overall: float) -> str:
+    return f"{share / overall:.1f}x" if overall else "only here"
+
+
+def keyword_table(row: Mapping) -> pd.DataFrame:
+    """A topic's distinctive keyphrases: the share of its papers using each, of all papers, and the ratio ("lift")."""
+    shares, overall = list(row["keyword_shares"]), list(row["keyword_overall_shares"])
+    return pd.DataFrame({
+        "keyphrase": list(row["keywords"]),
+        "in topic": shares,
+        "whole map": overall,
+        "lift": [round(s / o, 1) if o else float("inf") for s, o in zip(shares, overall)],
+    })
+
+
+def mix_line(shares: list[tuple[str, float]]) -> str:
+    """`A 60% · B 30% · Other 10%` for a `mix`."""
+    return " · ".join(f"{value} {percent(share)}" for value, share in shares)
+
+
+def neighbour_line(row: Mapping) -> str:
+    """A topic's neighbours with the share of its papers' nearest papers each holds: `A (12%) · B (3%) · C`."""
+    return " · ".join(f"{label} ({percent(share)} of nearby papers)" if share else label
+                      for label, share in zip(row["neighbours"], row["neighbour_shares"]))
+
+
+def papers_by_id(papers: pd.DataFrame, ids: list[str]) -> pd.DataFrame:
+    """The rows of `papers` with these ids, in the order given (representatives, nearest first)."""
+    indexed = papers.set_index("paper_id", drop=False)
+    return indexed.loc[[i for i in ids if i in indexed.index]].reset_index(drop=True)
+
+
+def topic_papers(papers: pd.DataFrame, level: str, topic: int) -> pd.DataFrame:
+    """The papers of topic id `topic` at `level`."""
+    id_column, _ = level_columns(level)
+    return papers[papers[id_column] == topic]
+
+
+def topic_choices(breakdown: pd.DataFrame, sizes: pd.DataFrame) -> dict[str, str]:
+    """Topic id (as text) -> "label (N papers)" for the topics with papers in view, largest first.
+
+    `sizes` is `topic_sizes`; when filters hide papers, the count is of those in view.
+    """
+    in_view = dict(zip(sizes["topic"], sizes["in_view"]))
+    filtered = bool((sizes["in_view"] < sizes["papers"]).any())
+    return {
+        str(topic): f"{label} ({in_view.get(topic, 0):,} in view)" if filtered else f"{label} ({n:,} papers)"
+        for topic, label, n in zip(breakdown["topic"], breakdown["label"], breakdown["papers"]) if in_view.get(topic, 0)
+    }
+
+
+def topic_row(breakdown: pd.DataFrame, topic: int) -> pd.Series:
+    """The `topic_breakdown` row of topic id `topic`."""
+    return breakdown[breakdown["topic"] == topic].iloc[0]
