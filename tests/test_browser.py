@@ -11,6 +11,7 @@ The whole module skips when Playwright or /usr/bin/chromium is missing.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -103,8 +104,8 @@ def seed_map(cache_dir):
 
 
 @contextmanager
-def running_app(cache_dir: Path, log_path: Path, db_path: Path):
-    """`streamlit run dashboard.py -- --data <seed>` on a free local port; yields its base URL."""
+def running_app(cache_dir: Path, log_path: Path, db_path: Path, data: Path = SEED):
+    """`streamlit run dashboard.py -- --data <data>` on a free local port; yields its base URL."""
     port = _free_port()
     env = {**os.environ, "PAPERMAP_CACHE": str(cache_dir), "PAPERMAP_DB": str(db_path), "PYTHONUNBUFFERED": "1"}
     command = [
@@ -114,7 +115,7 @@ def running_app(cache_dir: Path, log_path: Path, db_path: Path):
         "--server.headless", "true",
         "--server.fileWatcherType", "none",
         "--browser.gatherUsageStats", "false",
-        "--", "--data", str(SEED),
+        "--", "--data", str(data),
     ]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
@@ -398,3 +399,62 @@ def test_a_reading_list_made_on_the_map_survives_a_server_restart(cache_dir, bro
         assert "list=Restart+club" in tab.url  # the only list, chosen
         tab.get_by_text(title[:40]).first.wait_for()
         tab.close()
+
+
+# Text that would run script, or become markup, if any page or hover treated data as HTML or Markdown.
+PAYLOADS = [
+    "<img src=x onerror=alert(1)>",
+    "<script>alert(2)</script>",
+    "**bold** [click me](javascript:alert(3))",
+    "$x$ :red[red] `code` <b>tag</b>",
+]
+PAGES = ["Topics", "Subfields", "Paper", "Reading lists", "Data sets", "Present"]  # Present hides the sidebar: last
+
+
+@pytest.fixture(scope="module")
+def hostile_list(tmp_path_factory) -> Path:
+    """The planted list with payloads in titles, authors, keywords, statuses, areas and links."""
+    from conftest import planted_records
+
+    records = planted_records()
+    for i, record in enumerate(records):
+        payload = PAYLOADS[i % len(PAYLOADS)]
+        record.update(title=f"{payload} {record['title']}", author=f"{payload}, Ada Lovelace", keywords=f"{payload};privacy",
+                      status=["Poster", "<b>Oral</b>"][i % 2], primary_area=f"{record['primary_area']} {payload}",
+                      site="javascript:alert(4)")
+    path = tmp_path_factory.mktemp("hostile") / "hostile2025.json"
+    path.write_text(json.dumps(records))
+    return path
+
+
+def test_hostile_text_stays_text_on_every_page(cache_dir, browser, hostile_list, tmp_path):
+    with running_app(cache_dir, tmp_path / "hostile.log", tmp_path / "lists.sqlite", data=hostile_list) as base:
+        tab = browser.new_page(viewport=PROJECTOR)
+        tab.set_default_timeout(RENDER_MS)
+        dialogs, errors = [], []
+        tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        tab.on("pageerror", lambda error: errors.append(str(error)))
+        tab.goto(f"{base}/?paper=privacy-0&color=status&q=privacy")
+        _map_rendered(tab)
+        x, y, _ = tab.evaluate(FIRST_POINT_JS)
+        tab.mouse.move(x, y)  # the hover label
+        tab.wait_for_selector(".hoverlayer .hovertext")
+        hover = tab.locator(".hoverlayer").text_content()
+        assert any(payload[:10] in hover for payload in PAYLOADS), hover  # shown as the literal text it is
+        tab.get_by_label("New list's name").first.fill("Payload club")
+        tab.keyboard.press("Tab")
+        _wait_until_idle(tab)
+        tab.get_by_role("button", name="Add 1 paper").first.click()
+        tab.get_by_text("Open Payload club").wait_for()
+        # Elements a payload would create if it were taken as HTML or Markdown.
+        injected_js = "() => document.querySelectorAll('img[src=\"x\"], b, a[href^=\"javascript\"]').length"
+        visited = {"Map": tab.evaluate(injected_js)}
+        for title in PAGES:
+            tab.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).click()
+            tab.wait_for_timeout(500)
+            _wait_until_idle(tab)
+            assert tab.locator('[data-testid="stException"]').count() == 0, f"{title}: {tab.locator('[data-testid=stException]').first.inner_text()}"
+            visited[title] = tab.evaluate(injected_js)
+        tab.close()
+    assert dialogs == [] and errors == []
+    assert visited == dict.fromkeys(["Map", *PAGES], 0)  # every page visited, no element made from data

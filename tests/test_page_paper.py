@@ -51,7 +51,7 @@ def test_a_paper_shows_its_details_and_ten_similar_papers_of_its_topic(app_env):
     for label in ("Published", "Subfield", "Area", "Topic", "Keywords", "Primary area"):
         assert f"**{label}:**" in facts
     assert "\\(score 0\\." in facts and "Abstract" in facts  # the score, Markdown-escaped
-    assert [l.proto.url for l in app.get("link_button")] == ["https://example.org/privacy/3"]
+    assert [button.proto.url for button in app.get("link_button")] == ["https://example.org/privacy/3"]
     buttons = similar_buttons(app)
     assert len(buttons) == 10 and "similar-privacy-3" not in [b.key for b in buttons]
     assert all(b.key.startswith("similar-privacy-") for b in buttons)  # planted neighbours are its own topic
