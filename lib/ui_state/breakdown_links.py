@@ -1,0 +1,56 @@
+"""The topics and subfields pages: cached breakdowns, and links that open the map filtered."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ..breakdowns import topic_breakdown as breakdown_topics
+from ..filters import FACETS
+from .core import read_map
+
+_MAP_PAGE = "pages/map.py"
+_MAP_LINK_KEY = "papermap_map_link"
+
+
+@st.cache_data(show_spinner="Breaking topics down…", max_entries=8)
+def topic_breakdown(map_dir: str, level: str) -> pd.DataFrame:
+    """`lib.breakdowns.topic_breakdown` of the whole map in `map_dir`, computed once per map and level."""
+    return breakdown_topics(read_map(map_dir)[0], level)
+
+
+def open_map(query: dict[str, list[str]]) -> None:
+    """Switch to the map page filtered by `query` (facet -> values, as `lib.breakdowns.map_filters` gives).
+
+    The sidebar's facet widgets keep their state across pages and read the URL only on a session's
+    first run, so the query also waits in the session for `apply_map_link`, which the entry script
+    runs before drawing the sidebar on the next run.
+    """
+    st.session_state[_MAP_LINK_KEY] = query
+    st.switch_page(_MAP_PAGE, query_params=query)
+
+
+def apply_map_link() -> None:
+    """Make a pending `open_map` query the sidebar's choice: its facets set, the others cleared.
+
+    Call before `sidebar_filters`: a widget's state can only be set before the widget is drawn.
+    """
+    query = st.session_state.pop(_MAP_LINK_KEY, None)
+    if query is None:
+        return
+    for name in FACETS:
+        values = list(query.get(name, []))
+        st.session_state[name] = (values[0] if values else "") if name == "author" else values
+
+
+def map_button(label: str, query: dict[str, list[str]], key: str) -> None:
+    """A button that opens the map filtered by `query` (see `open_map`)."""
+    if st.button(label, key=key):
+        open_map(query)
+
+
+KEYWORD_COLUMN_CONFIG = {
+    "keyphrase": st.column_config.TextColumn("Keyphrase", width="medium"),
+    "in topic": st.column_config.ProgressColumn("Share of the topic's papers", format="percent", min_value=0, max_value=1),
+    "whole map": st.column_config.NumberColumn("Share of all papers", format="percent"),
+    "lift": st.column_config.NumberColumn("Times as common in the topic", format="%.1f×"),
+}

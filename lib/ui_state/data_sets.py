@@ -1,0 +1,101 @@
+"""Which paper list the dashboard maps: the catalog, `?data=`, uploads and fetching."""
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+from ..datasets import DEFAULT_DATA_DIR, Catalog, catalog, save_upload, url_name
+from ..fetch import ICML2025_URL, Fetched, fetch_paper_list
+from ..markup import markdown_literal
+from ..pipeline import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
+from .core import DataSource
+
+_DATA_SET_KEY = "papermap_data_set"  # the set this session opened last: the URL loses `?data=` on a page switch
+FETCH_TIMEOUT = 15.0  # seconds the page waits for the server (the CLI waits a minute)
+DATA_SET_COLUMN_CONFIG = {
+    "name": st.column_config.TextColumn("Name (?data=)", width="medium"),
+    "data set": st.column_config.TextColumn("Data set", width="large"),
+    "papers": st.column_config.NumberColumn("Papers", width="small", help="Empty until the data set is first opened"),
+    "size": st.column_config.TextColumn("File size", width="small"),
+    "built": st.column_config.CheckboxColumn("Mapped", width="small"),
+}
+
+
+def data_catalog(argv: Sequence[str]) -> Catalog:
+    """The data sets on offer, from `-- [--data PATH] [--data-dir DIR] [--taxonomy FILE]` in the
+    script's arguments, else PAPERMAP_DATA, PAPERMAP_DATA_DIR and PAPERMAP_TAXONOMY.
+
+    `--data` is the default choice when given; `--data-dir` (default `data/`) is the folder whose
+    paper lists and `uploads/` are offered, and where fetched lists are saved.
+    """
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--data", type=Path, default=None)
+    parser.add_argument("--data-dir", type=Path, default=None)
+    parser.add_argument("--taxonomy", type=Path, default=None)
+    args, _ = parser.parse_known_args(list(argv))
+    given = args.data or (Path(os.environ["PAPERMAP_DATA"]) if os.environ.get("PAPERMAP_DATA") else None)
+    return catalog(
+        args.data_dir or Path(os.environ.get("PAPERMAP_DATA_DIR") or DEFAULT_DATA_DIR),
+        given=given,
+        taxonomy=args.taxonomy or Path(os.environ.get("PAPERMAP_TAXONOMY") or DEFAULT_TAXONOMY),
+    )
+
+
+def cache_folder() -> Path:
+    """The stage and map cache: PAPERMAP_CACHE, else `data/cache/`."""
+    return Path(os.environ.get("PAPERMAP_CACHE") or DEFAULT_CACHE_DIR)
+
+
+def chosen_source(argv: Sequence[str]) -> DataSource:
+    """The data set to map on this run: the one `?data=<name>` names, else the one this session
+    opened last, else the default choice of `data_catalog(argv)`.
+
+    The choice is written back to the URL, so a copied link reopens the same data set. A name not
+    on offer shows one warning and maps the default.
+    """
+    available = data_catalog(argv)
+    asked = st.query_params.get("data") or st.session_state.get(_DATA_SET_KEY)
+    chosen = available.find(asked) if asked else available.default
+    if chosen is None:
+        # url_name keeps the echoed name to letters, digits and ".-_": URL text is never markup.
+        st.warning(f"There is no data set called `{url_name(asked)}` here; showing {markdown_literal(available.default.label)} instead.")
+        chosen = available.default
+    st.session_state[_DATA_SET_KEY] = st.query_params["data"] = chosen.name
+    return DataSource(data=chosen.path, taxonomy=chosen.taxonomy, cache=cache_folder())
+
+
+def opened_data_set() -> str | None:
+    """The name of the data set this session maps (set by `chosen_source`)."""
+    return st.session_state.get(_DATA_SET_KEY)
+
+
+def open_data_set(name: str) -> None:
+    """Show the map of the data set called `name` (ends this run)."""
+    st.session_state[_DATA_SET_KEY] = name
+    st.switch_page("pages/map.py", query_params={"data": name})
+
+
+def saved_upload(uploaded: UploadedFile, uploads_dir: Path) -> tuple[Path, bool]:
+    """`datasets.save_upload` of a `st.file_uploader` file, once per file, and whether this run saved
+    it (reruns while the file stays in the uploader reuse the saved path).
+
+    Raises `PaperMapError` (one sentence) when the file is too large or not a paper list.
+    """
+    key = f"papermap_upload_{uploaded.file_id}"
+    if key in st.session_state:
+        return st.session_state[key], False
+    st.session_state[key] = save_upload(uploads_dir, uploaded.name, uploaded.getvalue())
+    return st.session_state[key], True
+
+
+def fetch_icml2025(data_dir: Path) -> Fetched:
+    """Download ICML 2025's list (PAPERMAP_FETCH_URL overrides the address) into `data_dir` under a
+    spinner, waiting FETCH_TIMEOUT seconds for the server. Raises `FetchError` (one sentence)."""
+    url = os.environ.get("PAPERMAP_FETCH_URL") or ICML2025_URL
+    with st.spinner(f"Downloading {url}…"):
+        return fetch_paper_list(url, data_dir, timeout=FETCH_TIMEOUT)

@@ -1,0 +1,157 @@
+"""The map page's state: colouring and labels, clicks and lassos, the open paper, search and similar papers."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from .. import figures, search
+from ..embed import QueryEmbedder, query_embedder
+from ..figures import short_authors
+from ..markup import markdown_literal, safe_url
+from .core import View, read_map, write_url
+from .reading import add_to_list_control
+
+LABEL_CHOICES = {**figures.LABEL_LEVELS, "none": "None"}
+
+
+def label_column(choice: str) -> str | None:
+    """The labels column for a `LABEL_CHOICES` key; None draws no labels."""
+    return choice if choice in figures.LABEL_LEVELS else None
+
+
+def colour_choices(papers: pd.DataFrame) -> dict[str, str]:
+    """The colourings this map can show (`figures.colourable`), value -> display name."""
+    return {column: figures.COLOR_CHOICES[column] for column in figures.colourable(papers)}
+
+
+@dataclass(frozen=True)
+class MapSelection:
+    """What a reader picked on the map: one clicked paper, or the papers inside a box or lasso."""
+
+    clicked: str | None
+    drawn: tuple[str, ...]
+
+
+def map_selection(event: object) -> MapSelection:
+    """Paper ids from `st.plotly_chart`'s selection event (ids travel in each point's `customdata`)."""
+    selection = getattr(event, "selection", None) or {}
+    ids = tuple(dict.fromkeys(str(p["customdata"]) for p in selection.get("points", []) if p.get("customdata") is not None))
+    if selection.get("box") or selection.get("lasso"):
+        return MapSelection(None, ids)
+    return MapSelection(ids[0] if len(ids) == 1 else None, ())
+
+
+PAPER_KEY = "paper"  # the open paper, in the session and the URL: ?paper=<paper_id>
+
+
+def _open_paper_id() -> str:
+    """The open paper: the URL's when it names one (a shared link, a link from another page), else
+    the session's, which goes back into the URL (a page switch clears it)."""
+    if PAPER_KEY in st.query_params:
+        st.session_state[PAPER_KEY] = st.query_params[PAPER_KEY]
+    paper_id = st.session_state.get(PAPER_KEY, "")
+    write_url(PAPER_KEY, paper_id, "")
+    return paper_id
+
+
+def url_paper(papers: pd.DataFrame) -> str | None:
+    """The open paper's id when it is one of `papers`, else None (a stale link opens the map, not an error)."""
+    paper_id = _open_paper_id()
+    return paper_id if paper_id and papers["paper_id"].eq(paper_id).any() else None
+
+
+def open_paper(paper_id: str | None) -> None:
+    """Make `paper_id` the open paper on every page (None closes it); usable as a button callback."""
+    st.session_state[PAPER_KEY] = paper_id or ""
+    write_url(PAPER_KEY, paper_id or "", "")
+
+
+def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
+    """A short card of one paper under the map: title, authors, subfield, its link, a close button."""
+    paper = papers[papers["paper_id"] == paper_id].iloc[0]
+    with st.container(border=True):
+        st.markdown(f"**{markdown_literal(paper['title'])}**")
+        details = [short_authors(list(paper["authors"])), paper["subfield"], paper["topic_label"], ", ".join(list(paper["keywords"])[:5])]
+        st.caption(markdown_literal(" · ".join(d for d in details if d)))
+        with st.container(horizontal=True):
+            link = safe_url(paper["url"])
+            st.page_link("pages/paper.py", label="Details and similar papers", query_params={PAPER_KEY: paper_id})
+            if link:
+                st.link_button("Open paper", link)
+            st.button("Close", key="close_paper", on_click=open_paper, args=(None,))
+        add_to_list_control(papers[papers["paper_id"] == paper_id], key="map-open-paper")
+
+
+_PAPER_CHOICE = "paper_choice"
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _map_embeddings(map_dir: str) -> search.MapEmbeddings:
+    return search.load_map_embeddings(map_dir)
+
+
+@st.cache_resource(show_spinner="Loading the embedding model…", max_entries=2)
+def _query_embedder(map_dir: str) -> QueryEmbedder:
+    # A resource, not data: a sentence-transformers model cannot be pickled (and is slow to load).
+    return query_embedder(_map_embeddings(map_dir).query_model)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def text_matches(map_dir: str, query: str) -> np.ndarray:
+    """`lib.search.text_matches` over the whole map in `map_dir`: one bool per paper, in map order."""
+    return search.text_matches(read_map(map_dir)[0], query)
+
+
+@st.cache_data(show_spinner="Comparing the text with every paper…", max_entries=32)
+def similar_to_text(map_dir: str, text: str, k: int = 10) -> pd.DataFrame:
+    """The map's `k` papers most similar to `text`, best first, with a `similarity` column (0 to 1);
+    empty when the text shares nothing with them. Raises `PaperMapError` (one sentence) when the
+    map's embedder cannot embed a text on this machine."""
+    vector = _query_embedder(map_dir).embed([text])[0]
+    ranking = search.similar_to_text(_map_embeddings(map_dir).vectors, vector, k)
+    return search.ranked_papers(read_map(map_dir)[0], ranking)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def similar_papers(map_dir: str, paper_id: str, k: int = 10) -> pd.DataFrame:
+    """The `k` papers of the map most similar to `paper_id`, best first, with a `similarity` column;
+    empty when the map has no such paper."""
+    papers = read_map(map_dir)[0]
+    row = search.paper_row(papers, paper_id)
+    if row is None:
+        return papers.iloc[:0].assign(similarity=pd.Series(dtype="float64"))
+    return search.ranked_papers(papers, search.similar_papers(_map_embeddings(map_dir).vectors, row, k))
+
+
+def search_in_view(view: View, query: str) -> pd.DataFrame:
+    """The papers in view that the text search `query` finds (see `lib.search.text_matches`)."""
+    found = view.papers["paper_id"][text_matches(view.map_dir, query)]
+    return view.shown[view.shown["paper_id"].isin(found)]
+
+
+def similar_in_view(view: View, text: str, k: int = 20) -> pd.DataFrame:
+    """The `k` papers in view most similar to `text`, best first, with `similarity`; raises
+    `PaperMapError` when the map's embedder cannot embed text here."""
+    ranked = similar_to_text(view.map_dir, text, len(view.papers))
+    return ranked[ranked["paper_id"].isin(view.shown["paper_id"])].head(k)
+
+
+def url_paper_choice(papers: pd.DataFrame) -> str | None:
+    """A select box of the map's papers by title, showing the open paper (see `url_paper`).
+
+    Returns the open paper's id, which may name no paper of the map (the page says so), or None.
+    """
+    titles = dict(zip(papers["paper_id"], papers["title"]))
+    paper_id = _open_paper_id()
+    st.session_state[_PAPER_CHOICE] = paper_id if paper_id in titles else None
+    st.selectbox("Paper", list(titles), index=None, format_func=titles.get, key=_PAPER_CHOICE, on_change=_choose_paper,
+                 placeholder="Choose a paper by its title")
+    return paper_id or None
+
+
+def _choose_paper() -> None:
+    # A callback runs before the rerun, so the page already reads the new choice.
+    open_paper(st.session_state[_PAPER_CHOICE])

@@ -1,0 +1,165 @@
+"""Reading groups: the shared reading-lists database, the chosen list, "add to a list", presentation steps."""
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from .. import reading_lists
+from ..errors import ReadingListError
+from ..markup import markdown_literal
+from .core import current_view, write_url
+
+LIST_KEY = "list"  # the chosen reading list, in the URL as ?list=
+_LIST_ERROR = "reading_list_error"
+
+
+def reading_lists_path() -> Path:
+    """The reading-lists database: PAPERMAP_DB, else `data/reading_lists.sqlite`."""
+    return Path(os.environ.get("PAPERMAP_DB") or reading_lists.DEFAULT_DB)
+
+
+@contextmanager
+def reading_lists_db() -> Iterator[sqlite3.Connection]:
+    """A connection to the reading-lists database for one run (or callback), closed afterwards."""
+    with closing(reading_lists.connect(reading_lists_path())) as db:
+        yield db
+
+
+def read_lists(action: Callable[..., object], *args: object) -> object:
+    """`action(db, *args)` on the reading-lists database; a ReadingListError stops the page with one sentence."""
+    try:
+        with reading_lists_db() as db:
+            return action(db, *args)
+    except ReadingListError as error:
+        st.error(str(error))
+        st.stop()
+
+
+def change_lists(action: Callable[..., object], *args: object, **kwargs: object) -> object:
+    """`action(db, *args, **kwargs)` as a widget callback; returns its result, or None after an error.
+
+    The error's sentence is kept for `show_list_error`, which the page calls when it next runs.
+    """
+    try:
+        with reading_lists_db() as db:
+            return action(db, *args, **kwargs)
+    except ReadingListError as error:
+        st.session_state[_LIST_ERROR] = str(error)
+        return None
+
+
+def show_list_error() -> None:
+    """Show (once) the error a reading-list callback ran into."""
+    if message := st.session_state.pop(_LIST_ERROR, None):
+        st.error(message)
+
+
+def list_choice(names: list[str], on_change: Callable[[], None] | None = None) -> str | None:
+    """A select box of the reading lists `names`, its choice in the URL as ?list=; None when there are none.
+
+    The URL seeds it on a first visit; a callback that creates or renames a list selects it by setting
+    `st.session_state[LIST_KEY]`; a choice that no longer exists falls back to the first list.
+    `on_change` runs when the user picks another list.
+    """
+    if not names:
+        write_url(LIST_KEY, "", "")
+        return None
+    if st.session_state.get(LIST_KEY) not in names:
+        wanted = st.query_params.get(LIST_KEY)
+        st.session_state[LIST_KEY] = wanted if wanted in names else names[0]
+    name = st.selectbox("Reading list", names, key=LIST_KEY, on_change=on_change, persist_state="session")
+    st.query_params[LIST_KEY] = name
+    return name
+
+
+def add_to_list_control(papers: pd.DataFrame, key: str) -> None:
+    """A compact row that adds `papers` to a reading list: list choice, new-list name, "Add N papers".
+
+    `papers` are rows of the papers table (`view.papers` / `view.shown` columns), added in their
+    order after the list's last paper; papers already in the list are left where they are. The
+    select box offers the existing lists (starting at the one chosen on the reading-lists page) and
+    "New list…", which enables a name box. After a click, a confirmation links to the list. `key`
+    must be unique on the page (e.g. "map-selection", "paper"): it prefixes the widgets' keys.
+    The button is disabled while `papers` is empty. Call it in the page body or in a fragment.
+    """
+    try:
+        with reading_lists_db() as db:
+            names = reading_lists.list_names(db)
+    except ReadingListError as error:
+        st.error(str(error))
+        return
+    choice_key, name_key, done_key = f"{key}-list", f"{key}-new-name", f"{key}-added"
+    if st.session_state.get(choice_key) not in names:
+        chosen = st.session_state.get(LIST_KEY)
+        st.session_state[choice_key] = chosen if chosen in names else names[0] if names else None
+    choice, name, button = st.columns([2, 2, 1], vertical_alignment="bottom")
+    target = choice.selectbox("Add to reading list", [*names, None], format_func=lambda v: "New list…" if v is None else v, key=choice_key)
+    name.text_input("New list's name", key=name_key, disabled=target is not None, placeholder="e.g. Theory reading group")
+    count = len(papers)
+    button.button(
+        f"Add {count} paper{'' if count == 1 else 's'}", key=f"{key}-add", disabled=count == 0, type="primary", width="stretch",
+        on_click=_add_papers_to_list, args=(papers, key),
+    )
+    show_list_error()
+    if done := st.session_state.pop(done_key, None):
+        list_name, message = done
+        st.success(message)
+        st.page_link("pages/reading_lists.py", label=f"Open {markdown_literal(list_name)}", query_params={LIST_KEY: list_name})
+
+
+def _add_papers_to_list(papers: pd.DataFrame, key: str) -> None:
+    target, new_name = st.session_state.get(f"{key}-list"), st.session_state.get(f"{key}-new-name", "")
+    dataset = current_view().source.data.name
+
+    def add(db: sqlite3.Connection) -> tuple[str, int]:
+        name = target if target is not None else reading_lists.create_list(db, new_name)
+        return name, reading_lists.add_papers(db, name, papers, dataset)
+
+    result = change_lists(add)
+    if result is None:
+        return
+    name, added = result
+    st.session_state[f"{key}-list"] = name
+    st.session_state[f"{key}-new-name"] = ""
+    skipped = len(papers) - added
+    already = f" ({skipped} already there)" if skipped else ""
+    st.session_state[f"{key}-added"] = (name, f"Added {added} paper{'' if added == 1 else 's'} to {markdown_literal(name)}{already}.")
+
+
+STEP_KEY = "step"  # the presented paper, 1-based, in the URL as ?step=
+# Static CSS, no data in it: projector-sized text, and no sidebar (filters do not apply to a talk).
+_PRESENTATION_CSS = """<style>
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"] { display: none; }
+.block-container { padding-top: 1.5rem; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.45rem; line-height: 1.45; }
+[data-testid="stCaptionContainer"] p { font-size: 1.15rem; }
+[data-testid="stWidgetLabel"] p { font-size: 0.9rem; }
+h1 { font-size: 2.6rem !important; line-height: 1.2 !important; }
+</style>"""
+
+
+def presentation_style() -> None:
+    """Large fonts and no sidebar, for presenting to a room."""
+    st.html(_PRESENTATION_CSS)
+
+
+def url_step(count: int) -> int:
+    """The presentation's step from the URL (?step=), clamped to 1..`count`, and written back."""
+    try:
+        step = int(st.query_params.get(STEP_KEY, "1"))
+    except ValueError:
+        step = 1
+    step = max(1, min(step, count))
+    st.query_params[STEP_KEY] = str(step)
+    return step
+
+
+def go_to_step(step: int = 1) -> None:
+    """Callback for the Previous/Next buttons (and a change of list): show `step` on the next run."""
+    st.query_params[STEP_KEY] = str(step)
