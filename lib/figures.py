@@ -21,7 +21,7 @@ from .subfields import UNASSIGNED
 
 # Saturated, distinct colours that survive a projector (pale ones vanish on white). Past the
 # palette's size the smallest groups share one grey "Other", drawn underneath the rest.
-PALETTE = [c for c in qualitative.D3 if c != "#7F7F7F"] + ["#B68100", "#511CFB", "#00A08B", "#620042", "#6C7C32", "#FB0D0D"]
+PALETTE = [c for c in qualitative.D3 if c != "#7F7F7F"] + ["#B68100", "#511CFB", "#00A08B", "#620042", "#6C7C32"]
 OTHER = "Other"
 NEUTRAL = "#A0A0A0"  # Other, Unassigned, (none): groups that say nothing
 CONTEXT_COLOUR = "#E3E3E3"  # papers outside the current filters, kept as the map's backdrop
@@ -30,6 +30,8 @@ COLOR_CHOICES = {
     "primary_area": "Primary area", "venue": "Venue",
 }
 LABEL_LEVELS = {"topic_label": "Topics", "topic_fine_label": "Fine topics"}
+MAX_AVOIDED = 60  # labels keep clear of up to this many highlighted papers; past it they would all vanish
+AVOID_PIXELS = 10  # half the box a label keeps clear of around such a paper
 HIGHLIGHT_COLOURS = ["#FFD700", "#FF2D95"]  # gold, then magenta for a second layer: both stand out from the palette
 NONE = "(none)"
 FONT_SIZE = 16  # readable on a projector from the back of a room
@@ -101,7 +103,7 @@ def category_colours(papers: pd.DataFrame, color_by: str) -> dict[str, str]:
             children = [s for s in value_counts(papers[papers["area"] == area], "subfield") if s != area]
             colours[area] = base  # papers filed under the area itself
             # Children spread from dark to light, skipping the shade nearest the base's own.
-            steps = list(np.linspace(0.22, 0.72, num=len(children) + 1))
+            steps = list(np.linspace(0.22, 0.66, num=len(children) + 1))  # paler shades vanish on a projector
             steps.remove(min(steps, key=lambda step: abs(step - _lightness(base))))
             for subfield, lightness in zip(children, steps):
                 colours[subfield] = _shade(base, float(lightness))
@@ -123,6 +125,7 @@ def map_figure(
     height: int = 620,
     width_hint: int = 900,
     highlight: Mapping[str, Collection[str]] | None = None,
+    legend: bool = True,
 ) -> go.Figure:
     """Scatter of `papers` on the map, one WebGL trace per value of `color_by`.
 
@@ -134,7 +137,8 @@ def map_figure(
     wide. The legend sits under the map, so its length never squeezes or shifts the map; when
     colouring by subfield it lists areas, and the hover names the subfield. `highlight` maps a
     legend name to paper ids (a search's matches, the open paper): those are drawn again on top,
-    larger and ringed, one layer per name in order (the last on top), even when filtered out.
+    larger and ringed, one layer per name in order (the last on top), even when filtered out;
+    labels keep clear of them when they are few. `legend=False` leaves the legend out (a small map).
     """
     if color_by not in COLOR_CHOICES:
         raise ValueError(f"color_by must be one of {', '.join(COLOR_CHOICES)}; got {color_by!r}")
@@ -193,7 +197,9 @@ def map_figure(
     if labels:
         scale = (width_hint / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))  # pixels per unit
         level_font = FONT_SIZE + 2 if labels == "topic_label" else FONT_SIZE - 2
-        for x, y, label in place_labels(topic_positions(papers, context, labels), scale, x_range, level_font):
+        marked = context[context["paper_id"].isin({i for ids in (highlight or {}).values() for i in ids})]
+        avoid = list(zip(marked["x"], marked["y"])) if len(marked) <= MAX_AVOIDED else []
+        for x, y, label in place_labels(topic_positions(papers, context, labels), scale, x_range, level_font, avoid):
             figure.add_annotation(
                 x=x, y=y, text=f"<b>{_escape(label)}</b>", showarrow=False,
                 font={"size": level_font, "color": "#111"}, bgcolor="rgba(255,255,255,0.75)",
@@ -203,9 +209,12 @@ def map_figure(
         height=height,
         margin={"l": 0, "r": 0, "t": 30, "b": 0},
         font={"size": FONT_SIZE, "color": "#111"},
+        showlegend=legend,
         legend={
             "title": {"text": COLOR_CHOICES[color_by] + " "}, "orientation": "h", "x": 0, "y": -0.01, "yanchor": "top",
-            "itemsizing": "constant", "font": {"size": FONT_SIZE - 1}, "groupclick": "togglegroup",
+            "itemsizing": "constant",
+            # Three entries a row: Plotly measures wrapped entries a little short and clips the row's last one.
+            "entrywidth": 0.33, "entrywidthmode": "fraction", "font": {"size": FONT_SIZE - 1}, "groupclick": "togglegroup",
         },
         plot_bgcolor="white",
         dragmode="pan",
@@ -237,15 +246,19 @@ def _padded_range(values: pd.Series) -> list[float]:
 
 
 def place_labels(
-    positions: pd.DataFrame, scale: tuple[float, float], x_range: Sequence[float], font_size: int = FONT_SIZE + 2
+    positions: pd.DataFrame, scale: tuple[float, float], x_range: Sequence[float], font_size: int = FONT_SIZE + 2,
+    avoid: Sequence[tuple[float, float]] = (),
 ) -> list[tuple[float, float, str]]:
     """Label anchors nudged up or down until no two labels' boxes overlap; largest topics first.
 
     `scale` is pixels per map unit across and up; boxes are estimated from the label's length,
-    kept inside `x_range`, and a label with no free place nearby is left out.
+    kept inside `x_range`, and a label with no free place nearby is left out. Labels also keep
+    clear of the points in `avoid` (papers the reader must see, such as a highlighted one).
     """
     line = (font_size + 14) / scale[1]
-    placed: list[tuple[float, float, float, float]] = []  # centre x, centre y, half width, half height
+    marker = (AVOID_PIXELS / scale[0], AVOID_PIXELS / scale[1])
+    # Boxes already taken: centre x, centre y, half width, half height; points to avoid come first.
+    placed: list[tuple[float, float, float, float]] = [(float(px), float(py), *marker) for px, py in avoid]
     out = []
     for label, row in positions.sort_values("papers", ascending=False).iterrows():
         half_width, half_height = (0.6 * font_size * len(str(label)) + 14) / scale[0] / 2, line / 2
@@ -386,10 +399,12 @@ def cross_table_heatmap(table: pd.DataFrame, row_title: str, column_title: str, 
     figure = go.Figure(go.Heatmap(
         z=shares, x=columns, y=rows, text=np.where(values > 0, values.astype(str), ""), texttemplate="%{text}",
         textfont={"size": FONT_SIZE - 2}, colorscale="Blues", zmin=0, zmax=1, hoverinfo="skip", xgap=1, ygap=1,
-        colorbar={"title": {"text": "share of row"}, "tickformat": ".0%", "thickness": 14},
+        # A short bar at the top: on a tall table a full-height bar puts its scale off screen.
+        colorbar={"title": {"text": "share of row"}, "tickformat": ".0%", "thickness": 14, "lenmode": "pixels", "len": 220, "y": 1, "yanchor": "top"},
     ))
     row_index, column_index = np.indices(values.shape)
-    hover = [f"<b>{rows[r]}</b><br>{columns[c]}<br>{values[r, c]} papers ({shares[r, c]:.0%} of the row)"
+    row_name, column_name = _escape(row_title), _escape(column_title)
+    hover = [f"{row_name}: <b>{rows[r]}</b><br>{column_name}: {columns[c]}<br>{values[r, c]} papers ({shares[r, c]:.0%} of the row)"
              for r, c in zip(row_index.ravel(), column_index.ravel())]
     figure.add_trace(go.Scatter(
         x=[columns[c] for c in column_index.ravel()], y=[rows[r] for r in row_index.ravel()], mode="markers",
@@ -402,8 +417,11 @@ def cross_table_heatmap(table: pd.DataFrame, row_title: str, column_title: str, 
         height=max(300, 30 * len(rows) + 200),
         margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
         font={"size": FONT_SIZE - 2, "color": "#111"},
-        xaxis={"title": {"text": _escape(column_title)}, "type": "category", "side": "top", "tickangle": -35, "automargin": True},
-        yaxis={"title": {"text": _escape(row_title)}, "type": "category", "autorange": "reversed", "automargin": True},
+        # Ranges end at the outer cells: the marker layer would otherwise pad the axes with empty bands.
+        # Rows need no axis title: their names say what they are, and a title collides with long ones.
+        xaxis={"title": {"text": _escape(column_title)}, "type": "category", "side": "top", "tickangle": -35, "automargin": True,
+               "range": [-0.5, len(columns) - 0.5]},
+        yaxis={"type": "category", "range": [len(rows) - 0.5, -0.5], "automargin": True},
         hovermode="closest",
         hoverdistance=-1,
         plot_bgcolor="white",

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from .errors import InputError, ParameterError
+from .latex import readable
 from .readers import FORMATS, Records, detect_format, read_records
 from .schema import PAPER_COLUMNS, conform, empty_table
 from .titles import derive_title
@@ -25,7 +26,7 @@ from .titles import derive_title
 __all__ = ["FORMATS", "LoadReport", "LoadResult", "RecordIssue", "detect_format", "load_papers", "papers_from_bytes"]
 
 # Part of this stage's cache key: bump it when a change alters what the stage outputs.
-VERSION = 2
+VERSION = 3
 
 MAX_ABSTRACT_CHARS = 20_000
 MAX_SOURCE_TITLE_CHARS = 500
@@ -214,8 +215,9 @@ def _row(record: Mapping[str, Any], defaults: dict[str, Any], warnings: list[str
 
     row: dict[str, Any] = {
         "paper_id": text("paper_id", 200),
-        "title": text("title", MAX_SOURCE_TITLE_CHARS),
-        "abstract": text("abstract", MAX_ABSTRACT_CHARS),
+        # Inline LaTeX ($K^2$VAE, \emph{...}) becomes plain text: shown raw it is noise on every page.
+        "title": readable(text("title", MAX_SOURCE_TITLE_CHARS)),
+        "abstract": readable(text("abstract", MAX_ABSTRACT_CHARS)),
         "authors": _as_list(pick("authors"), warnings, "authors"),
         "venue": "",
         "year": _as_year(pick("year"), warnings),

@@ -36,7 +36,7 @@ def paper_table(papers: pd.DataFrame, top_keywords: int = 5) -> pd.DataFrame:
 def counted_line(values: Iterable[str], top: int = 5) -> str:
     """The most common values with their counts on one line: `A (12) · B (5) · 3 more`."""
     counts = Counter(v for v in values if v)
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0].casefold()))
     line = " · ".join(f"{value} ({n})" for value, n in ranked[:top])
     return f"{line} · {len(ranked) - top} more" if len(ranked) > top else line
 
@@ -108,7 +108,7 @@ def paper_facts(paper: pd.Series) -> list[tuple[str, str]]:
         ("Published", " · ".join(part for part in published if part)),
         ("Subfield", subfield),
         ("Area", str(paper["area"])),
-        ("Topic", f"{paper['topic_label']} › {paper['topic_fine_label']}"),
+        ("Topic", paper["topic_label"] if paper["topic_fine_label"] == paper["topic_label"] else f"{paper['topic_label']} › {paper['topic_fine_label']}"),
         ("Keywords", ", ".join(paper["keywords"])),
         ("Author keywords", ", ".join(paper["author_keywords"])),
         ("Primary area", str(paper["primary_area"])),

@@ -15,11 +15,11 @@ SIMILAR = 20
 view = ui_state.current_view()
 papers, shown = view.papers, view.shown
 
-title, colour_box, labels_box = st.columns([4, 1.3, 1.7], vertical_alignment="bottom")
+title, colour_box, labels_box = st.columns([4, 1.3, 1.3], vertical_alignment="bottom")
 with colour_box:
     color_by = ui_state.url_select("Colour by", ui_state.colour_choices(papers), key="color", default="subfield")
 with labels_box:
-    labels = ui_state.url_select("Labels", ui_state.LABEL_CHOICES, key="labels", default="topic_label", horizontal=True)
+    labels = ui_state.url_select("Labels", ui_state.LABEL_CHOICES, key="labels", default="topic_label")
 with title:
     st.subheader(f"Topic map: {len(shown):,} of {len(papers):,} papers")
     st.caption(markdown_literal(corpus_caption(papers, view.source.data.name)))

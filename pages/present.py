@@ -43,8 +43,8 @@ with text:
 with place:
     if reading_lists.on_map([entry], view.papers)[0]:
         st.plotly_chart(
-            figures.map_figure(view.papers, "subfield", "topic_label", context=view.papers, height=480,
-                               highlight={"this paper": [entry.paper_id]}),
+            figures.map_figure(view.papers, "subfield", "topic_label", context=view.papers, height=560, width_hint=620,
+                               highlight={"this paper": [entry.paper_id]}, legend=False),
             key="presented-map", theme=None, config={"scrollZoom": False, "displaylogo": False},
         )
     else:

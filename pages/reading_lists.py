@@ -53,9 +53,9 @@ if not entries:
 stem = exports.file_stem(name)
 actions = st.container(horizontal=True, vertical_alignment="center")
 actions.page_link("pages/present.py", label="Present this list", query_params={ui_state.LIST_KEY: name, "step": "1"})
-actions.download_button("Markdown agenda", exports.markdown_agenda(name, entries), f"{stem}.md", "text/markdown", on_click="ignore")
-actions.download_button("BibTeX", exports.bibtex(entries), f"{stem}.bib", "application/x-bibtex", on_click="ignore")
-actions.download_button("CSV", exports.csv_text(entries), f"{stem}.csv", "text/csv", on_click="ignore")
+actions.download_button("Download Markdown agenda", exports.markdown_agenda(name, entries), f"{stem}.md", "text/markdown", on_click="ignore")
+actions.download_button("Download BibTeX", exports.bibtex(entries), f"{stem}.bib", "application/x-bibtex", on_click="ignore")
+actions.download_button("Download CSV", exports.csv_text(entries), f"{stem}.csv", "text/csv", on_click="ignore")
 
 st.caption(f"{len(entries)} paper{'' if len(entries) == 1 else 's'}, in reading order. Presenter and note are saved as you type (press Enter).")
 for entry in entries:

@@ -168,3 +168,15 @@ def test_paper_table_offers_web_links_only():
     table = papers(n=3)
     table["url"] = ["https://openreview.net/forum?id=a", "javascript:alert(1)", "data:text/html,x"]
     assert list(paper_table(table)["link"]) == ["https://openreview.net/forum?id=a", "", ""]
+
+
+def test_labels_keep_clear_of_highlighted_papers():
+    positions = pd.DataFrame({"x": [0.0], "y": [0.0], "papers": [10]}, index=["Topic"])
+    assert place_labels(positions, (300, 300), [-1, 1])[0][1] == 0.0
+    moved = place_labels(positions, (300, 300), [-1, 1], avoid=[(0.0, 0.0)])
+    assert len(moved) == 1 and abs(moved[0][1]) > 0.05  # nudged off the paper it would have covered
+    table = papers()
+    table.loc[table["topic_label"] == "Topic 0", ["x", "y"]] = 0.0  # p0 sits where its topic's label goes
+    label_y = {a.text: a.y for a in map_figure(table).layout.annotations}
+    moved_y = {a.text: a.y for a in map_figure(table, highlight={"open paper": ["p0"]}).layout.annotations}
+    assert label_y["<b>Topic 0</b>"] == 0.0 and moved_y["<b>Topic 0</b>"] != 0.0

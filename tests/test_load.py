@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from lib.errors import InputError, ParameterError
+from lib.latex import readable
 from lib.load import FORMATS, MAX_ABSTRACT_CHARS, LoadReport, LoadResult, detect_format, load_papers
 from lib.schema import PAPER_COLUMNS
 
@@ -90,7 +91,7 @@ def test_seed_sample_loads_every_paragraph_with_venue_and_year_from_heading():
     assert set(papers["venue"]) == {"ICML"} and set(papers["year"]) == {2025}
     assert papers["paper_id"].is_unique
     # Source order and text kept (only whitespace normalised); the heading is not a paper.
-    assert list(papers["abstract"]) == [" ".join(a.split()) for a in abstracts]
+    assert list(papers["abstract"]) == [readable(" ".join(a.split())) for a in abstracts]  # inline LaTeX made readable
     assert papers["title_is_derived"].all() and (papers["title"].str.len() > 0).all()
 
 
@@ -580,7 +581,7 @@ def test_shared_paper_list_loads_completely(name):
     assert papers["paper_id"].is_unique and (papers["title"].str.strip() != "").all()
     assert not papers["title_is_derived"].any()
     assert list(papers["paper_id"]) == [str(r["id"]) for r in records]
-    assert list(papers["title"]) == [" ".join(r["title"].split()) for r in records]
+    assert list(papers["title"]) == [readable(" ".join(r["title"].split())) for r in records]
     assert (papers["abstract"] != "").sum() == sum(bool((r.get("abstract") or "").strip()) for r in records)
     venue, year = re.match(r"([a-z]+)(\d{4})", name).groups()
     assert set(papers["venue"]) == {venue.upper()} and set(papers["year"]) == {int(year)}

@@ -9,6 +9,7 @@ from conftest import REPO
 
 from lib import reading_lists as rl
 from lib.markup import markdown_literal
+from lib.ui_state import NEW_LIST
 
 DASHBOARD = str(REPO / "dashboard.py")
 IMG = "<img src=x onerror=alert(1)>"
@@ -84,7 +85,7 @@ def test_entries_show_in_order_as_text_and_can_be_edited(lists_db):
     assert app.text_input(key=f"presenter-{first}").value == "Grace"  # the page shows what is stored
     assert app.button(key=f"up-{second}").disabled and app.button(key=f"down-{first}").disabled  # the ends
     labels = [b.proto.label for b in app.get("download_button")]
-    assert labels == ["Markdown agenda", "BibTeX", "CSV"]
+    assert labels == ["Download Markdown agenda", "Download BibTeX", "Download CSV"]
 
 
 def test_list_in_the_url_is_chosen_renamed_and_deleted(lists_db):
@@ -161,7 +162,8 @@ def control_app(lists_db, tmp_path):
 def test_add_to_list_control_creates_a_list_and_adds_papers(lists_db, control_app):
     app = control_app.run()
     assert not app.exception, app.exception
-    assert app.selectbox(key="test-list").value is None  # no lists yet: "New list…"
+    choice = app.selectbox(key="test-list")
+    assert choice.value == NEW_LIST and choice.options == ["New list…"]  # no lists yet: the one choice, shown
     add = app.button(key="test-add")
     assert add.proto.label == "Add 2 papers"
     app.text_input(key="test-new-name").input("Reading group")

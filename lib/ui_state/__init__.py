@@ -51,6 +51,7 @@ from .data_sets import (  # noqa: F401
     fetch_icml2025,
 )
 from .reading import (  # noqa: F401
+    NEW_LIST,
     LIST_KEY,
     reading_lists_path,
     reading_lists_db,

@@ -15,6 +15,7 @@ from ..errors import ReadingListError
 from ..markup import markdown_literal
 from .core import current_view, write_url
 
+NEW_LIST = ""  # the "New list…" choice: a list's name is never empty
 LIST_KEY = "list"  # the chosen reading list, in the URL as ?list=
 _LIST_ERROR = "reading_list_error"
 
@@ -37,7 +38,7 @@ def read_lists(action: Callable[..., object], *args: object) -> object:
         with reading_lists_db() as db:
             return action(db, *args)
     except ReadingListError as error:
-        st.error(str(error))
+        st.error(markdown_literal(str(error)))
         st.stop()
 
 
@@ -92,15 +93,15 @@ def add_to_list_control(papers: pd.DataFrame, key: str) -> None:
         with reading_lists_db() as db:
             names = reading_lists.list_names(db)
     except ReadingListError as error:
-        st.error(str(error))
+        st.error(markdown_literal(str(error)))
         return
     choice_key, name_key, done_key = f"{key}-list", f"{key}-new-name", f"{key}-added"
-    if st.session_state.get(choice_key) not in names:
+    if st.session_state.get(choice_key) not in [*names, NEW_LIST]:
         chosen = st.session_state.get(LIST_KEY)
-        st.session_state[choice_key] = chosen if chosen in names else names[0] if names else None
+        st.session_state[choice_key] = chosen if chosen in names else names[0] if names else NEW_LIST
     choice, name, button = st.columns([2, 2, 1], vertical_alignment="bottom")
-    target = choice.selectbox("Add to reading list", [*names, None], format_func=lambda v: "New list…" if v is None else v, key=choice_key)
-    name.text_input("New list's name", key=name_key, disabled=target is not None, placeholder="e.g. Theory reading group")
+    target = choice.selectbox("Add to reading list", [*names, NEW_LIST], format_func=lambda v: "New list…" if v == NEW_LIST else v, key=choice_key)
+    name.text_input("New list's name", key=name_key, disabled=target != NEW_LIST, placeholder="e.g. Theory reading group")
     count = len(papers)
     button.button(
         f"Add {count} paper{'' if count == 1 else 's'}", key=f"{key}-add", disabled=count == 0, type="primary", width="stretch",
@@ -118,7 +119,7 @@ def _add_papers_to_list(papers: pd.DataFrame, key: str) -> None:
     dataset = current_view().source.data.name
 
     def add(db: sqlite3.Connection) -> tuple[str, int]:
-        name = target if target is not None else reading_lists.create_list(db, new_name)
+        name = target if target != NEW_LIST else reading_lists.create_list(db, new_name)
         return name, reading_lists.add_papers(db, name, papers, dataset)
 
     result = change_lists(add)
