@@ -17,7 +17,7 @@ from pathlib import Path
 from .cache import atomic_write_bytes, file_digest, make_key
 from .errors import DataSetError, PaperMapError
 from .load import papers_from_bytes
-from .pipeline import DEFAULT_DATA, DEFAULT_TAXONOMY, REPO_ROOT, is_built
+from .pipeline import DEFAULT_DATA, DEFAULT_TAXONOMY, REPO_ROOT, STAGE_VERSIONS, is_built
 
 DEFAULT_DATA_DIR = REPO_ROOT / "data"
 UPLOADS_FOLDER = "uploads"
@@ -192,14 +192,15 @@ def human_size(size: int) -> str:
 def map_folder(data: Path, taxonomy: Path, cache: Path) -> Path:
     """Where the dashboard builds the map of `data` filed under `taxonomy`, inside `cache`.
 
-    Named for both files' paths, sizes and modification times: reading that folder needs no
-    hashing, and an edited file gets a new folder. Raises `PaperMapError` when a file cannot be read.
+    Named for both files' paths, sizes and modification times, and for the pipeline's stage
+    versions: reading that folder needs no hashing, an edited file gets a new folder, and so does
+    a new PaperMap whose stages give other output. Raises `PaperMapError` when a file cannot be read.
     """
     try:
         stamps = [(str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns) for p in (data, taxonomy)]
     except OSError as error:
         raise PaperMapError(f"{error.filename}: cannot be read ({error.strerror})") from None
-    return cache / "maps" / make_key("dashboard", stamps)
+    return cache / "maps" / make_key("dashboard", stamps, STAGE_VERSIONS)
 
 
 def built_papers(data_set: DataSet, cache: Path) -> int | None:

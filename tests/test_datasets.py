@@ -3,16 +3,22 @@ import json
 import re
 
 import pytest
+from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
 
 from lib.datasets import (
-    built_papers, catalog, check_paper_list, describe, human_size, map_folder,
-    safe_stem, save_upload, url_name,
+    built_papers,
+    catalog,
+    check_paper_list,
+    describe,
+    human_size,
+    map_folder,
+    safe_stem,
+    save_upload,
+    url_name,
 )
 from lib.errors import DataSetError, InputError, PaperMapError
 from lib.load import load_papers, papers_from_bytes
-from lib.pipeline import DEFAULT_DATA, DEFAULT_TAXONOMY, build
-
-from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
+from lib.pipeline import DEFAULT_DATA, DEFAULT_TAXONOMY, STAGE_VERSIONS, build
 
 PLANTED = json.dumps(planted_records(per_topic=4)).encode()
 URL_SAFE = re.compile(r"^[A-Za-z0-9._-]+$")
@@ -199,10 +205,13 @@ def test_describe_tells_built_sets_from_the_rest(tmp_path):
     assert built_papers(offered.default, cache) is None
 
 
-def test_map_folder_is_named_for_the_files_and_fails_in_one_sentence(tmp_path):
+def test_map_folder_is_named_for_the_files_and_versions_and_fails_in_one_sentence(tmp_path, monkeypatch):
     folder = map_folder(SEED_SAMPLE, DEFAULT_TAXONOMY, tmp_path)
     assert folder.parent == tmp_path / "maps" and folder == map_folder(SEED_SAMPLE, DEFAULT_TAXONOMY, tmp_path)
     assert folder != map_folder(SEED_SAMPLE, SEED_SAMPLE, tmp_path)  # another taxonomy, another map
+    # A PaperMap whose load stage gives other output maps the same file again rather than show a stale map.
+    monkeypatch.setitem(STAGE_VERSIONS, "load", STAGE_VERSIONS["load"] + 1)
+    assert map_folder(SEED_SAMPLE, DEFAULT_TAXONOMY, tmp_path) != folder
     with pytest.raises(PaperMapError, match="missing.json: cannot be read"):
         map_folder(tmp_path / "missing.json", DEFAULT_TAXONOMY, tmp_path)
 
