@@ -427,13 +427,14 @@ def hostile_list(tmp_path_factory) -> Path:
     return path
 
 
-def test_hostile_text_stays_text_on_every_page(cache_dir, browser, hostile_list, tmp_path):
+def test_every_page_renders_hostile_text_as_text_with_no_error(cache_dir, browser, hostile_list, tmp_path):
     with running_app(cache_dir, tmp_path / "hostile.log", tmp_path / "lists.sqlite", data=hostile_list) as base:
         tab = browser.new_page(viewport=PROJECTOR)
         tab.set_default_timeout(RENDER_MS)
         dialogs, errors = [], []
         tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
         tab.on("pageerror", lambda error: errors.append(str(error)))
+        tab.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
         tab.goto(f"{base}/?paper=privacy-0&color=status&q=privacy")
         _map_rendered(tab)
         x, y, _ = tab.evaluate(FIRST_POINT_JS)
