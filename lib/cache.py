@@ -15,10 +15,13 @@ import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
-import numpy as np
-import pandas as pd
+# NumPy and pandas are imported where used: a cache hit (keys, digests, file copies) needs neither,
+# and the CLI's answer to "already built" should not wait for them.
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 # Bump when any stage's output changes meaning, so old artifacts are never reused.
 CACHE_VERSION = 1
@@ -55,6 +58,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 def frame_bytes(frame: pd.DataFrame) -> bytes:
+    """A DataFrame as Parquet bytes, without its index."""
     buffer = io.BytesIO()
     frame.to_parquet(buffer, index=False)
     return buffer.getvalue()
@@ -62,6 +66,8 @@ def frame_bytes(frame: pd.DataFrame) -> bytes:
 
 def array_bytes(array: np.ndarray) -> bytes:
     """An array in NumPy's `.npy` format, without pickle."""
+    import numpy as np
+
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
     return buffer.getvalue()
@@ -73,6 +79,8 @@ def arrays_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
     Unlike `np.savez`, which stamps each member with the current time, the same arrays always give
     the same bytes, so a rebuild from cache writes what a clean build writes.
     """
+    import numpy as np
+
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name in sorted(arrays):
@@ -84,11 +92,13 @@ def arrays_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
 
 def read_arrays(data: bytes) -> dict[str, np.ndarray]:
     """The named arrays of `.npz` bytes, read without pickle."""
+    import numpy as np
+
     with np.load(io.BytesIO(data), allow_pickle=False) as archive:
         return {name: archive[name] for name in archive.files}
 
 
-ArtifactValue = pd.DataFrame | np.ndarray | dict[str, np.ndarray]
+ArtifactValue = Union["pd.DataFrame", "np.ndarray", "dict[str, np.ndarray]"]
 
 
 @dataclass(frozen=True)
@@ -110,6 +120,9 @@ class ArtifactCache:
 
     def get(self, stage: str, key: str) -> Artifact | None:
         """The artifact stored under `key`, or None when absent, partial, stale or corrupt."""
+        import numpy as np
+        import pandas as pd
+
         sidecar = self.root / stage / f"{key}.json"
         try:
             meta = json.loads(sidecar.read_text(encoding="utf-8"))
@@ -131,6 +144,9 @@ class ArtifactCache:
 
     def put(self, stage: str, key: str, value: ArtifactValue, meta: dict[str, Any]) -> None:
         """Store `value` under `key` with `meta` (parameters, upstream keys) in its sidecar."""
+        import numpy as np
+        import pandas as pd
+
         if isinstance(value, pd.DataFrame):
             kind, data = "parquet", frame_bytes(value)
         elif isinstance(value, dict):

@@ -12,8 +12,15 @@ from .datasets import DEFAULT_DATA_DIR
 from .embed import EMBEDDERS, make_embedder
 from .errors import PaperMapError
 from .fetch import DEFAULT_TIMEOUT, ICML2025_URL, fetch_paper_list
-from .load import FORMATS
-from .pipeline import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY, STAGES, BuildParams, build, default_out_dir
+from .pipeline import (
+    DEFAULT_CACHE_DIR,
+    DEFAULT_TAXONOMY,
+    STAGES,
+    BuildParams,
+    build,
+    default_out_dir,
+)
+from .readers import FORMATS
 
 
 def parser() -> argparse.ArgumentParser:

@@ -16,8 +16,13 @@ from pathlib import Path
 
 from .cache import atomic_write_bytes, file_digest, make_key
 from .errors import DataSetError, PaperMapError
-from .load import papers_from_bytes
-from .pipeline import DEFAULT_DATA, DEFAULT_TAXONOMY, REPO_ROOT, STAGE_VERSIONS, is_built
+from .pipeline import (
+    DEFAULT_DATA,
+    DEFAULT_TAXONOMY,
+    REPO_ROOT,
+    STAGE_VERSIONS,
+    is_built,
+)
 
 DEFAULT_DATA_DIR = REPO_ROOT / "data"
 UPLOADS_FOLDER = "uploads"
@@ -148,6 +153,10 @@ def check_paper_list(content: bytes, file_name: str, fallback: str) -> tuple[str
     it holds no paper with a title or an abstract.
     """
     stem = safe_stem(file_name) or fallback
+    from .load import (
+        papers_from_bytes,  # pandas: only when a file is checked, not to list data sets
+    )
+
     result = papers_from_bytes(content, Path(stem))
     if result.report.loaded == 0:
         raise DataSetError(f"{stem} holds no paper with a title or an abstract.")

@@ -14,16 +14,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
-from sklearn.decomposition import TruncatedSVD
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.preprocessing import normalize
 
 from .errors import PaperMapError, ParameterError
-
-# Part of this stage's cache key: bump it when a change alters what the stage outputs.
-# 2: the stage also outputs its query model, and TF-IDF + SVD vectors are projections onto the SVD
-#    components, as a query's are, so a paper's own text finds it with similarity 1.
-VERSION = 2
 
 
 class Embedder(Protocol):
@@ -57,6 +49,9 @@ class TfidfSvdModel:
         """An (n_texts, dim) float32 array of L2-normalised rows (zero rows for texts with no known word)."""
         if len(texts) == 0 or len(self.terms) == 0:
             return np.zeros((len(texts), self.components.shape[0]), dtype=np.float32)
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.preprocessing import normalize
+
         vectorizer = TfidfVectorizer(**_TFIDF_SETTINGS, vocabulary={term: i for i, term in enumerate(self.terms)})
         vectorizer.idf_ = self.idf
         return normalize(np.asarray(vectorizer.transform(texts) @ self.components.T)).astype(np.float32)
@@ -85,6 +80,10 @@ class TfidfSvdEmbedder:
 
     def fit(self, texts: Sequence[str]) -> TfidfSvdModel:
         """Learn the vocabulary, IDF weights and SVD directions of `texts`."""
+        # scikit-learn is imported here, not above: a cache hit never fits and should not pay its import.
+        from sklearn.decomposition import TruncatedSVD
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
         vectorizer = TfidfVectorizer(
             **_TFIDF_SETTINGS,
             min_df=2 if len(texts) >= 50 else 1,  # words seen once cannot link two papers

@@ -17,9 +17,6 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from .errors import ParameterError
 
-# Part of this stage's cache key: bump it when a change alters what the stage outputs.
-VERSION = 2
-
 # Words that carry no topic in an abstract, on top of English stop words.
 GENERIC_WORDS = frozenset(
     """

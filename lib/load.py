@@ -11,7 +11,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,13 +20,12 @@ import pandas as pd
 from .errors import InputError, ParameterError
 from .latex import readable
 from .readers import FORMATS, Records, detect_format, read_records
+from .report import LoadReport, RecordIssue
 from .schema import PAPER_COLUMNS, conform, empty_table
 from .titles import derive_title
 
 __all__ = ["FORMATS", "LoadReport", "LoadResult", "RecordIssue", "detect_format", "load_papers", "papers_from_bytes"]
 
-# Part of this stage's cache key: bump it when a change alters what the stage outputs.
-VERSION = 3
 
 MAX_ABSTRACT_CHARS = 20_000
 MAX_SOURCE_TITLE_CHARS = 500
@@ -46,64 +45,6 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
 }
 _VENUE_YEAR = re.compile(r"^\s*(.*?)[\s_\-]*((?:19|20)\d{2})(?!\d)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
-@dataclass(frozen=True)
-class RecordIssue:
-    """One record that was skipped or changed, and why."""
-
-    record: str  # "record 12 (id 'abc')"
-    problem: str
-
-    def line(self, source: str) -> str:
-        return f"{source}: {self.record}: {self.problem}"
-
-
-@dataclass
-class LoadReport:
-    """What a load read: counts, and every record skipped or altered with the reason."""
-
-    source: str
-    format: str
-    records_read: int = 0
-    loaded: int = 0
-    skipped: list[RecordIssue] = field(default_factory=list)
-    warnings: list[RecordIssue] = field(default_factory=list)
-
-    def summary(self) -> str:
-        text = f"{self.source}: loaded {self.loaded} of {self.records_read} records ({self.format})"
-        if self.skipped:
-            text += f", skipped {len(self.skipped)}"
-        if self.warnings:
-            text += f", {len(self.warnings)} warnings"
-        return text
-
-    def lines(self) -> list[str]:
-        """One line per skipped record, then per warning."""
-        return [f"skipped {i.line(self.source)}" for i in self.skipped] + [
-            f"warning {i.line(self.source)}" for i in self.warnings
-        ]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "format": self.format,
-            "records_read": self.records_read,
-            "loaded": self.loaded,
-            "skipped": [[i.record, i.problem] for i in self.skipped],
-            "warnings": [[i.record, i.problem] for i in self.warnings],
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> LoadReport:
-        return cls(
-            source=data["source"],
-            format=data["format"],
-            records_read=data["records_read"],
-            loaded=data["loaded"],
-            skipped=[RecordIssue(*pair) for pair in data["skipped"]],
-            warnings=[RecordIssue(*pair) for pair in data["warnings"]],
-        )
 
 
 @dataclass

@@ -5,26 +5,35 @@ parameter recomputes that stage and what depends on it, nothing else.
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
-from .cache import ArtifactCache, array_bytes, arrays_bytes, atomic_write_bytes, file_digest, frame_bytes, make_key
-from . import embed as _embed, keywords as _keywords, load as _load, project as _project, subfields as _subfields, topics as _topics
-from .embed import Embedder, TfidfSvdEmbedder, fit_embed
+from .cache import (
+    ArtifactCache,
+    array_bytes,
+    arrays_bytes,
+    atomic_write_bytes,
+    file_digest,
+    frame_bytes,
+    make_key,
+)
 from .errors import InputError
-from .keywords import keywords_table
-from .load import LoadReport, load_papers
-from .project import project
-from .schema import OUTPUT_COLUMNS, PAPER_COLUMNS, analysis_texts, conform
-from .subfields import assign_subfields, load_taxonomy
-from .topics import find_topics, label_levels, topics_table
+from .report import LoadReport
+from .schema import OUTPUT_COLUMNS
+
+# The stages' modules (pandas, scikit-learn, UMAP) are imported inside `build`, when a stage must
+# run: a build that finds its output already made answers without them.
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from .embed import Embedder
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO_ROOT / "data" / "icml2025_seed.txt"
@@ -39,11 +48,9 @@ SIDECAR_FILE = "papers.json"
 OUTPUT_FILES = {"papers": PAPERS_FILE, "embeddings": EMBEDDINGS_FILE, "query_model": QUERY_MODEL_FILE}
 
 STAGES = ("load", "keywords", "subfields", "embed", "project", "topics", "write")
-# Each stage module's VERSION goes into its cache key, so a changed stage never reuses old artifacts.
-STAGE_VERSIONS = {
-    module.__name__.rpartition(".")[2]: module.VERSION
-    for module in (_load, _keywords, _subfields, _embed, _project, _topics)
-}
+# Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
+# old artifacts are never reused. Kept here, not in the stage modules, so keys need no heavy import.
+STAGE_VERSIONS = {"load": 3, "keywords": 2, "subfields": 3, "embed": 2, "project": 2, "topics": 3}
 
 # progress(stage, stages done, stages in all): called before each stage and once at the end.
 Progress = Callable[[str, int, int], None]
@@ -72,24 +79,36 @@ class StageRun:
 
 @dataclass
 class BuildResult:
-    papers: pd.DataFrame  # OUTPUT_COLUMNS
+    """What a build made: its load report, counts, per-stage times and output folder.
+
+    `papers` (OUTPUT_COLUMNS) is the table the build computed, or, when the output was already
+    made, read from `out_path` on first use.
+    """
+
     report: LoadReport
+    counts: dict[str, int]  # papers, topics, fine_topics, subfields
     stages: list[StageRun] = field(default_factory=list)
     out_path: Path | None = None
+    table: pd.DataFrame | None = None
+
+    @property
+    def papers(self) -> pd.DataFrame:
+        if self.table is None:
+            self.table = read_papers(self.out_path)
+        return self.table
 
     @property
     def seconds(self) -> float:
         return sum(s.seconds for s in self.stages)
 
     def summary(self) -> str:
-        papers = self.papers
         where = f" into {self.out_path}" if self.out_path else ""
         cached = sum(s.cached for s in self.stages)
         skipped = f", skipped {len(self.report.skipped)}" if self.report.skipped else ""
+        made = "Found the map" if self.stages and all(s.name == "reuse" for s in self.stages) else "Built a map"
         return (
-            f"Built a map of {len(papers)} papers{skipped}{where}: {papers['topic'].nunique()} topics "
-            f"({papers['topic_fine'].nunique()} fine), "
-            f"{papers['subfield'].nunique()} subfields, in {self.seconds:.1f} s "
+            f"{made} of {self.counts['papers']} papers{skipped}{where}: {self.counts['topics']} topics "
+            f"({self.counts['fine_topics']} fine), {self.counts['subfields']} subfields, in {self.seconds:.1f} s "
             f"({cached} of {len(self.stages)} stages from cache)"
         )
 
@@ -111,26 +130,109 @@ def build(
     """Build the map of one paper list; when `out_dir` is given, write `papers.parquet` there with
     its rows' embeddings (`embeddings.npy`), the query model (`query_model.npz`) and `papers.json`.
 
+    Every stage's key is known from the files' digests and the parameters before any stage runs,
+    so when `out_dir`, or the cache's copy of a finished output, already holds this very build, it
+    is reused (checked against its SHA-256 digests) without loading a stage or importing one.
     Raises `InputError` or `TaxonomyError` (one sentence each) when the inputs cannot be used.
     """
+    from .embed import TfidfSvdEmbedder
+
     embedder = embedder or TfidfSvdEmbedder(random_state=params.random_state)
     report_progress = progress or (lambda stage, done, total: None)
-    stages = _StageRunner(ArtifactCache(cache_dir), report_progress)
-    taxonomy = load_taxonomy(taxonomy_path)  # validated up front: a bad file fails in a second, not after UMAP
     try:
         input_digest = file_digest(input_path)
     except FileNotFoundError:
         raise InputError(f"{input_path}: no such file") from None
     except OSError as error:
         raise InputError(f"{input_path}: cannot be read ({error.strerror or error})") from None
+    try:
+        taxonomy_digest = file_digest(taxonomy_path)
+    except OSError:
+        taxonomy_digest = ""  # load_taxonomy below says what is wrong with it, in one sentence
+    specs = _stage_specs(Path(input_path).name, input_digest, taxonomy_digest, embedder, params)
+    keys = _stage_keys(specs)
+    output_store = Path(cache_dir) / "output" / keys["output"]
+    if out_dir is not None and taxonomy_digest:
+        start = time.perf_counter()
+        sidecar = _reuse_output(Path(out_dir), output_store, keys["output"])
+        if sidecar is not None:
+            report_progress("done", len(STAGES), len(STAGES))
+            return BuildResult(LoadReport.from_dict(sidecar["load_report"]), sidecar["counts"],
+                               [StageRun("reuse", time.perf_counter() - start, True)], Path(out_dir) / PAPERS_FILE)
+    result = _run_stages(input_path, taxonomy_path, embedder, params, specs, keys, ArtifactCache(cache_dir), report_progress)
+    table, vectors, query_model, report, stages = result
+
+    report_progress("write", len(stages.runs), len(STAGES))
+    start = time.perf_counter()
+    out_path = None
+    counts = {"papers": len(table), "topics": int(table["topic"].nunique()), "fine_topics": int(table["topic_fine"].nunique()),
+              "subfields": int(table["subfield"].nunique())}
+    if out_dir is not None:
+        meta = {
+            "input": str(input_path),
+            "input_sha256": input_digest,
+            "taxonomy": str(taxonomy_path),
+            "taxonomy_sha256": taxonomy_digest,
+            "embedder": {"name": embedder.name, **embedder.params()},
+            "params": asdict(params),
+            "keys": keys,
+            "counts": counts,
+            "load_report": report.to_dict(),
+        }
+        out_path = _write_output(Path(out_dir), table, vectors, query_model, meta)
+        _copy_output(Path(out_dir), output_store)  # so a build into another folder reuses it too
+    stages.runs.append(StageRun("write", time.perf_counter() - start, False))
+    report_progress("done", len(stages.runs), len(STAGES))
+    return BuildResult(report, counts, stages.runs, out_path, table)
+
+
+def _stage_specs(
+    input_name: str, input_digest: str, taxonomy_digest: str, embedder: Embedder, params: BuildParams
+) -> dict[str, tuple[list[str], dict[str, Any]]]:
+    """Each stage's upstream stages and the parameters that go into its key, in run order."""
+    return {
+        # The file name is a parameter too: venue and year may come from it.
+        "load": ([], {"input_sha256": input_digest, "input_name": input_name, "input_format": params.input_format}),
+        "keywords": (["load"], {"top_n": params.top_keywords}),
+        "subfields": (["load"], {"taxonomy_sha256": taxonomy_digest, "min_score": params.subfield_min_score,
+                                 "random_state": params.random_state}),
+        "embed": (["load"], {"embedder": embedder.name, **embedder.params()}),
+        "project": (["embed"], {"n_neighbors": params.n_neighbors, "min_dist": params.min_dist, "random_state": params.random_state}),
+        "topics": (["project", "load"], {"n_topics": params.n_topics, "n_fine_topics": params.n_fine_topics,
+                                         "random_state": params.random_state}),
+    }
+
+
+def _stage_keys(specs: dict[str, tuple[list[str], dict[str, Any]]]) -> dict[str, str]:
+    """Every stage's cache key, and the key of the finished output (all of them, and its format)."""
+    keys: dict[str, str] = {}
+    for name, (upstream, stage_params) in specs.items():
+        keys[name] = make_key(name, STAGE_VERSIONS[name], [keys[u] for u in upstream], stage_params)
+    keys["output"] = make_key("output", keys, OUTPUT_FILES, [c.name for c in OUTPUT_COLUMNS])
+    return keys
+
+
+def _run_stages(
+    input_path: str | Path, taxonomy_path: str | Path, embedder: Embedder, params: BuildParams,
+    specs: dict[str, tuple[list[str], dict[str, Any]]], keys: dict[str, str], cache: ArtifactCache, progress: Progress,
+) -> tuple[pd.DataFrame, np.ndarray, dict[str, np.ndarray], LoadReport, _StageRunner]:
+    """Every stage through the cache: the papers table, its vectors, the query model, the load report."""
+    from .embed import fit_embed
+    from .keywords import keywords_table
+    from .load import load_papers
+    from .project import project
+    from .schema import PAPER_COLUMNS, analysis_texts, conform
+    from .subfields import assign_subfields, load_taxonomy
+    from .topics import find_topics, label_levels, topics_table
+
+    stages = _StageRunner(cache, progress, specs, keys)
+    taxonomy = load_taxonomy(taxonomy_path)  # validated up front: a bad file fails in a second, not after UMAP
 
     def load_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
         result = load_papers(input_path, params.input_format)
         return result.papers, {"report": result.report.to_dict()}
 
-    # The file name is a parameter too: venue and year may come from it.
-    load_params = {"input_sha256": input_digest, "input_name": Path(input_path).name, "input_format": params.input_format}
-    papers, load_key, load_meta = stages.run("load", [], load_params, load_stage)
+    papers, load_meta = stages.run("load", load_stage)
     papers = conform(papers, PAPER_COLUMNS)
     report = LoadReport.from_dict(load_meta["report"])
     if papers.empty:
@@ -138,35 +240,26 @@ def build(
         raise InputError(f"{input_path}: no paper could be read from its {report.records_read} records{first}")
     texts = analysis_texts(papers)
 
-    keywords, keywords_key, _ = stages.run(
-        "keywords", [load_key], {"top_n": params.top_keywords},
-        lambda: (keywords_table(papers, texts, params.top_keywords), {}),
+    keywords, _ = stages.run("keywords", lambda: (keywords_table(papers, texts, params.top_keywords), {}))
+    subfields, _ = stages.run(
+        "subfields", lambda: (assign_subfields(texts, taxonomy, params.subfield_min_score, random_state=params.random_state), {}),
     )
-    keyword_lists = [list(k) for k in keywords["keywords"]]
-    taxonomy_digest = file_digest(taxonomy_path)
-    subfields, subfields_key, _ = stages.run(
-        "subfields", [load_key],
-        {"taxonomy_sha256": taxonomy_digest, "min_score": params.subfield_min_score, "random_state": params.random_state},
-        lambda: (assign_subfields(texts, taxonomy, params.subfield_min_score, random_state=params.random_state), {}),
-    )
+
     def embed_stage() -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         vectors, query_model = fit_embed(embedder, texts)
         return {"vectors": vectors, **query_model}, {}
 
-    embedded, embed_key, _ = stages.run("embed", [load_key], {"embedder": embedder.name, **embedder.params()}, embed_stage)
+    embedded, _ = stages.run("embed", embed_stage)
     vectors = embedded.pop("vectors")
-    projection = {"n_neighbors": params.n_neighbors, "min_dist": params.min_dist, "random_state": params.random_state}
-    coords, project_key, _ = stages.run("project", [embed_key], projection, lambda: (project(vectors, **projection), {}))
+    coords, _ = stages.run("project", lambda: (project(vectors, **specs["project"][1]), {}))
 
     def topics_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
         levels = find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
         return topics_table(papers, levels, *label_levels(levels, texts)), {}
 
-    topic_params = {"n_topics": params.n_topics, "n_fine_topics": params.n_fine_topics, "random_state": params.random_state}
-    topics, topics_key, _ = stages.run("topics", [project_key, load_key], topic_params, topics_stage)
-
+    topics, _ = stages.run("topics", topics_stage)
     table = papers.assign(
-        keywords=keyword_lists,
+        keywords=[list(k) for k in keywords["keywords"]],
         area=subfields["area"].to_numpy(),
         subfield=subfields["subfield"].to_numpy(),
         subfield_score=subfields["subfield_score"].to_numpy(),
@@ -181,69 +274,92 @@ def build(
         x=coords[:, 0],
         y=coords[:, 1],
     )
-    table = conform(table, OUTPUT_COLUMNS)
-
-    report_progress("write", len(stages.runs), len(STAGES))
-    start = time.perf_counter()
-    out_path = None
-    if out_dir is not None:
-        out_path = _write_output(Path(out_dir), table, vectors, embedded, {
-            "input": str(input_path),
-            "input_sha256": input_digest,
-            "taxonomy": str(taxonomy_path),
-            "taxonomy_sha256": taxonomy_digest,
-            "embedder": {"name": embedder.name, **embedder.params()},
-            "params": asdict(params),
-            "keys": {"load": load_key, "keywords": keywords_key, "subfields": subfields_key,
-                     "embed": embed_key, "project": project_key, "topics": topics_key},
-            "load_report": report.to_dict(),
-        })
-    stages.runs.append(StageRun("write", time.perf_counter() - start, False))
-    report_progress("done", len(stages.runs), len(STAGES))
-    return BuildResult(table, report, stages.runs, out_path)
+    return conform(table, OUTPUT_COLUMNS), vectors, embedded, report, stages
 
 
 class _StageRunner:
     """Runs one stage at a time through the cache, timing it and reporting progress."""
 
-    def __init__(self, cache: ArtifactCache, progress: Progress) -> None:
+    def __init__(self, cache: ArtifactCache, progress: Progress, specs: dict[str, tuple[list[str], dict[str, Any]]],
+                 keys: dict[str, str]) -> None:
         self.cache = cache
         self.progress = progress
+        self.specs = specs
+        self.keys = keys
         self.runs: list[StageRun] = []
 
-    def run(
-        self, name: str, upstream: list[str], params: dict[str, Any], compute: Callable[[], tuple[Any, dict[str, Any]]]
-    ) -> tuple[Any, str, dict[str, Any]]:
-        """The stage's value, its cache key and its sidecar; `compute` returns (value, extra sidecar fields)."""
+    def run(self, name: str, compute: Callable[[], tuple[Any, dict[str, Any]]]) -> tuple[Any, dict[str, Any]]:
+        """The stage's value and its sidecar; `compute` returns (value, extra sidecar fields)."""
         self.progress(name, len(self.runs), len(STAGES))
-        key = make_key(name, STAGE_VERSIONS[name], upstream, params)
+        upstream, params = self.specs[name]
+        key = self.keys[name]
         start = time.perf_counter()
         hit = self.cache.get(name, key)
         if hit is None:
             value, extra = compute()
-            meta = {"params": params, "upstream": upstream, **extra}
+            meta = {"params": params, "upstream": [self.keys[u] for u in upstream], **extra}
             self.cache.put(name, key, value, meta)
         else:
             value, meta = hit.value, hit.meta
         self.runs.append(StageRun(name, time.perf_counter() - start, hit is not None))
-        return value, key, meta
+        return value, meta
 
 
 def _write_output(
     out_dir: Path, table: pd.DataFrame, vectors: np.ndarray, query_model: dict[str, np.ndarray], meta: dict[str, Any]
 ) -> Path:
     """`papers.parquet`, its rows' embeddings, the query model and the `papers.json` sidecar, each
-    written atomically, the sidecar last."""
-    out_path = out_dir / PAPERS_FILE
-    atomic_write_bytes(out_path, frame_bytes(table))
-    atomic_write_bytes(out_dir / EMBEDDINGS_FILE, array_bytes(vectors.astype(np.float32)))
-    atomic_write_bytes(out_dir / QUERY_MODEL_FILE, arrays_bytes(query_model))
+    written atomically, the sidecar last; it records each file's SHA-256."""
+    import numpy as np
+
+    contents = {
+        PAPERS_FILE: frame_bytes(table),
+        EMBEDDINGS_FILE: array_bytes(vectors.astype(np.float32)),
+        QUERY_MODEL_FILE: arrays_bytes(query_model),
+    }
+    for name, data in contents.items():
+        atomic_write_bytes(out_dir / name, data)
     sidecar = {
         **meta, "rows": len(table), "columns": list(table.columns), "embedding_dim": int(vectors.shape[1]),
-        "files": OUTPUT_FILES,
+        "files": OUTPUT_FILES, "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in contents.items()},
     }
     atomic_write_bytes(out_dir / SIDECAR_FILE, json.dumps(sidecar, indent=1, default=str).encode())
-    return out_path
+    return out_dir / PAPERS_FILE
+
+
+def _finished(folder: Path, output_key: str) -> dict[str, Any] | None:
+    """The sidecar of `folder` when it holds the output `output_key` names, every file intact; else None."""
+    try:
+        sidecar = json.loads((folder / SIDECAR_FILE).read_text(encoding="utf-8"))
+        if sidecar.get("keys", {}).get("output") != output_key or not is_built(folder):
+            return None
+        for name, digest in sidecar["sha256"].items():
+            if file_digest(folder / name) != digest:
+                return None
+    except (OSError, ValueError, KeyError, AttributeError, TypeError):
+        return None
+    return sidecar
+
+
+def _reuse_output(out_dir: Path, store: Path, output_key: str) -> dict[str, Any] | None:
+    """The sidecar of this build's output, when `out_dir` holds it already or the cache's copy in
+    `store` does (copied into `out_dir`, the sidecar last); None when it must be built."""
+    sidecar = _finished(out_dir, output_key)
+    if sidecar is None and _finished(store, output_key) is not None:
+        _copy_output(store, out_dir)
+        sidecar = _finished(out_dir, output_key)
+    return sidecar
+
+
+def _copy_output(source: Path, target: Path) -> None:
+    """Copy a finished output folder's files, each atomically, its sidecar last."""
+    if source.resolve() == target.resolve():
+        return
+    for name in (*OUTPUT_FILES.values(), SIDECAR_FILE):
+        temp = target / f".{name}.copy"
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source / name, temp)
+        temp.replace(target / name)
 
 
 def read_papers(path: str | Path) -> pd.DataFrame:
@@ -251,6 +367,10 @@ def read_papers(path: str | Path) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{path}: no such papers table")
+    import pandas as pd
+
+    from .schema import conform
+
     return conform(pd.read_parquet(path), OUTPUT_COLUMNS)
 
 

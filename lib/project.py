@@ -8,9 +8,6 @@ from sklearn.decomposition import PCA
 
 from .errors import ParameterError
 
-# Part of this stage's cache key: bump it when a change alters what the stage outputs.
-VERSION = 2
-
 # Below this many papers UMAP's neighbour graph is too thin to mean anything; PCA is exact and stable.
 MIN_UMAP_POINTS = 10
 

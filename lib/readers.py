@@ -14,8 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from .errors import InputError
 
 FORMATS = ("auto", "text", "json", "openreview", "jsonl", "csv", "tsv", "parquet")
@@ -184,6 +182,8 @@ def _delimited_records(text: str, delimiter: str) -> Records:
 
 def _parquet_records(raw: bytes, path: Path) -> Records:
     try:
+        import pandas as pd  # here: only Parquet input needs it
+
         frame = pd.read_parquet(io.BytesIO(raw))
     except Exception as error:  # pyarrow raises several unrelated types for a damaged file
         raise InputError(f"{path}: not a readable Parquet file ({error})") from None

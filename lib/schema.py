@@ -6,8 +6,10 @@ table (a test checks that every column here is named there).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported where a table is made: the column list alone needs none
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,8 @@ LIST_COLUMNS = frozenset(c.name for c in OUTPUT_COLUMNS if c.dtype == "list")
 
 def empty_table(columns: tuple[Column, ...] = PAPER_COLUMNS) -> pd.DataFrame:
     """A zero-row DataFrame with the given columns and dtypes."""
+    import pandas as pd
+
     return conform(pd.DataFrame({c.name: [] for c in columns}), columns)
 
 
@@ -65,6 +69,8 @@ def conform(frame: pd.DataFrame, columns: tuple[Column, ...] = PAPER_COLUMNS) ->
     List columns come back from Parquet as NumPy arrays; they are turned back into lists.
     Raises KeyError naming the first missing column.
     """
+    import pandas as pd
+
     missing = [c.name for c in columns if c.name not in frame.columns]
     if missing:
         raise KeyError(f"papers table lacks column {missing[0]!r}")

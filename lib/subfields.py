@@ -26,13 +26,12 @@ import yaml
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
-from threadpoolctl import threadpool_limits  # installed with scikit-learn, which uses it the same way
+from threadpoolctl import (
+    threadpool_limits,  # installed with scikit-learn, which uses it the same way
+)
 
 from .errors import ParameterError, TaxonomyError
 from .keywords import candidate_phrases
-
-# Part of this stage's cache key: bump it when a change alters what the stage outputs.
-VERSION = 3
 
 UNASSIGNED = "Unassigned"
 

@@ -17,9 +17,6 @@ from .errors import ParameterError
 from .keywords import candidate_phrases, display_case, singular
 from .schema import analysis_texts
 
-# Part of this stage's cache key: bump it when a change alters what the stage outputs.
-VERSION = 3
-
 MAX_TOPICS = 15
 MAX_FINE_TOPICS = 60
 LABEL_MAX_WORDS = 4

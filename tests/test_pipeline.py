@@ -1,17 +1,19 @@
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
-import lib.pipeline as pipeline
+import lib.topics
 from lib.errors import InputError, TaxonomyError
 from lib.cache import read_arrays
 from lib.pipeline import OUTPUT_FILES, STAGES, BuildParams, build, is_built, read_papers
 from lib.schema import OUTPUT_COLUMNS, analysis_texts
 
-from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
+from conftest import REPO, SEED_SAMPLE, HashingEmbedder, planted_records
 
 
 def run(path, tmp_path, cache="cache", **kwargs):
@@ -32,7 +34,7 @@ def test_build_writes_the_documented_table_and_its_parameters(planted_file, tmp_
     assert all(1 <= len(k) <= 10 for k in table["keywords"])
     assert (table["topic_label"] != "").all() and table["topic"].min() == 0
     meta = json.loads((tmp_path / "out" / "papers.json").read_text())
-    assert meta["rows"] == 36 and set(meta["keys"]) == set(STAGES) - {"write"}
+    assert meta["rows"] == 36 and set(meta["keys"]) == set(STAGES) - {"write"} | {"output"}
     assert meta["params"]["random_state"] == 42 and meta["embedder"]["name"] == "test-hashing"
     assert result.summary().startswith("Built a map of 36 papers")
 
@@ -71,7 +73,7 @@ def test_interrupted_build_then_rerun_equals_a_clean_build(planted_file, tmp_pat
         raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
-        patch.setattr(pipeline, "find_topics", killed)
+        patch.setattr(lib.topics, "find_topics", killed)
         with pytest.raises(KeyboardInterrupt):
             run(planted_file, tmp_path, cache="interrupted")
     resumed = run(planted_file, tmp_path, cache="interrupted", out_dir=tmp_path / "a")
@@ -164,3 +166,37 @@ def test_a_build_from_before_the_embeddings_were_written_is_built_again(planted_
     assert is_built(out)
     (out / "embeddings.npy").unlink()
     assert not is_built(out)
+
+
+def test_a_finished_build_is_found_not_rebuilt_and_copied_to_a_new_folder(planted_file, tmp_path):
+    first = run(planted_file, tmp_path, out_dir=tmp_path / "a")
+    again = run(planted_file, tmp_path, out_dir=tmp_path / "a")
+    assert [s.name for s in again.stages] == ["reuse"] and again.summary().startswith("Found the map of 36 papers")
+    pd.testing.assert_frame_equal(again.papers, first.papers)
+    elsewhere = run(planted_file, tmp_path, out_dir=tmp_path / "b")  # the cache keeps a copy of the output
+    assert [s.name for s in elsewhere.stages] == ["reuse"]
+    for name in [*OUTPUT_FILES.values(), "papers.json"]:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert elsewhere.report.records_read == 36 and elsewhere.counts == first.counts
+
+
+def test_a_damaged_output_is_never_reused(planted_file, tmp_path):
+    first = run(planted_file, tmp_path, out_dir=tmp_path / "a")
+    clean = (tmp_path / "a" / "papers.parquet").read_bytes()
+    (tmp_path / "a" / "papers.parquet").write_bytes(clean[:-100])  # a truncated file, its sidecar intact
+    for store in (tmp_path / "cache" / "output").iterdir():
+        (store / "embeddings.npy").write_bytes(b"junk")  # and the cache's copy damaged too
+    rebuilt = run(planted_file, tmp_path, out_dir=tmp_path / "a")
+    assert "reuse" not in [s.name for s in rebuilt.stages] and all(s.cached for s in rebuilt.stages if s.name != "write")
+    assert (tmp_path / "a" / "papers.parquet").read_bytes() == clean
+    pd.testing.assert_frame_equal(rebuilt.papers, first.papers)
+
+
+def test_the_cli_answers_a_finished_build_without_importing_the_stages(tmp_path):
+    args = ["build", str(SEED_SAMPLE), "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out"), "--quiet"]
+    script = ("import sys; from lib.cli import main; code = main(sys.argv[1:]); "
+              "print(sorted(m for m in ('pandas', 'sklearn', 'umap', 'numba') if m in sys.modules))")
+    subprocess.run([sys.executable, "-c", script, *args], cwd=REPO, check=True, capture_output=True)
+    warm = subprocess.run([sys.executable, "-c", script, *args], cwd=REPO, check=True, capture_output=True, text=True)
+    assert warm.stdout.splitlines()[-1] == "[]", warm.stdout
+    assert warm.stdout.startswith("Found the map of 19 papers")
