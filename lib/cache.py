@@ -118,6 +118,10 @@ class ArtifactCache:
         folder = self.root / stage
         return folder / f"{key}.{kind}", folder / f"{key}.json"
 
+    def has(self, stage: str, key: str) -> bool:
+        """Whether an artifact for `key` seems stored (its sidecar exists); `get` still checks it whole."""
+        return (self.root / stage / f"{key}.json").is_file()
+
     def get(self, stage: str, key: str) -> Artifact | None:
         """The artifact stored under `key`, or None when absent, partial, stale or corrupt."""
         import numpy as np

@@ -47,7 +47,10 @@ QUERY_MODEL_FILE = "query_model.npz"
 SIDECAR_FILE = "papers.json"
 OUTPUT_FILES = {"papers": PAPERS_FILE, "embeddings": EMBEDDINGS_FILE, "query_model": QUERY_MODEL_FILE}
 
-STAGES = ("load", "keywords", "subfields", "embed", "project", "topics", "write")
+# In run order. Keywords and subfields need only the papers, so on a large list they are computed
+# in a second process while this one embeds, projects and finds topics, and are collected last.
+STAGES = ("load", "embed", "project", "topics", "keywords", "subfields", "write")
+SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than it saves
 # Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
 # old artifacts are never reused. Kept here, not in the stage modules, so keys need no heavy import.
 STAGE_VERSIONS = {"load": 3, "keywords": 2, "subfields": 3, "embed": 2, "project": 2, "topics": 3}
@@ -218,11 +221,10 @@ def _run_stages(
 ) -> tuple[pd.DataFrame, np.ndarray, dict[str, np.ndarray], LoadReport, _StageRunner]:
     """Every stage through the cache: the papers table, its vectors, the query model, the load report."""
     from .embed import fit_embed
-    from .keywords import keywords_table
     from .load import load_papers
     from .project import project
     from .schema import PAPER_COLUMNS, analysis_texts, conform
-    from .subfields import assign_subfields, load_taxonomy
+    from .subfields import load_taxonomy
     from .topics import find_topics, label_levels, topics_table
 
     stages = _StageRunner(cache, progress, specs, keys)
@@ -240,24 +242,24 @@ def _run_stages(
         raise InputError(f"{input_path}: no paper could be read from its {report.records_read} records{first}")
     texts = analysis_texts(papers)
 
-    keywords, _ = stages.run("keywords", lambda: (keywords_table(papers, texts, params.top_keywords), {}))
-    subfields, _ = stages.run(
-        "subfields", lambda: (assign_subfields(texts, taxonomy, params.subfield_min_score, random_state=params.random_state), {}),
-    )
+    side = _SideStages(stages, papers, texts, taxonomy, params)  # keywords and subfields, in another process if worth it
 
     def embed_stage() -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         vectors, query_model = fit_embed(embedder, texts)
         return {"vectors": vectors, **query_model}, {}
 
-    embedded, _ = stages.run("embed", embed_stage)
-    vectors = embedded.pop("vectors")
-    coords, _ = stages.run("project", lambda: (project(vectors, **specs["project"][1]), {}))
+    with side:
+        embedded, _ = stages.run("embed", embed_stage)
+        vectors = embedded.pop("vectors")
+        coords, _ = stages.run("project", lambda: (project(vectors, **specs["project"][1]), {}))
 
-    def topics_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
-        levels = find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
-        return topics_table(papers, levels, *label_levels(levels, texts)), {}
+        def topics_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
+            levels = find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
+            return topics_table(papers, levels, *label_levels(levels, texts)), {}
 
-    topics, _ = stages.run("topics", topics_stage)
+        topics, _ = stages.run("topics", topics_stage)
+        keywords, _ = stages.run("keywords", side.keywords)
+        subfields, _ = stages.run("subfields", side.subfields)
     table = papers.assign(
         keywords=[list(k) for k in keywords["keywords"]],
         area=subfields["area"].to_numpy(),
@@ -275,6 +277,58 @@ def _run_stages(
         y=coords[:, 1],
     )
     return conform(table, OUTPUT_COLUMNS), vectors, embedded, report, stages
+
+
+def _side_stage(name: str, papers: pd.DataFrame, texts: list[str], taxonomy: Any, params: BuildParams) -> pd.DataFrame:
+    """The keywords or subfields table of `papers`: stages that need nothing but the papers."""
+    if name == "keywords":
+        from .keywords import keywords_table
+
+        return keywords_table(papers, texts, params.top_keywords)
+    from .subfields import assign_subfields
+
+    return assign_subfields(texts, taxonomy, params.subfield_min_score, random_state=params.random_state)
+
+
+class _SideStages:
+    """Keywords and subfields, started before the embedding and collected after the topics.
+
+    On a list of `SIDE_STAGES_FROM` papers or more, on a machine with two cores or more, the ones
+    not in the cache run in one spawned process (never forked: the dashboard builds from a thread),
+    so they overlap the embedding, projection and topics; otherwise they run here when collected.
+    The results are the same either way.
+    """
+
+    def __init__(self, stages: _StageRunner, papers: pd.DataFrame, texts: list[str], taxonomy: Any, params: BuildParams) -> None:
+        import os
+
+        self.arguments = (papers, texts, taxonomy, params)
+        missing = [name for name in ("keywords", "subfields") if not stages.cache.has(name, stages.keys[name])]
+        self.pool = None
+        self.futures: dict[str, Any] = {}
+        if missing and len(papers) >= SIDE_STAGES_FROM and (os.cpu_count() or 1) > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self.futures = {name: self.pool.submit(_side_stage, name, *self.arguments) for name in missing}
+
+    def __enter__(self) -> _SideStages:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=exc[0] is None, cancel_futures=True)
+
+    def _result(self, name: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+        future = self.futures.get(name)
+        return (future.result() if future else _side_stage(name, *self.arguments)), {}
+
+    def keywords(self) -> tuple[pd.DataFrame, dict[str, Any]]:
+        return self._result("keywords")
+
+    def subfields(self) -> tuple[pd.DataFrame, dict[str, Any]]:
+        return self._result("subfields")
 
 
 class _StageRunner:

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import adjusted_rand_score
 
+import lib.pipeline
 import lib.topics
 from lib.errors import InputError, TaxonomyError
 from lib.cache import read_arrays
@@ -77,7 +78,7 @@ def test_interrupted_build_then_rerun_equals_a_clean_build(planted_file, tmp_pat
         with pytest.raises(KeyboardInterrupt):
             run(planted_file, tmp_path, cache="interrupted")
     resumed = run(planted_file, tmp_path, cache="interrupted", out_dir=tmp_path / "a")
-    assert [s.name for s in resumed.stages if not s.cached] == ["topics", "write"]
+    assert [s.name for s in resumed.stages if not s.cached] == ["topics", "keywords", "subfields", "write"]
     clean = run(planted_file, tmp_path, cache="clean", out_dir=tmp_path / "b")
     pd.testing.assert_frame_equal(resumed.papers, clean.papers)
     assert (tmp_path / "a" / "papers.parquet").read_bytes() == (tmp_path / "b" / "papers.parquet").read_bytes()
@@ -200,3 +201,11 @@ def test_the_cli_answers_a_finished_build_without_importing_the_stages(tmp_path)
     warm = subprocess.run([sys.executable, "-c", script, *args], cwd=REPO, check=True, capture_output=True, text=True)
     assert warm.stdout.splitlines()[-1] == "[]", warm.stdout
     assert warm.stdout.startswith("Found the map of 19 papers")
+
+
+def test_keywords_and_subfields_from_a_second_process_equal_those_made_here(planted_file, tmp_path, monkeypatch):
+    here = run(planted_file, tmp_path, cache="here")
+    monkeypatch.setattr(lib.pipeline, "SIDE_STAGES_FROM", 10)  # the planted list is small
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    spawned = run(planted_file, tmp_path, cache="spawned")
+    pd.testing.assert_frame_equal(here.papers, spawned.papers)
