@@ -44,15 +44,39 @@ def knn_cosine(queries: np.ndarray, base: np.ndarray, k: int, self_query: bool =
         stop = min(m, start + block)
         sims = queries[start:stop] @ base.T
         if self_query:  # ties among duplicates must not push a point out of its own first place
-            sims[np.arange(stop - start), np.arange(start, stop)] = np.inf
-        part = np.argpartition(sims, n - k, axis=1)[:, n - k:] if k < n else np.broadcast_to(np.arange(n), (stop - start, n)).copy()
-        top = np.take_along_axis(sims, part, axis=1)
-        order = np.argsort(-top, axis=1, kind="stable")
-        indices[start:stop] = np.take_along_axis(part, order, axis=1)
-        distances[start:stop] = np.maximum(1.0 - np.take_along_axis(top, order, axis=1), 0.0)
+            sims[np.arange(stop - start), np.arange(start, stop)] = 2.0  # above any cosine similarity
+        top_idx, top_sims = _top_k(sims, k)
+        indices[start:stop] = top_idx
+        distances[start:stop] = np.maximum(1.0 - top_sims, 0.0)
     if self_query:
         distances[:, 0] = 0.0
     return indices, distances
+
+
+def _top_k(sims: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column indices and values of each row's k largest entries, largest first (ties by column).
+
+    A full argpartition costs ~20 ns an entry, 3-4 times the matrix product that made the entries.
+    Instead: each row's k-th largest among every `stride`-th column is a threshold that at least k
+    entries reach, and only the ~k * stride entries above it are sorted. Values must lie in [-2, 2].
+    """
+    rows, n = sims.shape
+    stride = int(np.sqrt(n / k) / 4)  # below the balance point: fewer candidates for a longer, cheap sample
+    if stride < 2:
+        part = np.argpartition(sims, n - k, axis=1)[:, n - k:] if k < n else np.tile(np.arange(n), (rows, 1))
+        top = np.take_along_axis(sims, part, axis=1)
+        order = np.lexsort((part, -top), axis=1)
+        return np.take_along_axis(part, order, axis=1), np.take_along_axis(top, order, axis=1)
+    sample = sims[:, ::stride]
+    threshold = np.partition(sample, sample.shape[1] - k, axis=1)[:, sample.shape[1] - k]
+    row, col = np.nonzero(sims >= threshold[:, None])
+    values = sims[row, col]
+    # One float64 key sorts by row, then largest value; the stable sort keeps columns ascending within ties.
+    order = np.argsort(row * 8.0 + (2.0 - values), kind="stable")
+    counts = np.bincount(row, minlength=rows)
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    picked = order[first[:, None] + np.arange(k)]
+    return col[picked], values[picked]
 
 
 def smooth_knn_dist(distances: np.ndarray, k: float, local_connectivity: float = 1.0, n_iter: int = 64) -> tuple[np.ndarray, np.ndarray]:
@@ -212,6 +236,7 @@ def optimize_layout(
     negative_sample_rate: int = 5,
     gamma: float = 1.0,
     initial_alpha: float = 1.0,
+    node_clip: float = CLIP,
 ) -> np.ndarray:
     """UMAP's SGD: attraction along edges sampled in proportion to weight, repulsion from `negative_sample_rate`
     random points per sampled edge, steps clipped at 4 and a learning rate decaying linearly to 0.
@@ -262,12 +287,18 @@ def optimize_layout(
             np.add.at(step, neg_h, repel)
             if move_other:
                 np.subtract.at(step, t, attract)
-            coord += alpha * np.clip(step, -CLIP, CLIP)
+            coord += alpha * np.clip(step, -node_clip, node_clip)
     return np.column_stack([x, y])
 
 
-def default_epochs(n: int) -> int:
-    return 500 if n <= 10_000 else 200
+# Batch SGD tuned against umap-learn on real lists (bench/map_quality.py): moving every sampled edge at
+# once from the epoch's start positions overshoots with umap-learn's learning rate 1 and needs about
+# twice its 500 epochs to match it; half the rate and twice the negative samples per edge match or
+# beat umap-learn's trustworthiness@10 in 200 epochs (colm2025 0.819 vs 0.820, icml2019 0.885 vs
+# 0.885, 3,340 abstracts 0.949 vs 0.943, 10,000 abstracts 0.964 vs 0.962), at about a fifth of the work.
+N_EPOCHS = 200
+NEGATIVE_SAMPLE_RATE = 10
+LEARNING_RATE = 0.5
 
 
 def fit_layout(
@@ -282,7 +313,7 @@ def fit_layout(
     k = min(n_neighbors, n - 1)
     indices, distances = knn_cosine(vectors, vectors, k, self_query=True)
     graph = fuzzy_graph(indices, distances, k)
-    n_epochs = default_epochs(n) if n_epochs is None else n_epochs
+    n_epochs = N_EPOCHS if n_epochs is None else n_epochs
     coo = graph.tocoo()
     # As umap-learn: edges too weak to be sampled once in the whole run are dropped.
     strong = coo.data >= coo.data.max() / n_epochs
@@ -291,7 +322,8 @@ def fit_layout(
     span = layout.max(axis=0) - layout.min(axis=0)
     layout = (10.0 * (layout - layout.min(axis=0)) / np.where(span > 0, span, 1)).astype(np.float32)
     a, b = find_ab_params(1.0, min_dist)
-    return optimize_layout(layout, layout, head, tail, weights, n_epochs, a, b, rng)
+    return optimize_layout(layout, layout, head, tail, weights, n_epochs, a, b, rng,
+                           negative_sample_rate=NEGATIVE_SAMPLE_RATE, initial_alpha=LEARNING_RATE)
 
 
 def place(new_vectors: np.ndarray, map_vectors: np.ndarray, map_layout: np.ndarray, n_neighbors: int) -> np.ndarray:
