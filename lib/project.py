@@ -106,7 +106,9 @@ def _numpy_umap(vectors, n_neighbors, min_dist, random_state, sample_threshold, 
     rest = np.setdiff1d(np.arange(n), fitted)
     coords = np.empty((n, 2), dtype=np.float64)
     coords[fitted] = umap_np.fit_layout(vectors[fitted], n_neighbors, min_dist, rng, n_epochs)
-    coords[rest] = umap_np.place(vectors[rest], vectors[fitted], coords[fitted], n_neighbors)
+    # As umap-learn's transform: a third of the epochs, moving only the placed papers.
+    epochs = (n_epochs or umap_np.N_EPOCHS) // 3
+    coords[rest] = umap_np.place(vectors[rest], vectors[fitted], coords[fitted], n_neighbors, epochs, min_dist, rng)
     return coords
 
 

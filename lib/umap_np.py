@@ -217,7 +217,7 @@ def pca_2d(vectors: np.ndarray) -> np.ndarray:
     return coords
 
 
-def epochs_per_sample(weights: np.ndarray, n_epochs: int) -> np.ndarray:
+def epochs_per_sample(weights: np.ndarray) -> np.ndarray:
     """Every how many epochs an edge is sampled: the strongest edge every epoch, the others in proportion."""
     return weights.max() / weights
 
@@ -243,12 +243,13 @@ def optimize_layout(
 
     With `move_other` (fitting) the tails are the heads' own layout and both ends move; without it
     (placing new points) only `head_layout` moves and the tails and negative samples come from the fixed `tail_layout`.
+    `node_clip` bounds each point's summed step per epoch, as umap-learn's clip bounds one edge's step.
     """
     # x and y as separate contiguous arrays: gathering from 1-D arrays is several times faster than rows of (n, 2).
     x, y = np.ascontiguousarray(head_layout[:, 0]), np.ascontiguousarray(head_layout[:, 1])
     ox, oy = (x, y) if move_other else (np.ascontiguousarray(tail_layout[:, 0]), np.ascontiguousarray(tail_layout[:, 1]))
     n_head, n_tail = len(x), len(ox)
-    per_sample = epochs_per_sample(weights, n_epochs).astype(np.float64)
+    per_sample = epochs_per_sample(weights).astype(np.float64)
     next_sample = per_sample.copy()
     a, b = np.float32(a), np.float32(b)
     two_ab, two_gb = np.float32(2.0 * a * b), np.float32(2.0 * gamma * b)
@@ -326,14 +327,34 @@ def fit_layout(
                            negative_sample_rate=NEGATIVE_SAMPLE_RATE, initial_alpha=LEARNING_RATE)
 
 
-def place(new_vectors: np.ndarray, map_vectors: np.ndarray, map_layout: np.ndarray, n_neighbors: int) -> np.ndarray:
+def place(
+    new_vectors: np.ndarray,
+    map_vectors: np.ndarray,
+    map_layout: np.ndarray,
+    n_neighbors: int,
+    refine_epochs: int = 0,
+    min_dist: float = 0.02,
+    rng: np.random.Generator | None = None,
+) -> np.ndarray:
     """Coordinates for new points: the membership-weighted mean of their k nearest mapped points' coordinates
-    (umap-learn's transform initialisation). Rows L2-normalised; `map_layout` is not changed."""
+    (umap-learn's transform initialisation), then, with `refine_epochs`, umap-learn's transform SGD that
+    moves only the new points (attracted to their mapped neighbours, repelled by random mapped points).
+    Rows L2-normalised; `map_layout` is never changed. Refining needs the layout's own scale (UMAP units).
+    """
     k = min(n_neighbors, len(map_vectors))
     indices, distances = knn_cosine(new_vectors, map_vectors, k)
     # umap-learn's transform: local connectivity lowered by one, so a new point's nearest neighbour
     # does not get weight 1 by construction; an exact duplicate (distance 0) still does.
-    sigma, rho = smooth_knn_dist(np.hstack([np.zeros((len(distances), 1), np.float32), distances]), k, local_connectivity=0.0)
+    sigma, _ = smooth_knn_dist(np.hstack([np.zeros((len(distances), 1), np.float32), distances]), k, local_connectivity=0.0)
     weights = np.exp(-distances.astype(np.float64) / sigma[:, None])
-    weights /= weights.sum(axis=1, keepdims=True)
-    return np.einsum("ik,ikd->id", weights, map_layout[indices].astype(np.float64))
+    mean_weights = weights / weights.sum(axis=1, keepdims=True)
+    coords = np.einsum("ik,ikd->id", mean_weights, map_layout[indices].astype(np.float64))
+    if refine_epochs <= 0:
+        return coords
+    rng = np.random.default_rng(0) if rng is None else rng
+    a, b = find_ab_params(1.0, min_dist)
+    head = np.repeat(np.arange(len(coords)), k)
+    refined = optimize_layout(coords.astype(np.float32), np.asarray(map_layout, dtype=np.float32), head, indices.ravel(),
+                              weights.ravel(), refine_epochs, a, b, rng, move_other=False,
+                              negative_sample_rate=NEGATIVE_SAMPLE_RATE, initial_alpha=LEARNING_RATE)
+    return refined.astype(np.float64)
