@@ -25,7 +25,7 @@ from _data import REPO, load
 from lib.embed import TfidfSvdEmbedder
 
 CHILD = """
-import json, resource, sys, time
+import json, re, sys, time
 start = time.perf_counter()
 sys.path.insert(0, {repo!r})
 import numpy as np
@@ -34,7 +34,8 @@ vectors = np.load({path!r})
 cpu = time.process_time()
 project(vectors, method={method!r})
 print(json.dumps({{"wall": time.perf_counter() - start, "cpu": time.process_time(),
-                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+                  # VmHWM, not ru_maxrss: Linux carries the forking parent's peak into ru_maxrss across exec
+                  "rss_mb": int(re.search(r"VmHWM:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) / 1024}}))
 """
 
 
