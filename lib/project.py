@@ -1,15 +1,25 @@
-"""Vectors -> a 2D map: UMAP with a fixed seed, PCA where a corpus is too small for UMAP."""
+"""Vectors -> a 2D map: UMAP with a fixed seed, PCA where a corpus is too small for UMAP.
+
+UMAP runs as vectorised NumPy/SciPy (lib.umap_np), so a fresh process pays no numba import or JIT;
+umap-learn stays available as `method="umap-learn"`, the reference the benches compare against.
+Past `sample_threshold` papers the map is fitted on a seeded sample and the others are placed by
+their nearest fitted neighbours, which keeps time and memory linear; `place_new` does the same for
+papers added to an existing map, without moving the papers already on it.
+"""
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
-from sklearn.decomposition import PCA
 
+from . import umap_np
 from .errors import ParameterError
 
 # Below this many papers UMAP's neighbour graph is too thin to mean anything; PCA is exact and stable.
 MIN_UMAP_POINTS = 10
+# Past this many papers the layout is fitted on a seeded sample of this size and the rest placed.
+SAMPLE_THRESHOLD = 20_000
+METHODS = ("numpy", "umap-learn")
 
 
 def project(
@@ -18,12 +28,19 @@ def project(
     min_dist: float = 0.02,
     metric: str = "cosine",
     random_state: int = 42,
+    method: str = "numpy",
+    sample_threshold: int = SAMPLE_THRESHOLD,
+    n_epochs: int | None = None,
 ) -> np.ndarray:
     """An (n, 2) float64 array of map coordinates for (n, d) `vectors`, centred and scaled to unit spread.
 
     The defaults keep local neighbourhoods (bench/map_quality.py): a dozen neighbours and points
     allowed to sit close give trustworthiness@10 of 0.94 on 3,000 abstracts where n_neighbors=15,
     min_dist=0.1 gave 0.92; more neighbours or spread trade local faithfulness for global layout.
+
+    method: "numpy" (lib.umap_np, cosine only) or "umap-learn" (the reference; slow to start).
+    sample_threshold: with "numpy", more papers than this are mapped by fitting a seeded sample of
+    this many and placing the others (`place_new`). n_epochs: SGD epochs, umap-learn's default when None.
 
     Small inputs are handled: 0 points give an empty map, 1 point sits at the origin, fewer than
     `MIN_UMAP_POINTS` are laid out by PCA, and `n_neighbors` shrinks to fit the corpus.
@@ -32,29 +49,86 @@ def project(
         raise ParameterError(f"n_neighbors must be at least 2; got {n_neighbors}")
     if not 0 <= min_dist <= 1:
         raise ParameterError(f"min_dist must be in [0, 1]; got {min_dist}")
+    if method not in METHODS:
+        raise ParameterError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    if method == "numpy" and metric != "cosine":
+        raise ParameterError(f"metric must be cosine with method='numpy'; got {metric!r}")
+    if sample_threshold < MIN_UMAP_POINTS:
+        raise ParameterError(f"sample_threshold must be at least {MIN_UMAP_POINTS}; got {sample_threshold}")
     vectors = np.asarray(vectors, dtype=np.float32)
     n = len(vectors)
     if n < MIN_UMAP_POINTS:
         coords = _pca_2d(vectors)
+    elif method == "umap-learn":
+        coords = _umap_learn(vectors, n_neighbors, min_dist, metric, random_state)
     else:
-        import umap  # costly import (numba); only the stage that needs it pays
-
-        reducer = umap.UMAP(
-            n_neighbors=min(n_neighbors, n - 1),
-            min_dist=min_dist,
-            metric=metric,
-            random_state=random_state,
-            # Spectral init needs a connected graph of a decent size; random init is safe when small.
-            init="spectral" if n > 50 else "random",
-        )
-        with warnings.catch_warnings():
-            # A seed makes UMAP single-threaded and it says so each call; that trade is intended.
-            warnings.filterwarnings("ignore", message=".*n_jobs value 1 overridden.*")
-            coords = reducer.fit_transform(vectors)
+        coords = _numpy_umap(vectors, n_neighbors, min_dist, random_state, sample_threshold, n_epochs)
     return _standardize(np.asarray(coords, dtype=np.float64))
 
 
+def place_new(
+    new_vectors: np.ndarray,
+    map_vectors: np.ndarray,
+    map_coords: np.ndarray,
+    n_neighbors: int = 12,
+) -> np.ndarray:
+    """(m, 2) float64 coordinates for m new papers on an existing map, leaving the map as it is.
+
+    new_vectors (m, d) and map_vectors (n, d): embeddings in the same space (the map's saved
+    embeddings.npy); map_coords (n, 2): the map's x, y. Each new paper goes to the weighted mean of
+    its `n_neighbors` nearest mapped papers' coordinates (by cosine), weighted as UMAP weighs
+    neighbours, so a near-duplicate of a mapped paper lands beside it.
+    """
+    if n_neighbors < 1:
+        raise ParameterError(f"n_neighbors must be at least 1; got {n_neighbors}")
+    map_coords = np.asarray(map_coords, dtype=np.float64)
+    if len(map_vectors) != len(map_coords) or map_coords.ndim != 2 or map_coords.shape[1] != 2:
+        raise ParameterError(f"map_coords must be ({len(map_vectors)}, 2), one row per map vector; got {map_coords.shape}")
+    new = umap_np.normalize_rows(np.atleast_2d(new_vectors))
+    if len(map_vectors) == 0:
+        return np.zeros((len(new), 2))
+    if len(new) == 0:
+        return np.zeros((0, 2))
+    return umap_np.place(new, umap_np.normalize_rows(map_vectors), map_coords, n_neighbors)
+
+
+def _numpy_umap(vectors, n_neighbors, min_dist, random_state, sample_threshold, n_epochs):
+    rng = np.random.default_rng(random_state)
+    vectors = umap_np.normalize_rows(vectors)
+    n = len(vectors)
+    if n <= sample_threshold:
+        return umap_np.fit_layout(vectors, n_neighbors, min_dist, rng, n_epochs)
+    fitted = np.sort(rng.choice(n, size=sample_threshold, replace=False))
+    rest = np.setdiff1d(np.arange(n), fitted)
+    coords = np.empty((n, 2), dtype=np.float64)
+    coords[fitted] = umap_np.fit_layout(vectors[fitted], n_neighbors, min_dist, rng, n_epochs)
+    # As umap-learn's transform: a third of the epochs, moving only the placed papers.
+    epochs = (n_epochs or umap_np.N_EPOCHS) // 3
+    coords[rest] = umap_np.place(vectors[rest], vectors[fitted], coords[fitted], n_neighbors, epochs, min_dist, rng)
+    return coords
+
+
+def _umap_learn(vectors, n_neighbors, min_dist, metric, random_state):
+    import umap  # costly import (numba); only the reference path pays it
+
+    n = len(vectors)
+    reducer = umap.UMAP(
+        n_neighbors=min(n_neighbors, n - 1),
+        min_dist=min_dist,
+        metric=metric,
+        random_state=random_state,
+        # Spectral init needs a connected graph of a decent size; random init is safe when small.
+        init="spectral" if n > 50 else "random",
+    )
+    with warnings.catch_warnings():
+        # A seed makes UMAP single-threaded and it says so each call; that trade is intended.
+        warnings.filterwarnings("ignore", message=".*n_jobs value 1 overridden.*")
+        return reducer.fit_transform(vectors)
+
+
 def _pca_2d(vectors: np.ndarray) -> np.ndarray:
+    from sklearn.decomposition import PCA
+
     n = len(vectors)
     coords = np.zeros((n, 2))
     if n >= 2 and vectors.shape[1] >= 1 and np.ptp(vectors, axis=0).max() > 0:  # identical points stay put

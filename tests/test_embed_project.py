@@ -7,7 +7,7 @@ from sklearn.manifold import trustworthiness
 from lib.embed import EmbedderUnavailable, SentenceTransformerEmbedder, TfidfSvdEmbedder, make_embedder, packaged_model_path
 from lib.errors import PaperMapError, ParameterError
 from lib.load import load_papers
-from lib.project import MIN_UMAP_POINTS, project
+from lib.project import MIN_UMAP_POINTS, place_new, project
 from lib.schema import analysis_texts
 
 from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
@@ -58,7 +58,7 @@ def test_every_corpus_size_gets_a_finite_deterministic_map(n):  # 19 is the seed
         assert len(np.unique(coords.round(6), axis=0)) > 1
 
 
-def test_umap_map_keeps_neighbourhoods_and_planted_topics_apart(planted_vectors):
+def test_map_keeps_neighbourhoods_and_planted_topics_apart(planted_vectors):
     coords = project(planted_vectors)
     assert trustworthiness(planted_vectors, coords, n_neighbors=5) > 0.85
     labels = np.repeat([0, 1, 2], 12)
@@ -72,6 +72,72 @@ def test_seed_sample_map_is_reproducible():
     texts = analysis_texts(load_papers(SEED_SAMPLE).papers)
     vectors = TfidfSvdEmbedder().embed(texts)
     assert np.array_equal(project(vectors), project(vectors))
+
+
+def _planted_separation(coords, labels):
+    centres = np.array([coords[labels == k].mean(axis=0) for k in np.unique(labels)])
+    spread = max(np.linalg.norm(coords[labels == k] - centres[k], axis=1).mean() for k in np.unique(labels))
+    gaps = [np.linalg.norm(centres[a] - centres[b]) for a in range(len(centres)) for b in range(a + 1, len(centres))]
+    return min(gaps) / spread
+
+
+@pytest.fixture(scope="module")
+def bigger_planted():
+    """120 papers a topic: enough for a neighbour graph, the eigensolver and the sample path."""
+    records = planted_records(per_topic=120, seed=1)
+    return TfidfSvdEmbedder().embed([r["abstract"] for r in records]), np.repeat([0, 1, 2], 120)
+
+
+def test_numpy_umap_is_deterministic_faithful_and_separates_planted_topics(bigger_planted):
+    vectors, labels = bigger_planted
+    coords = project(vectors)
+    assert coords.shape == (360, 2) and coords.dtype == np.float64 and np.all(np.isfinite(coords))
+    assert np.array_equal(coords, project(vectors))
+    assert not np.array_equal(coords, project(vectors, random_state=7))  # the seed is used
+    assert trustworthiness(vectors, coords, n_neighbors=10, metric="cosine") > 0.9
+    assert _planted_separation(coords, labels) > 2
+
+
+def test_fitting_a_sample_and_placing_the_rest_keeps_the_map(bigger_planted):
+    vectors, labels = bigger_planted
+    coords = project(vectors, sample_threshold=150)  # 150 fitted, 210 placed
+    assert coords.shape == (360, 2) and np.all(np.isfinite(coords))
+    assert np.array_equal(coords, project(vectors, sample_threshold=150))
+    assert trustworthiness(vectors, coords, n_neighbors=10, metric="cosine") > 0.85
+    assert _planted_separation(coords, labels) > 2
+
+
+def test_place_new_puts_a_paper_beside_its_near_duplicates_and_moves_nothing(bigger_planted):
+    vectors, labels = bigger_planted
+    old, new = np.arange(0, 360, 2), np.array([1, 121, 241])  # one new paper from each topic
+    map_coords = project(vectors[old])
+    before = map_coords.copy()
+    rng = np.random.default_rng(0)
+    duplicates = vectors[new] + 0.01 * rng.normal(size=vectors[new].shape).astype(np.float32)
+    placed = place_new(duplicates, vectors[old], map_coords)
+    assert placed.shape == (3, 2) and np.all(np.isfinite(placed))
+    assert np.array_equal(map_coords, before)
+    map_labels = labels[old]
+    for point, topic in zip(placed, labels[new]):
+        nearest = np.argsort(np.linalg.norm(map_coords - point, axis=1))[:10]
+        assert (map_labels[nearest] == topic).all()
+    # an exact copy of a mapped paper lands on it or right beside it
+    exact = place_new(vectors[old[:5]], vectors[old], map_coords)
+    typical = np.median(np.linalg.norm(map_coords - map_coords.mean(axis=0), axis=1))
+    assert np.linalg.norm(exact - map_coords[:5], axis=1).max() < 0.2 * typical
+    assert place_new(np.zeros((0, vectors.shape[1])), vectors[old], map_coords).shape == (0, 2)
+
+
+def test_umap_learn_stays_available_as_the_reference(planted_vectors):
+    pytest.importorskip("umap")
+    coords = project(planted_vectors, method="umap-learn")
+    assert coords.shape == (36, 2) and np.all(np.isfinite(coords))
+
+
+@pytest.mark.parametrize("kwargs", [{"method": "tsne"}, {"metric": "euclidean"}, {"sample_threshold": 3}])
+def test_projection_names_the_allowed_methods(kwargs):
+    with pytest.raises(ParameterError, match=next(iter(kwargs))):
+        project(np.zeros((20, 4)), **kwargs)
 
 
 @pytest.mark.parametrize("kwargs", [{"n_neighbors": 1}, {"min_dist": -0.1}])
