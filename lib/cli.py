@@ -1,5 +1,5 @@
-"""`python -m lib build INPUT [--taxonomy FILE] [--out DIR] [--cache DIR] [--format FMT] [--embedder NAME] [--model PATH]`
-and `python -m lib fetch [--url URL] [--out DIR] [--timeout S]`."""
+"""`python -m lib build INPUT [--taxonomy FILE] [--out DIR] [--cache DIR] [--format FMT] [--embedder NAME] [--model PATH]`,
+`python -m lib extend MAP_DIR INPUT --out DIR [--taxonomy FILE]` and `python -m lib fetch [--url URL] [--out DIR] [--timeout S]`."""
 from __future__ import annotations
 
 import argparse
@@ -43,13 +43,18 @@ def parser() -> argparse.ArgumentParser:
                            help="data folder to save it in (default: PAPERMAP_DATA_DIR, else data/)")
     fetch_cmd.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                            help=f"seconds to wait for the server (default: {DEFAULT_TIMEOUT:g})")
+    extend_cmd = commands.add_parser("extend", help="add the papers of another list to a finished map without moving any paper on it")
+    extend_cmd.add_argument("map", type=Path, help="output folder of a finished build (holding papers.parquet)")
+    extend_cmd.add_argument("input", type=Path, help="paper list with the papers to add")
+    extend_cmd.add_argument("--out", type=Path, required=True, help="output folder for the grown map")
+    extend_cmd.add_argument("--taxonomy", type=Path, default=DEFAULT_TAXONOMY, help="taxonomy for the new papers' subfields")
     return root
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return _fetch(args) if args.command == "fetch" else _build(args)
+        return {"fetch": _fetch, "extend": _extend}.get(args.command, _build)(args)
     except PaperMapError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -87,6 +92,13 @@ def _build(args: argparse.Namespace) -> int:
         for line in result.report.lines():
             print(line, file=sys.stderr)
     print(result.summary())
+    return 0
+
+
+def _extend(args: argparse.Namespace) -> int:
+    from .extend import extend_map
+
+    print(extend_map(args.map, args.input, out_dir=args.out, taxonomy_path=args.taxonomy).summary())
     return 0
 
 

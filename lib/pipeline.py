@@ -109,7 +109,8 @@ class BuildResult:
         where = f" into {self.out_path}" if self.out_path else ""
         cached = sum(s.cached for s in self.stages)
         skipped = f", skipped {len(self.report.skipped)}" if self.report.skipped else ""
-        made = "Found the map" if self.stages and all(s.name == "reuse" for s in self.stages) else "Built a map"
+        # A build that reused a finished output, or grew one (lib.extend), has that one step.
+        made = {"reuse": "Found the map", "extend": "Grew the map"}.get(self.stages[0].name if len(self.stages) == 1 else "", "Built a map")
         return (
             f"{made} of {self.counts['papers']} papers{skipped}{where}: {self.counts['topics']} topics "
             f"({self.counts['fine_topics']} fine), {self.counts['subfields']} subfields, in {self.seconds:.1f} s "

@@ -4,7 +4,13 @@ import json
 import pandas as pd
 
 from lib.breakdowns import cell_of_selection, cross_table, subfield_counts, topic_sizes
-from lib.figures import CONTEXT_COLOUR, FONT_SIZE, cross_table_heatmap, subfield_bar, topic_size_bar
+from lib.figures import (
+    CONTEXT_COLOUR,
+    FONT_SIZE,
+    cross_table_heatmap,
+    subfield_bar,
+    topic_size_bar,
+)
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 

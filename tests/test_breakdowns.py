@@ -3,17 +3,35 @@ import json
 
 import pandas as pd
 import pytest
+from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
 
 from lib.breakdowns import (
-    BREAKDOWN_COLUMNS, NOT_GIVEN, cell_of_selection, clicked_value, cross_table, has_values, keyword_table, label_reason,
-    level_columns, map_filters, mix, mix_line, neighbour_line, neighbouring_topics, papers_by_id, percent, subfield_counts, topic_breakdown,
-    topic_choices, topic_papers, topic_row, topic_sizes,
+    BREAKDOWN_COLUMNS,
+    NOT_GIVEN,
+    cell_of_selection,
+    clicked_value,
+    cross_table,
+    has_values,
+    keyword_table,
+    label_reason,
+    level_columns,
+    map_filters,
+    mix,
+    mix_line,
+    neighbour_line,
+    neighbouring_topics,
+    papers_by_id,
+    percent,
+    subfield_counts,
+    topic_breakdown,
+    topic_choices,
+    topic_papers,
+    topic_row,
+    topic_sizes,
 )
 from lib.errors import ParameterError
 from lib.filters import FINE_MARK, Filters, filter_papers
 from lib.pipeline import build
-
-from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.cache import CACHE_VERSION, ArtifactCache, atomic_write_bytes, file_digest, make_key
+from lib.cache import (
+    CACHE_VERSION,
+    ArtifactCache,
+    atomic_write_bytes,
+    file_digest,
+    make_key,
+)
 
 
 def test_keys_depend_on_every_part_and_nothing_else():

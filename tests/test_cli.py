@@ -4,11 +4,10 @@ import sys
 import time
 
 import pytest
+from conftest import REPO, SEED_SAMPLE
 
 from lib.cli import parser
 from lib.pipeline import BuildParams, build, read_papers
-
-from conftest import REPO, SEED_SAMPLE
 
 
 def cli(*args, cwd=REPO):

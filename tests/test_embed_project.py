@@ -2,15 +2,20 @@ import importlib.util
 
 import numpy as np
 import pytest
+from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
 from sklearn.manifold import trustworthiness
 
-from lib.embed import EmbedderUnavailable, SentenceTransformerEmbedder, TfidfSvdEmbedder, make_embedder, packaged_model_path
+from lib.embed import (
+    EmbedderUnavailable,
+    SentenceTransformerEmbedder,
+    TfidfSvdEmbedder,
+    make_embedder,
+    packaged_model_path,
+)
 from lib.errors import PaperMapError, ParameterError
 from lib.load import load_papers
 from lib.project import MIN_UMAP_POINTS, place_new, project
 from lib.schema import analysis_texts
-
-from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
 
 
 @pytest.fixture(scope="module")

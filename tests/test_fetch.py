@@ -4,13 +4,12 @@ import subprocess
 import sys
 
 import pytest
+from conftest import REPO
+from local_server import PLANTED_LIST, closed_port_url, paper_server
 
 from lib.errors import FetchError
 from lib.fetch import ICML2025_URL, fetch_paper_list
 from lib.load import load_papers
-
-from conftest import REPO
-from local_server import PLANTED_LIST, closed_port_url, paper_server
 
 
 @pytest.fixture(scope="module")

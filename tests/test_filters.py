@@ -1,6 +1,14 @@
 import pandas as pd
 
-from lib.filters import FINE_MARK, Filters, choices_from_query, facet_counts, facet_options, filter_papers, value_counts
+from lib.filters import (
+    FINE_MARK,
+    Filters,
+    choices_from_query,
+    facet_counts,
+    facet_options,
+    filter_papers,
+    value_counts,
+)
 
 PAPERS = pd.DataFrame({
     "paper_id": ["a", "b", "c", "d"],

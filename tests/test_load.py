@@ -12,7 +12,14 @@ import pytest
 
 from lib.errors import InputError, ParameterError
 from lib.latex import readable
-from lib.load import FORMATS, MAX_ABSTRACT_CHARS, LoadReport, LoadResult, detect_format, load_papers
+from lib.load import (
+    FORMATS,
+    MAX_ABSTRACT_CHARS,
+    LoadReport,
+    LoadResult,
+    detect_format,
+    load_papers,
+)
 from lib.schema import PAPER_COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]

@@ -4,11 +4,10 @@ import json
 
 import numpy as np
 import pytest
+from conftest import REPO, plain, planted_records
 from streamlit.testing.v1 import AppTest
 
 from lib.filters import FINE_MARK
-
-from conftest import REPO, plain, planted_records
 
 DASHBOARD = str(REPO / "dashboard.py")
 HOSTILE_TITLE = "<img src=x onerror=alert(1)>"

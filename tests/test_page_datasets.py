@@ -2,12 +2,11 @@
 import json
 
 import pytest
+from conftest import REPO, planted_records
+from local_server import closed_port_url, paper_server
 from streamlit.testing.v1 import AppTest
 
 from lib.markup import markdown_literal
-
-from conftest import REPO, planted_records
-from local_server import closed_port_url, paper_server
 
 DASHBOARD = str(REPO / "dashboard.py")
 XSS_TITLE = "<img src=x onerror=alert(1)> **bold** [x](javascript:alert(1))"

@@ -2,9 +2,8 @@
 import json
 
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from conftest import REPO, planted_records
+from streamlit.testing.v1 import AppTest
 
 DASHBOARD = str(REPO / "dashboard.py")
 HOSTILE_TITLE = "<img src=x onerror=alert(1)>"

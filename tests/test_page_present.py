@@ -2,9 +2,8 @@
 import json
 from contextlib import closing
 
-from streamlit.testing.v1 import AppTest
-
 from conftest import plain
+from streamlit.testing.v1 import AppTest
 from test_page_reading_lists import DASHBOARD, IMG, LINK, make_list
 
 from lib import reading_lists as rl

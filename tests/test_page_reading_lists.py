@@ -3,9 +3,8 @@ from contextlib import closing
 
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from conftest import REPO
+from streamlit.testing.v1 import AppTest
 
 from lib import reading_lists as rl
 from lib.markup import markdown_literal

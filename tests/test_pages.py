@@ -4,9 +4,8 @@ import json
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from conftest import REPO, plain, planted_records
+from streamlit.testing.v1 import AppTest
 
 from lib.filters import FINE_MARK
 

@@ -5,16 +5,15 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import REPO, SEED_SAMPLE, HashingEmbedder, planted_records
 from sklearn.metrics import adjusted_rand_score
 
 import lib.pipeline
 import lib.topics
-from lib.errors import InputError, TaxonomyError
 from lib.cache import read_arrays
+from lib.errors import InputError, TaxonomyError
 from lib.pipeline import OUTPUT_FILES, STAGES, BuildParams, build, is_built, read_papers
 from lib.schema import OUTPUT_COLUMNS, analysis_texts
-
-from conftest import REPO, SEED_SAMPLE, HashingEmbedder, planted_records
 
 
 def run(path, tmp_path, cache="cache", **kwargs):

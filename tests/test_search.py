@@ -4,14 +4,19 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import PLANTED_TOPICS, HashingEmbedder, planted_records
 
 from lib.embed import EmbedderUnavailable, fit_embed, query_embedder
 from lib.errors import InputError, PaperMapError
 from lib.pipeline import build, read_papers
-from lib.search import load_map_embeddings, query_terms, similar_papers, similar_to_text, text_matches
 from lib.schema import analysis_texts
-
-from conftest import PLANTED_TOPICS, HashingEmbedder, planted_records
+from lib.search import (
+    load_map_embeddings,
+    query_terms,
+    similar_papers,
+    similar_to_text,
+    text_matches,
+)
 
 
 @pytest.fixture(scope="module")

@@ -3,14 +3,20 @@ import json
 import pandas as pd
 import pytest
 import yaml
+from conftest import SEED_SAMPLE, planted_records
 
 from lib.errors import ParameterError, TaxonomyError
 from lib.load import load_papers
 from lib.pipeline import DEFAULT_TAXONOMY, REPO_ROOT
 from lib.schema import MAP_COLUMNS, analysis_texts
-from lib.subfields import SUBFIELD_COLUMNS, UNASSIGNED, assign_subfields, entry_similarity, load_taxonomy, parse_taxonomy
-
-from conftest import SEED_SAMPLE, planted_records
+from lib.subfields import (
+    SUBFIELD_COLUMNS,
+    UNASSIGNED,
+    assign_subfields,
+    entry_similarity,
+    load_taxonomy,
+    parse_taxonomy,
+)
 
 IJCAI_TAXONOMY = REPO_ROOT / "data" / "taxonomy" / "ijcai2023.yaml"
 

@@ -6,8 +6,17 @@ from sklearn.metrics import adjusted_rand_score
 from lib.errors import ParameterError
 from lib.schema import OUTPUT_COLUMNS
 from lib.topics import (
-    MAX_FINE_TOPICS, MAX_NEAREST_SHARE, MAX_TOPICS, SUMMARY_COLUMNS, default_n_fine_topics, default_n_topics,
-    find_topics, label_levels, label_topics, topic_summaries, topics_table,
+    MAX_FINE_TOPICS,
+    MAX_NEAREST_SHARE,
+    MAX_TOPICS,
+    SUMMARY_COLUMNS,
+    default_n_fine_topics,
+    default_n_topics,
+    find_topics,
+    label_levels,
+    label_topics,
+    topic_summaries,
+    topics_table,
 )
 
 

@@ -1,0 +1,112 @@
+"""Growing a map: place the papers of a later list (or one uploaded paper) on a finished map.
+
+Nothing already on the map moves: the new papers are embedded with the map's own query model,
+placed among their nearest papers by `lib.project.place_new`, and given the topic most of those
+neighbours share; keyphrases and subfields are found for them as in a build. Refitting the
+projection instead would redraw the whole map the readers already know.
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .cache import file_digest, make_key, read_arrays
+from .embed import query_embedder
+from .errors import InputError
+from .keywords import keywords_table
+from .load import load_papers
+from .pipeline import (
+    DEFAULT_TAXONOMY,
+    EMBEDDINGS_FILE,
+    PAPERS_FILE,
+    QUERY_MODEL_FILE,
+    SIDECAR_FILE,
+    BuildParams,
+    BuildResult,
+    StageRun,
+    _write_output,
+    is_built,
+    read_papers,
+)
+from .project import place_new
+from .report import RecordIssue
+from .schema import OUTPUT_COLUMNS, PAPER_COLUMNS, analysis_texts, conform
+from .subfields import assign_subfields, load_taxonomy
+
+
+def extend_map(
+    map_dir: str | Path,
+    input_path: str | Path,
+    *,
+    out_dir: str | Path,
+    taxonomy_path: str | Path = DEFAULT_TAXONOMY,
+    params: BuildParams = BuildParams(),
+) -> BuildResult:
+    """Write to `out_dir` the map of `map_dir` with the papers of `input_path` added, old papers unmoved.
+
+    Papers whose id is already on the map are skipped and reported. Raises `InputError` (one
+    sentence) when `map_dir` holds no finished build or no new paper can be added.
+    """
+    map_dir, out_dir = Path(map_dir), Path(out_dir)
+    if not is_built(map_dir):
+        raise InputError(f"{map_dir}: holds no finished map to add papers to (build one with `python -m lib build`)")
+    started = time.perf_counter()
+    base = read_papers(map_dir / PAPERS_FILE)
+    base_vectors = np.load(map_dir / EMBEDDINGS_FILE, allow_pickle=False)
+    query_model = read_arrays((map_dir / QUERY_MODEL_FILE).read_bytes())
+    loaded = load_papers(input_path, params.input_format)
+    report = loaded.report
+    known = set(base["paper_id"])
+    fresh = ~loaded.papers["paper_id"].isin(known)
+    report.skipped += [RecordIssue(f"paper {pid!r}", "already on the map") for pid in loaded.papers["paper_id"][~fresh]]
+    papers = conform(loaded.papers[fresh], PAPER_COLUMNS)
+    if papers.empty:
+        raise InputError(f"{input_path}: no paper to add: {report.loaded} read, all already on the map")
+    texts = analysis_texts(papers)
+    vectors = query_embedder(query_model).embed(texts)
+    coords = place_new(vectors, base_vectors, base[["x", "y"]].to_numpy(), n_neighbors=params.n_neighbors)
+    coarse, fine = _neighbour_topics(vectors, base_vectors, base, params.n_neighbors)
+    keywords = keywords_table(papers, texts, params.top_keywords)
+    subfields = assign_subfields(texts, load_taxonomy(taxonomy_path), params.subfield_min_score, random_state=params.random_state)
+    added = papers.assign(
+        keywords=[list(k) for k in keywords["keywords"]],
+        **{column: subfields[column].to_numpy() for column in
+           ("area", "subfield", "subfield_score", "subfield_runner_up", "subfield_runner_up_score", "subfield_confident")},
+        topic=coarse,
+        topic_label=base.set_index("topic")["topic_label"].groupby(level=0).first().reindex(coarse).to_numpy(),
+        topic_fine=fine,
+        topic_fine_label=base.set_index("topic_fine")["topic_fine_label"].groupby(level=0).first().reindex(fine).to_numpy(),
+        topic_assigned_nearest=False,
+        x=coords[:, 0],
+        y=coords[:, 1],
+    )
+    table = conform(pd.concat([base, conform(added, OUTPUT_COLUMNS)], ignore_index=True), OUTPUT_COLUMNS)
+    base_sidecar = json.loads((map_dir / SIDECAR_FILE).read_text(encoding="utf-8"))
+    counts = {"papers": len(table), "topics": int(table["topic"].nunique()), "fine_topics": int(table["topic_fine"].nunique()),
+              "subfields": int(table["subfield"].nunique())}
+    out_path = _write_output(out_dir, table, np.vstack([base_vectors, vectors]), query_model, {
+        **{k: base_sidecar[k] for k in ("input", "input_sha256", "taxonomy", "taxonomy_sha256", "embedder", "params")},
+        "added": {"input": str(input_path), "input_sha256": file_digest(input_path), "papers": len(papers), "from": str(map_dir)},
+        "keys": {"output": make_key("extend", base_sidecar["keys"], file_digest(input_path))},
+        "counts": counts,
+        "load_report": report.to_dict(),
+    })
+    return BuildResult(report, counts, [StageRun("extend", time.perf_counter() - started, False)], out_path, table)
+
+
+def _neighbour_topics(vectors: np.ndarray, base_vectors: np.ndarray, base: pd.DataFrame, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each new paper's fine topic: the one most of its `k` nearest map papers share (ties: the
+    nearest's); its coarse topic is that fine topic's, so the two levels still nest."""
+    k = min(k, len(base))
+    # In blocks of rows: a later list against a corpus-sized map would not fit in memory at once.
+    nearest = np.vstack([np.argsort(-(block @ base_vectors.T), axis=1, kind="stable")[:, :k]
+                         for block in np.array_split(vectors, max(1, len(vectors) // 1024))])
+    fine_of = base["topic_fine"].to_numpy()
+    coarse_of_fine = dict(zip(base["topic_fine"], base["topic"]))
+    fine = np.array([Counter(fine_of[row]).most_common(1)[0][0] for row in nearest], dtype=np.int64)
+    return np.array([coarse_of_fine[f] for f in fine], dtype=np.int64), fine
