@@ -80,6 +80,10 @@ class TfidfSvdEmbedder:
 
     def fit(self, texts: Sequence[str]) -> TfidfSvdModel:
         """Learn the vocabulary, IDF weights and SVD directions of `texts`."""
+        return self.fit_embed(texts)[1]
+
+    def fit_embed(self, texts: Sequence[str]) -> tuple[np.ndarray, TfidfSvdModel]:
+        """`fit`, and the texts' vectors from the same TF-IDF pass (what `fit(texts).embed(texts)` gives)."""
         # scikit-learn is imported here, not above: a cache hit never fits and should not pay its import.
         from sklearn.decomposition import TruncatedSVD
         from sklearn.feature_extraction.text import TfidfVectorizer
@@ -93,7 +97,8 @@ class TfidfSvdEmbedder:
             tfidf = vectorizer.fit_transform(texts)
         except ValueError:  # no text, or no usable word in any text
             empty = np.zeros(0, dtype=np.float32)
-            return TfidfSvdModel(empty.astype(str), empty, np.zeros((self.n_components, 0), dtype=np.float32))
+            model = TfidfSvdModel(empty.astype(str), empty, np.zeros((self.n_components, 0), dtype=np.float32))
+            return model.embed(texts), model
         # SVD needs fewer components than either side of the matrix; tiny corpora keep all of TF-IDF.
         n_components = min(self.n_components, tfidf.shape[0] - 1, tfidf.shape[1] - 1)
         if n_components < 2:
@@ -101,10 +106,13 @@ class TfidfSvdEmbedder:
         else:
             svd = TruncatedSVD(n_components=n_components, algorithm="randomized", random_state=self.random_state)
             components = svd.fit(tfidf).components_.astype(np.float32)
-        return TfidfSvdModel(vectorizer.get_feature_names_out().astype(str), vectorizer.idf_, components)
+        from sklearn.preprocessing import normalize
+
+        vectors = normalize(np.asarray(tfidf @ components.T)).astype(np.float32)
+        return vectors, TfidfSvdModel(vectorizer.get_feature_names_out().astype(str), vectorizer.idf_, components)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        return self.fit(texts).embed(texts)
+        return self.fit_embed(texts)[0]
 
 
 class EmbedderUnavailable(PaperMapError):
@@ -229,6 +237,9 @@ def fit_embed(embedder: Embedder, texts: Sequence[str]) -> tuple[np.ndarray, dic
     """The vectors of `texts` and the query model: arrays from which `query_embedder` embeds new text
     in the same space. An embedder without `fit` gives a query model naming it only."""
     query_model = {"embedder": np.array(embedder.name)}
+    if hasattr(embedder, "fit_embed"):  # one pass over the texts instead of two
+        vectors, fitted = embedder.fit_embed(texts)
+        return vectors, {**query_model, **fitted.to_arrays()}
     fit = getattr(embedder, "fit", None)
     if fit is None:
         return embedder.embed(texts), query_model

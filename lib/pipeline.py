@@ -323,8 +323,13 @@ class _SideStages:
             self.pool.shutdown(wait=exc[0] is None, cancel_futures=True)
 
     def _result(self, name: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+        from concurrent.futures.process import BrokenProcessPool
+
         future = self.futures.get(name)
-        return (future.result() if future else _side_stage(name, *self.arguments)), {}
+        try:
+            return (future.result() if future else _side_stage(name, *self.arguments)), {}
+        except BrokenProcessPool:  # the child could not start (a main script it cannot re-import, no memory)
+            return _side_stage(name, *self.arguments), {}
 
     def keywords(self) -> tuple[pd.DataFrame, dict[str, Any]]:
         return self._result("keywords")
