@@ -38,6 +38,9 @@ from .map_view import (  # noqa: F401
     search_in_view,
     similar_in_view,
     url_paper_choice,
+    map_hover,
+    TABLE_ROWS,
+    paper_list,
 )
 from .data_sets import (  # noqa: F401
     FETCH_TIMEOUT,
