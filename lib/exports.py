@@ -13,12 +13,16 @@ import re
 import string
 import unicodedata
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import plotly.graph_objects as go
 
 from .markup import markdown_literal, safe_url
 from .reading_lists import Entry
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _BIBTEX_SPECIALS = {
     "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -146,3 +150,8 @@ def file_stem(name: str) -> str:
     """A safe file name stem for list `name`: ASCII letters, digits and dashes, never empty."""
     folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     return re.sub(r"[^A-Za-z0-9]+", "-", folded).strip("-").lower() or "reading-list"
+
+
+def table_csv(table: pd.DataFrame) -> str:
+    """A display table (e.g. `tables.paper_table`) as CSV, every cell made safe to open in a spreadsheet."""
+    return table.map(_spreadsheet_safe).to_csv(index=False)

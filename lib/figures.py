@@ -8,7 +8,6 @@ from __future__ import annotations
 import colorsys
 import html
 import math
-import textwrap
 from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
@@ -55,20 +54,62 @@ def _escape(text: str) -> str:
     return html.escape(str(text), quote=False)
 
 
-def _hover_text(papers: pd.DataFrame) -> list[str]:
-    rows = []
+HOVER_WIDTH = 60  # characters per hover line
+HOVER_KEYWORDS = 3
+# Per point, the title goes in `text` and the other lines in `hovertext`; the template adds the markup
+# once per trace. plotly.py escapes every "<" and ">" in the figure's JSON as \u003c/\u003e, so a tag
+# costs 10-15 bytes per point: at 87k papers each per-point tag is a megabyte on the wire.
+HOVER_TEMPLATE = "<b>%{text}</b><br>%{hovertext}<extra></extra>"
+
+
+def _wrap(text: str, width: int = HOVER_WIDTH, most: int = 3) -> list[str]:
+    """`textwrap.wrap(text, width)[:most]`, greedy and without its regex cost (a corpus map wraps 100k titles)."""
+    words = text.split()
+    if sum(map(len, words)) + len(words) - 1 <= width:
+        return [" ".join(words)] if words else []
+    lines: list[str] = []
+    line = ""
+    for word in words:
+        while len(word) > width:  # a word longer than a line is cut, as textwrap does
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(word[:width])
+            word = word[width:]
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+        if len(lines) >= most:
+            return lines[:most]
+    return [*lines, line][:most] if line else lines[:most]
+
+
+def hover_labels(papers: pd.DataFrame) -> pd.DataFrame:
+    """What a map point's hover shows, indexed like `papers`: `title` (escaped, wrapped, joined by `<br>`)
+    and `details` (short authors, subfield and its doubt, topic, a few keywords; escaped, one a line).
+
+    Only what a glance needs: no abstracts. Computing it for a corpus map takes a while, so callers
+    that draw the same map repeatedly compute it once and pass it to `map_figure(hover=...)`.
+    """
+    titles, details = [], []
     columns = ("title", "authors", "subfield", "subfield_confident", "subfield_runner_up", "topic_fine_label", "topic_assigned_nearest", "keywords")
     for title, authors, subfield, confident, runner_up, topic, stray, keywords in zip(*(papers[c] for c in columns)):
-        lines = [f"<b>{_escape(line)}</b>" for line in textwrap.wrap(title, 60)[:3]]
-        if len(authors):
-            lines.append(_escape(short_authors(list(authors))))
+        titles.append("<br>".join(_escape(line) for line in _wrap(str(title))))
+        lines = [_escape(short_authors(list(authors)))] if len(authors) else []
         doubt = "" if confident else f" (uncertain; or {_escape(runner_up)})" if runner_up else " (uncertain)"
-        lines.append(f"<i>{_escape(subfield)}</i>{doubt}")
+        lines.append(f"{_escape(subfield)}{doubt}")
         lines.append(f"Topic: {_escape(topic)}{' (nearest; outside any dense region)' if stray else ''}")
         if len(keywords):
-            lines += [_escape(line) for line in textwrap.wrap(", ".join(list(keywords)[:5]), 60)[:2]]
-        rows.append("<br>".join(lines))
-    return rows
+            lines += [_escape(line) for line in _wrap(", ".join(list(keywords)[:HOVER_KEYWORDS]), most=1)]
+        details.append("<br>".join(lines))
+    return pd.DataFrame({"title": titles, "details": details}, index=papers.index, dtype=object)
+
+
+def hover_html(trace: go.Scattergl) -> list[str]:
+    """The hover of each point of a `map_figure` trace as Plotly renders it (for tests and exports)."""
+    return [f"<b>{title}</b><br>{details}" for title, details in zip(trace.text, trace.hovertext)]
 
 
 def marker_size(n_points: int) -> float:
@@ -126,6 +167,7 @@ def map_figure(
     width_hint: int = 900,
     highlight: Mapping[str, Collection[str]] | None = None,
     legend: bool = True,
+    hover: pd.DataFrame | None = None,
 ) -> go.Figure:
     """Scatter of `papers` on the map, one WebGL trace per value of `color_by`.
 
@@ -139,6 +181,11 @@ def map_figure(
     legend name to paper ids (a search's matches, the open paper): those are drawn again on top,
     larger and ringed, one layer per name in order (the last on top), even when filtered out;
     labels keep clear of them when they are few. `legend=False` leaves the legend out (a small map).
+    `hover` is `hover_labels(context)` computed beforehand (it is the slow part on a corpus map);
+    by default it is computed here for the papers drawn.
+
+    The figure is sized for the wire: coordinates go as float32, and each point carries its id and
+    its hover text only (see `HOVER_TEMPLATE`).
     """
     if color_by not in COLOR_CHOICES:
         raise ValueError(f"color_by must be one of {', '.join(COLOR_CHOICES)}; got {color_by!r}")
@@ -146,65 +193,72 @@ def map_figure(
         raise ValueError(f"labels must be one of {', '.join(LABEL_LEVELS)} or None; got {labels!r}")
     context = papers if context is None else context
     colours = category_colours(context, color_by)
-    figure = go.Figure()
+    traces = []
     size = marker_size(len(context))
-    backdrop = context[~context["paper_id"].isin(papers["paper_id"])]
+    backdrop = context[~_isin(context["paper_id"], papers["paper_id"])]
     if len(backdrop):
-        figure.add_trace(go.Scattergl(
-            x=backdrop["x"].to_numpy(), y=backdrop["y"].to_numpy(), mode="markers", name="filtered out",
+        traces.append(_scattergl(
+            x=_coords(backdrop["x"]), y=_coords(backdrop["y"]), mode="markers", name="filtered out",
             marker={"size": size * 0.8, "color": CONTEXT_COLOUR}, hoverinfo="skip", showlegend=False,
         ))
-    hover = np.array(_hover_text(papers), dtype=object)
+    hover = hover_labels(papers) if hover is None else hover.loc[papers.index]
+    titles, details = hover["title"].to_numpy(dtype=object), hover["details"].to_numpy(dtype=object)
+    xs, ys, ids = _coords(papers["x"]), _coords(papers["y"]), papers["paper_id"].to_numpy(dtype=object)
     groups = _groups(papers, color_by)
     # Values past the palette fold into Other; Unassigned and (none) keep their names, in grey.
-    lumped = groups.where(groups.map(lambda v: colours.get(v, NEUTRAL) != NEUTRAL or v in (NONE, UNASSIGNED)), OTHER)
+    kept = {v for v in groups.unique() if colours.get(v, NEUTRAL) != NEUTRAL or v in (NONE, UNASSIGNED)}
+    lumped = groups.where(groups.isin(kept), OTHER).to_numpy()
+    rows_of = pd.Series(np.arange(len(papers))).groupby(lumped, sort=False).indices  # value -> row positions, in one pass
     # Grey groups first, so coloured points are drawn over them; then the legend's order.
     grey = [OTHER, NONE, UNASSIGNED]
     order = grey + [v for v in colours if v not in grey]
-    area_of = dict(zip(context["subfield"], context["area"])) if color_by == "subfield" else {}
+    pairs = context[["subfield", "area"]].drop_duplicates() if color_by == "subfield" else context.iloc[:0]
+    area_of = dict(zip(pairs["subfield"], pairs["area"]))
+    in_area = papers["area"].value_counts() if color_by == "subfield" else None
     titled: set[str] = set()
     for value in order:
-        mask = (lumped == value).to_numpy()
-        if not mask.any():
+        rows = rows_of.get(value)
+        if rows is None:
             continue
         group = area_of.get(value, "")
         if group and group not in titled:
             # One legend entry per area, in its own hue, stands for all its subfields' shades.
-            in_area = int((papers["area"] == group).sum())
-            figure.add_trace(go.Scattergl(
-                x=[None], y=[None], mode="markers", name=f"{_escape(group)} ({in_area})", legendgroup=group,
+            traces.append(_scattergl(
+                x=[None], y=[None], mode="markers", name=f"{_escape(group)} ({int(in_area.get(group, 0))})", legendgroup=group,
                 marker={"size": size, "color": colours.get(group, NEUTRAL)}, hoverinfo="skip",
             ))
             titled.add(group)
-        figure.add_trace(go.Scattergl(
-            x=papers["x"].to_numpy()[mask],
-            y=papers["y"].to_numpy()[mask],
+        traces.append(_scattergl(
+            x=xs[rows],
+            y=ys[rows],
             mode="markers",
-            name=f"{_escape(value)} ({int(mask.sum())})",
+            name=f"{_escape(value)} ({len(rows)})",
             legendgroup=group or None,
             showlegend=not group,
             marker={
                 "size": size, "color": colours.get(value, NEUTRAL), "opacity": 0.5 if value in grey else 0.8,
                 "line": {"width": 0.5, "color": "white"},
             },
-            customdata=papers["paper_id"].to_numpy()[mask],
-            hovertext=hover[mask],
-            hovertemplate="%{hovertext}<extra></extra>",
+            customdata=ids[rows],
+            text=titles[rows],
+            hovertext=details[rows],
+            hovertemplate=HOVER_TEMPLATE,
         ))
-    for (name, ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
-        _add_highlight(figure, context, ids, name, colour, size)
+    for (name, marked_ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
+        traces += _highlight_trace(context, marked_ids, name, colour, size, hover)
+    figure = go.Figure(data=traces)
     x_range, y_range = _padded_range(context["x"]), _padded_range(context["y"])
     if labels:
         scale = (width_hint / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))  # pixels per unit
         level_font = FONT_SIZE + 2 if labels == "topic_label" else FONT_SIZE - 2
-        marked = context[context["paper_id"].isin({i for ids in (highlight or {}).values() for i in ids})]
+        marked = context[_isin(context["paper_id"], {i for ids in (highlight or {}).values() for i in ids})]
         avoid = list(zip(marked["x"], marked["y"])) if len(marked) <= MAX_AVOIDED else []
-        for x, y, label in place_labels(topic_positions(papers, context, labels), scale, x_range, level_font, avoid):
-            figure.add_annotation(
-                x=x, y=y, text=f"<b>{_escape(label)}</b>", showarrow=False,
-                font={"size": level_font, "color": "#111"}, bgcolor="rgba(255,255,255,0.75)",
-                bordercolor="#888", borderwidth=1, borderpad=4,
-            )
+        # All at once: each add_annotation would validate the whole list again.
+        figure.update_layout(annotations=[
+            {"x": x, "y": y, "text": f"<b>{_escape(label)}</b>", "showarrow": False, "font": {"size": level_font, "color": "#111"},
+             "bgcolor": "rgba(255,255,255,0.75)", "bordercolor": "#888", "borderwidth": 1, "borderpad": 4}
+            for x, y, label in place_labels(topic_positions(papers, context, labels), scale, x_range, level_font, avoid)
+        ])
     figure.update_layout(
         height=height,
         margin={"l": 0, "r": 0, "t": 30, "b": 0},
@@ -227,16 +281,36 @@ def map_figure(
     return figure
 
 
-def _add_highlight(figure: go.Figure, context: pd.DataFrame, ids: Collection[str], name: str, colour: str, size: float) -> None:
-    marked = context[context["paper_id"].isin(set(ids))]
+def _scattergl(**props: object) -> dict:
+    # Traces go in as dicts: plotly deep-copies trace objects element by element, seconds at 87k papers.
+    return {"type": "scattergl", **props}
+
+
+def _isin(values: pd.Series, wanted: Collection[str] | pd.Series) -> np.ndarray:
+    # On object arrays: pandas' Arrow-backed strings test membership in a long list a hundred times slower.
+    wanted = wanted.to_numpy(dtype=object) if isinstance(wanted, pd.Series) else np.asarray(list(wanted), dtype=object)
+    return pd.Series(values.to_numpy(dtype=object), dtype=object).isin(wanted).to_numpy()
+
+
+def _coords(values: pd.Series) -> np.ndarray:
+    # float32 halves the coordinates on the wire; a map drawn a thousand pixels wide needs no more.
+    return values.to_numpy(dtype=np.float32)
+
+
+def _highlight_trace(
+    context: pd.DataFrame, ids: Collection[str], name: str, colour: str, size: float, hover: pd.DataFrame | None,
+) -> list[dict]:
+    marked = context[_isin(context["paper_id"], list(ids))]
     if marked.empty:
-        return
-    # Hover texts are built for the marked papers only: a search may mark a few of thousands.
-    figure.add_trace(go.Scattergl(
-        x=marked["x"].to_numpy(), y=marked["y"].to_numpy(), mode="markers", name=f"{_escape(name)} ({len(marked)})",
+        return []
+    # Hover texts are built for the marked papers only (unless given): a search may mark a few of thousands.
+    labels = hover_labels(marked) if hover is None or not marked.index.isin(hover.index).all() else hover.loc[marked.index]
+    return [_scattergl(
+        x=_coords(marked["x"]), y=_coords(marked["y"]), mode="markers", name=f"{_escape(name)} ({len(marked)})",
         marker={"size": max(size * 1.8, 12), "color": colour, "line": {"width": 2.5, "color": "#111"}},
-        customdata=marked["paper_id"].to_numpy(), hovertext=_hover_text(marked), hovertemplate="%{hovertext}<extra></extra>",
-    ))
+        customdata=marked["paper_id"].to_numpy(dtype=object), text=labels["title"].to_numpy(dtype=object),
+        hovertext=labels["details"].to_numpy(dtype=object), hovertemplate=HOVER_TEMPLATE,
+    )]
 
 
 def _padded_range(values: pd.Series) -> list[float]:

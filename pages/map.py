@@ -8,7 +8,7 @@ import streamlit as st
 from lib import exports, figures, ui_state
 from lib.errors import PaperMapError
 from lib.markup import markdown_literal
-from lib.tables import corpus_caption, paper_table, selection_summary
+from lib.tables import corpus_caption, selection_summary
 
 SIMILAR = 20
 
@@ -54,7 +54,8 @@ def map_and_selection() -> None:
         highlight["most similar"] = similar["paper_id"]
     if paper_id:
         highlight["open paper"] = [paper_id]
-    figure = figures.map_figure(shown, color_by, ui_state.label_column(labels), context=papers, highlight=highlight)
+    figure = figures.map_figure(shown, color_by, ui_state.label_column(labels), context=papers, highlight=highlight,
+                                hover=ui_state.map_hover(view.map_dir))
     event = st.plotly_chart(
         figure, key="map", theme=None, on_select="rerun", selection_mode=("points", "box", "lasso"),
         config={"scrollZoom": False, "displaylogo": False},  # the wheel scrolls the page, as a presenter expects
@@ -81,11 +82,11 @@ def map_and_selection() -> None:
         st.markdown(f"#### {len(listed):,} {heading}")
         for name, line in selection_summary(listed).items():
             st.markdown(f"**{name}:** {markdown_literal(line)}")
-        st.dataframe(paper_table(listed), hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG, key="listed_table")
+        ui_state.paper_list(listed, key="listed_table")
         ui_state.add_to_list_control(listed, key="map-listed")
     else:
         st.caption("Click a point to see its paper; draw a box or lasso (toolbar above the map) to list the papers inside.")
-        st.dataframe(paper_table(shown), hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG, key="shown_table")
+        ui_state.paper_list(shown, key="shown_table", what="papers shown")
 
 
 map_and_selection()

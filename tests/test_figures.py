@@ -4,18 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.figures import (
-    NEUTRAL,
-    OTHER,
-    PALETTE,
-    category_colours,
-    count_bar,
-    map_figure,
-    marker_size,
-    place_labels,
-    short_authors,
-    topic_positions,
-)
+from lib.figures import NEUTRAL, OTHER, PALETTE, category_colours, count_bar, hover_html, hover_labels, map_figure, marker_size, place_labels, short_authors, topic_positions
 from lib.subfields import UNASSIGNED
 from lib.tables import paper_table
 
@@ -117,11 +106,11 @@ def test_untrusted_text_is_escaped_in_hover_legend_and_labels():
     table["topic_label"] = "<b onmouseover=alert(1)>x</b>"
     figure = map_figure(table)
     paper_trace = next(t for t in figure.data if t.customdata is not None)
-    rendered = " ".join([*paper_trace.hovertext, *(t.name for t in figure.data), *(a.text for a in figure.layout.annotations)])
+    rendered = " ".join([*hover_html(paper_trace), *(t.name for t in figure.data), *(a.text for a in figure.layout.annotations)])
     assert "<script>" not in rendered and "<img" not in rendered and "<b onmouseover" not in rendered
     assert "&lt;script&gt;" in rendered
     table["title"] = '"Who experiences model decay?" A study'
-    hover = next(t for t in map_figure(table).data if t.customdata is not None).hovertext[0]
+    hover = hover_html(next(t for t in map_figure(table).data if t.customdata is not None))[0]
     assert '"Who experiences' in hover and "&quot;" not in hover  # Plotly would show the entity as is
 
 
@@ -170,7 +159,7 @@ def test_highlighted_papers_are_drawn_on_top_even_when_filtered_out():
     figure = map_figure(part, context=table, highlight={"matches": ["p0", "p3", "missing"], "open paper": ["p8"]})
     matches, top = figure.data[-2:]
     assert matches.name == "matches (2)" and list(matches.customdata) == ["p0", "p3"]  # p0 is filtered out, still marked
-    assert matches.marker.size > figure.data[1].marker.size and "Paper 0" in matches.hovertext[0]
+    assert matches.marker.size > figure.data[1].marker.size and "Paper 0" in hover_html(matches)[0]
     assert top.name == "open paper (1)" and top.marker.color != matches.marker.color
     assert not map_figure(part, context=table, highlight={"matches": ["missing"]}).data[-1].name.startswith("matches")
 
@@ -191,3 +180,16 @@ def test_labels_keep_clear_of_highlighted_papers():
     label_y = {a.text: a.y for a in map_figure(table).layout.annotations}
     moved_y = {a.text: a.y for a in map_figure(table, highlight={"open paper": ["p0"]}).layout.annotations}
     assert label_y["<b>Topic 0</b>"] == 0.0 and moved_y["<b>Topic 0</b>"] != 0.0
+
+
+def test_hover_is_lean_and_precomputed_hover_gives_the_same_figure():
+    table = papers(n=12, groups=2)
+    table["title"] = ["A long title about " + "kernel methods " * 12] * 12
+    table["abstract"] = ["An abstract that must never travel with the map. " * 20] * 12
+    table["keywords"] = [["one", "two", "three", "four", "five"]] * 12
+    hover = hover_html(next(t for t in map_figure(table).data if t.customdata is not None))[0]
+    assert "abstract" not in hover and "four" not in hover and "three" in hover  # a few keywords, never the abstract
+    assert hover.count("<br>") <= 2 + 4  # title in at most three lines, then authors, subfield, topic, keywords
+    part = table.iloc[3:9]
+    given = map_figure(part, context=table, highlight={"open": ["p0"]}, hover=hover_labels(table))
+    assert given.to_json() == map_figure(part, context=table, highlight={"open": ["p0"]}).to_json()

@@ -55,6 +55,18 @@ def test_map_page_shows_every_paper_coloured_by_subfield(app_env):
     assert "planted2025.json" in plain(app.get("caption")[0].value)
 
 
+def test_a_long_table_under_the_map_is_capped_and_says_so(app_env, monkeypatch):
+    # A corpus map would otherwise send every row (tens of megabytes); here the cap is set below the list's size.
+    monkeypatch.setattr("lib.ui_state.map_view.TABLE_ROWS", 10)
+    app = started()
+    assert len(app.dataframe) == 1 and len(app.dataframe[0].value) == 10
+    assert any("first 10 of 36 papers shown" in plain(c.value) for c in app.get("caption"))
+    assert any("Download all 36" in b.proto.label for b in app.get("download_button"))
+    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    hover = [text for trace in figure["data"] if "customdata" in trace for text in trace["hovertext"]]
+    abstracts = [record["abstract"][:40] for record in planted_records()]
+    assert len(hover) == 36 and not any(abstract in text for text in hover for abstract in abstracts)  # hover never carries abstracts
+
 def test_subfield_filter_changes_what_is_shown(app_env):
     app = started()
     subfield = app.multiselect(key="subfield").options[0]

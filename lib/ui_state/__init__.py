@@ -56,6 +56,9 @@ from .map_view import (  # noqa: F401
     text_matches,
     url_paper,
     url_paper_choice,
+    map_hover,
+    TABLE_ROWS,
+    paper_list,
 )
 from .reading import (  # noqa: F401
     LIST_KEY,

@@ -145,9 +145,19 @@ def write_url(key: str, value: str | list[str], default: str | list[str]) -> Non
 KEYWORD_OPTIONS = 1500
 
 
-def sidebar_filters(papers: pd.DataFrame) -> Filters:
+@st.cache_data(show_spinner=False, max_entries=256)
+def _facet_options(map_dir: str, chosen: dict[str, list[str]], name: str, _papers: pd.DataFrame) -> dict[str, int]:
+    # Keyed by the map's folder and the choice (the table itself is not hashed: at 87k papers that
+    # alone would take longer than counting): a rerun that changes no filter counts nothing again.
+    return facet_options(_papers, Filters.from_query(chosen), name, limit=KEYWORD_OPTIONS if name == "keyword" else None,
+                         min_count=2 if name == "keyword" and len(_papers) > 200 else 1)
+
+
+def sidebar_filters(papers: pd.DataFrame, map_dir: str | None = None) -> Filters:
     """The facet widgets of the sidebar, seeded from the URL; each offers its values with the
-    number of papers they would show given the other facets' choices. Returns the choice."""
+    number of papers they would show given the other facets' choices. Returns the choice.
+
+    With `map_dir` (the folder `papers` was read from), the counts are cached per map and choice."""
     # Before the widgets exist, their choices are the session's, or on a first run the URL's.
     chosen = Filters.from_query({
         name: st.session_state[name] if name in st.session_state else st.query_params.get_all(name) for name in FACETS if name != "author"
@@ -157,8 +167,11 @@ def sidebar_filters(papers: pd.DataFrame) -> Filters:
             author = url_text(label, key="author", placeholder="Name or part of one")
             chosen = replace(chosen, author=(author,) if author else ())
             continue
-        options = facet_options(papers, chosen, name, limit=KEYWORD_OPTIONS if name == "keyword" else None,
-                                min_count=2 if name == "keyword" and len(papers) > 200 else 1)
+        if map_dir is None:
+            options = facet_options(papers, chosen, name, limit=KEYWORD_OPTIONS if name == "keyword" else None,
+                                    min_count=2 if name == "keyword" and len(papers) > 200 else 1)
+        else:
+            options = _facet_options(map_dir, chosen.to_query(), name, papers)
         if not options and not getattr(chosen, name):
             continue  # the data has no such values (no statuses, no primary areas)
         values = url_multiselect(label, options, key=name, placeholder=f"Any {label.lower()}")

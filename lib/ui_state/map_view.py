@@ -7,11 +7,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from .. import figures, search
+from .. import exports, figures, search
 from ..embed import QueryEmbedder, query_embedder
 from ..figures import short_authors
 from ..markup import markdown_literal, safe_url
-from .core import View, read_map, write_url
+from ..tables import paper_table
+from .core import PAPER_COLUMN_CONFIG, View, read_map, write_url
 from .reading import add_to_list_control
 
 LABEL_CHOICES = {**figures.LABEL_LEVELS, "none": "None"}
@@ -83,6 +84,28 @@ def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
                 st.link_button("Open paper", link)
             st.button("Close", key="close_paper", on_click=open_paper, args=(None,))
         add_to_list_control(papers[papers["paper_id"] == paper_id], key="map-open-paper")
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def map_hover(map_dir: str) -> pd.DataFrame:
+    """`figures.hover_labels` of the whole map in `map_dir`, built once per map (seconds on a corpus),
+    indexed like `read_map`'s papers; pass it to `figures.map_figure(hover=...)`."""
+    return figures.hover_labels(read_map(map_dir)[0])
+
+
+TABLE_ROWS = 1000  # rows a paper table under the map sends; a corpus view would send tens of megabytes
+
+
+def paper_list(papers: pd.DataFrame, key: str, what: str = "papers") -> None:
+    """A table of `papers` (see `tables.paper_table`), its first `TABLE_ROWS` rows only, saying so,
+    with a download of all of them as CSV (built only when clicked)."""
+    if len(papers) > TABLE_ROWS:
+        st.caption(f"The first {TABLE_ROWS:,} of {len(papers):,} {what}, in map order. Narrow them with the filters, "
+                   "a search or a box on the map, or download them all.")
+    st.dataframe(paper_table(papers.head(TABLE_ROWS)), hide_index=True, column_config=PAPER_COLUMN_CONFIG, key=key)
+    if len(papers) > TABLE_ROWS:
+        st.download_button(f"Download all {len(papers):,} as CSV", data=lambda: exports.table_csv(paper_table(papers)),
+                           file_name="papers.csv", mime="text/csv", on_click="ignore", key=f"{key}-csv")
 
 
 _PAPER_CHOICE = "paper_choice"
