@@ -32,6 +32,16 @@ def papers(n=40, groups=5):
     })
 
 
+def point_colours(figure):
+    """paper id -> the colour its point is drawn in (a trace's one colour, or its per-point colours)."""
+    colours = {}
+    for trace in figure.data:
+        if trace.customdata is not None:
+            shades = trace.marker.color if isinstance(trace.marker.color, (list, tuple)) else [trace.marker.color] * len(trace.customdata)
+            colours.update(zip(trace.customdata, shades))
+    return colours
+
+
 def plotted_ids(figure):
     return [pid for trace in figure.data if trace.customdata is not None for pid in trace.customdata]
 
@@ -41,7 +51,7 @@ def test_every_paper_is_one_point_carrying_its_id():
     figure = map_figure(table)
     assert sorted(plotted_ids(figure)) == sorted(table["paper_id"])
     assert {trace.type for trace in figure.data} == {"scattergl"}
-    assert len([t for t in figure.data if t.customdata is not None]) == 5 and len(figure.layout.annotations) == 3
+    assert len([t for t in figure.data if t.customdata is not None]) == 1 and len(figure.layout.annotations) == 3  # one area
     assert figure.layout.legend.orientation == "h"  # under the map: its length never squeezes the map
 
 
@@ -70,15 +80,18 @@ def test_subfields_take_shades_of_their_areas_hue_and_group_in_the_legend():
     in_legend = [trace for trace in figure.data if trace.showlegend is not False]
     assert [trace.name for trace in in_legend] == ["Deep Learning (30)", "Optimization (30)"]  # one entry per area
     assert [trace.marker.color for trace in in_legend] == [colours["Deep Learning"], colours["Optimization"]]
+    # One drawn trace per area, each point in its subfield's shade.
+    assert len([trace for trace in figure.data if trace.customdata is not None]) == 2
+    drawn = point_colours(figure)
+    assert all(drawn[pid] == colours[subfield] for pid, subfield in zip(table["paper_id"], table["subfield"]))
 
 
 def test_filtering_keeps_colours_axes_and_the_rest_as_a_backdrop():
     table = papers()
     whole = map_figure(table, context=table)
     part = map_figure(table[table["subfield"] == "Subfield 3"], context=table)
-    colour = {t.name.rsplit(" (", 1)[0]: t.marker.color for t in whole.data}
-    shown = [t for t in part.data if t.customdata is not None]
-    assert [(t.name.rsplit(" (", 1)[0], t.marker.color) for t in shown] == [("Subfield 3", colour["Subfield 3"])]
+    assert point_colours(part) == {pid: c for pid, c in point_colours(whole).items() if pid in point_colours(part)}
+    assert sorted(point_colours(part)) == sorted(table[table["subfield"] == "Subfield 3"]["paper_id"])
     backdrop = [t for t in part.data if t.name == "filtered out"]
     assert len(backdrop) == 1 and len(backdrop[0].x) == 32 and backdrop[0].hoverinfo == "skip"
     assert part.layout.xaxis.range == whole.layout.xaxis.range and part.layout.yaxis.range == whole.layout.yaxis.range
