@@ -347,9 +347,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         cases, warmup_list = make_cases(args.sizes, args.data_dir, args.seed, scratch)
         if not args.no_warmup:
             warm_up(who_list, warmup_list, scratch)
-        for case in cases:
-            big = case.kind == "abstracts" and case.n >= BIG_SIZE
-            run_case(case, who_list, args.big_repeats if big and args.big_repeats else args.repeats, scratch)
+        try:
+            for case in cases:
+                big = case.kind == "abstracts" and case.n >= BIG_SIZE
+                run_case(case, who_list, args.big_repeats if big and args.big_repeats else args.repeats, scratch)
+        except KeyboardInterrupt:  # a long run stopped by hand still shows what it measured
+            print("interrupted: the tables show the runs that finished", file=sys.stderr)
     print_tables(cases, who_list)
     print(f"\n{sys.executable.rsplit('/', 1)[-1]} on {os.cpu_count()} cores; sampling seed {args.seed}; "
           f"bench took {time.perf_counter() - started:.0f} s.")
