@@ -1,8 +1,10 @@
-"""`python -m lib build INPUT [--taxonomy FILE] [--out DIR] [--cache DIR] [--format FMT] [--embedder NAME] [--model PATH]`,
-`python -m lib extend MAP_DIR INPUT --out DIR [--taxonomy FILE]` and `python -m lib fetch [--url URL] [--out DIR] [--timeout S]`."""
+"""`python -m lib build INPUT [--taxonomy FILE] [--out DIR] [--cache DIR] [--format FMT] [--embedder NAME] [--model PATH]
+[--timings FILE]`, `python -m lib extend MAP_DIR INPUT --out DIR [--taxonomy FILE]` and
+`python -m lib fetch [--url URL] [--out DIR] [--timeout S]`."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -36,6 +38,8 @@ def parser() -> argparse.ArgumentParser:
                            help="text embedding backend (default: tfidf-svd; sentence-transformers needs requirements-embed.txt)")
     build_cmd.add_argument("--model", default=None,
                            help="sentence-transformers model folder or name (default: the packaged all-MiniLM-L6-v2)")
+    build_cmd.add_argument("--timings", type=Path, default=None,
+                           help="also write each stage's seconds and whether it came from the cache to FILE as JSON (for bench/build.py)")
     build_cmd.add_argument("--quiet", action="store_true", help="no progress bar, no skipped-record lines")
     fetch_cmd = commands.add_parser("fetch", help="download a paper list (by default all of ICML 2025) into the data folder")
     fetch_cmd.add_argument("--url", default=ICML2025_URL, help="paper list to download (default: Paper Copilot's ICML 2025 list)")
@@ -91,6 +95,9 @@ def _build(args: argparse.Namespace) -> int:
     if not args.quiet:
         for line in result.report.lines():
             print(line, file=sys.stderr)
+    if args.timings:
+        stages = [{"name": s.name, "seconds": s.seconds, "cached": s.cached} for s in result.stages]
+        args.timings.write_text(json.dumps({"seconds": result.seconds, "stages": stages}), encoding="utf-8")
     print(result.summary())
     return 0
 

@@ -1,0 +1,362 @@
+"""Build time, per stage and in total, with peak memory: PaperMap beside the floor and BERTopic, same run.
+
+    python bench/build.py [--sizes titles 3340 10000 30000 87691] [--repeats 3] [--big-repeats 1]
+                          [--skip-peer] [--data-dir ../shared/data] [--seed 0] [--no-warmup]
+
+Every run is a whole fresh process on the same list, as a user would start it:
+- PaperMap cold: `python -m lib build LIST --cache <empty folder> --out <folder>` (a new list on a
+  machine that has run PaperMap before); warm: the same command again, a cache hit. Stage times come
+  from the CLI's `--timings` file; "start-up, imports, other" is the wall time the stages leave.
+- floor: bench/floor_build.py, which only reads the list and computes TF-IDF + SVD-128.
+- UMAP floor: bench/floor_umap.py, the floor then plain `umap.UMAP().fit_transform` (the projection's floor).
+- peer: bench/peer_bertopic.py, BERTopic `fit_transform` + `visualize_documents` on the floor's vectors.
+Sizes: `titles` is the 3,340 ICML 2025 titles (icml2025_papers.json); a number N is N abstracts,
+the first N of a seeded shuffle of scale_corpus.json (so smaller samples nest in larger ones),
+written to a temporary folder; N at or above the corpus's size is the whole corpus file.
+Before timing, each contender runs once, untimed, on 300 abstracts (numba's and the OS's caches
+warm, as on a machine that has run it before). Times are medians over the repeats; peak memory
+is the largest resident set of any repeat (the process's own, from wait4). Progress goes to
+stderr, the Markdown tables to stdout.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BENCH = REPO / "bench"
+DEFAULT_DATA_DIR = REPO.parent / "shared" / "data"
+TITLES_FILE = "icml2025_papers.json"
+CORPUS_FILE = "scale_corpus.json"
+DEFAULT_SIZES = ("titles", "3340", "10000", "30000", "87691")
+FULL_SIZE = 87_691  # scale_corpus.json's papers: the goals' corpus scale
+BIG_SIZE = 30_000  # from here on --big-repeats applies
+WARMUP_SIZE = 300
+# Offline: BERTopic is given its embeddings, and nothing may fetch a model.
+OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+COLD, WARM, FLOOR, UMAP_FLOOR, PEER = "PaperMap cold", "PaperMap warm", "floor", "UMAP floor", "peer (BERTopic)"
+CONTENDERS = (FLOOR, COLD, WARM, UMAP_FLOOR, PEER)  # the order they run in within a repeat
+REST = "start-up, imports, other"
+
+
+# ---- pure helpers (tests/test_bench_build.py) ----
+
+def median(values: Sequence[float]) -> float | None:
+    """The median, or None for no values."""
+    return statistics.median(values) if values else None
+
+
+def growth_exponent(n1: int, t1: float | None, n2: int, t2: float | None) -> float | None:
+    """k in t ~ n^k between two sizes: log(t2 / t1) / log(n2 / n1); None when a time is missing."""
+    if t1 is None or t2 is None or t1 <= 0 or t2 <= 0 or n1 == n2:
+        return None
+    return math.log(t2 / t1) / math.log(n2 / n1)
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None or b <= 0 else a / b
+
+
+def mark(value: float | None, limit: float) -> str:
+    """'met' when value <= limit, 'not met' above it, 'not measured' without a value."""
+    if value is None:
+        return "not measured"
+    return "met" if value <= limit else "not met"
+
+
+def sample_records(records: list, n: int, seed: int = 0) -> list:
+    """The first n of a seeded shuffle of `records`: the same seed gives the same sample, and a
+    smaller sample is the start of a larger one. All records, in their order, when n >= len(records)."""
+    if n >= len(records):
+        return list(records)
+    order = list(range(len(records)))
+    random.Random(seed).shuffle(order)
+    return [records[i] for i in order[:n]]
+
+
+def exponent_pairs(sizes: Sequence[int]) -> list[tuple[int, int]]:
+    """Consecutive pairs of the sorted sizes, plus 10,000 -> 87,691 when both are there."""
+    sizes = sorted(set(sizes))
+    pairs = list(zip(sizes, sizes[1:]))
+    if 10_000 in sizes and FULL_SIZE in sizes and (10_000, FULL_SIZE) not in pairs:
+        pairs.append((10_000, FULL_SIZE))
+    return pairs
+
+
+@dataclass
+class Run:
+    seconds: float
+    peak_mb: float
+    stages: dict[str, float]
+
+
+@dataclass
+class Case:
+    label: str
+    kind: str  # "titles" or "abstracts"
+    n: int
+    path: Path
+    runs: dict[str, list[Run]] = field(default_factory=dict)
+
+    def median(self, who: str) -> float | None:
+        return median([r.seconds for r in self.runs.get(who, [])])
+
+    def peak(self, who: str) -> float | None:
+        peaks = [r.peak_mb for r in self.runs.get(who, [])]
+        return max(peaks) if peaks else None
+
+    def stage_medians(self, who: str) -> dict[str, float]:
+        runs = self.runs.get(who, [])
+        names = list(dict.fromkeys(name for r in runs for name in r.stages))
+        return {name: statistics.median([r.stages.get(name, 0.0) for r in runs]) for name in names}
+
+
+def goal_rows(cases: Sequence[Case]) -> list[tuple[str, str, str]]:
+    """(goal, measured, met / not met / not measured) for each of issue 5's build goals."""
+    def find(n: int) -> Case | None:
+        return next((c for c in cases if c.kind == "abstracts" and c.n == n), None)
+
+    def show(value: float | None, unit: str = "x") -> str:
+        return "-" if value is None else f"{value:.2f}{unit}" if unit == "x" else f"{value:,.0f} {unit}"
+
+    rows = []
+    small, big, ten = find(3340), find(FULL_SIZE), find(10_000)
+    value = ratio(small.median(COLD), small.median(PEER)) if small else None
+    rows.append(("3,340 abstracts, cold: PaperMap / peer <= 0.25", show(value), mark(value, 0.25)))
+    value = ratio(small.median(COLD), small.median(FLOOR)) if small else None
+    rows.append(("3,340 abstracts, cold: PaperMap / floor <= 4", show(value), mark(value, 4)))
+    warm = [(ratio(c.median(WARM), c.median(FLOOR)), c.label) for c in cases]
+    warm = [(v, label) for v, label in warm if v is not None]
+    worst = max(warm) if warm else (None, "")
+    rows.append(("cache hit, every size: warm / floor <= 0.5",
+                 f"{show(worst[0])} (worst: {worst[1]})" if warm else "-", mark(worst[0], 0.5)))
+    value = ratio(big.median(COLD), big.median(FLOOR)) if big else None
+    rows.append(("87,691 abstracts, cold: PaperMap / floor <= 4", show(value), mark(value, 4)))
+    value = max(filter(None, (big.peak(COLD), big.peak(WARM))), default=None) if big else None
+    rows.append(("87,691 abstracts: PaperMap peak memory <= 4,000 MB", show(value, "MB"), mark(value, 4000)))
+    value = growth_exponent(10_000, ten.median(COLD), FULL_SIZE, big.median(COLD)) if ten and big else None
+    rows.append(("PaperMap cold growth exponent 10,000 -> 87,691 <= 1.15", "-" if value is None else f"{value:.2f}",
+                 mark(value, 1.15)))
+    return rows
+
+
+# ---- running ----
+
+def run_process(command: list[str], log: Path) -> tuple[float, float, int, str]:
+    """(wall seconds, peak resident MB, exit status, stdout) of one fresh process.
+
+    Its own peak from wait4, not RUSAGE_CHILDREN, which keeps the largest child so far."""
+    env = {**os.environ, **OFFLINE_ENV}
+    with open(log, "w") as out, open(log.with_suffix(".err"), "w") as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=REPO, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return seconds, usage.ru_maxrss * 1024 / 1e6, process.returncode, log.read_text()
+
+
+def commands(path: Path, scratch: Path) -> dict[str, tuple[list[str], Path | None]]:
+    """Each contender's command line, and the file its stage times land in (PaperMap's)."""
+    python = sys.executable
+    build = [python, "-m", "lib", "build", str(path), "--cache", str(scratch / "cache"), "--out", str(scratch / "out"),
+             "--quiet", "--timings", str(scratch / "timings.json")]
+    return {
+        FLOOR: ([python, str(BENCH / "floor_build.py"), str(path)], None),
+        COLD: (build, scratch / "timings.json"),
+        WARM: (build, scratch / "timings.json"),
+        UMAP_FLOOR: ([python, str(BENCH / "floor_umap.py"), str(path)], None),
+        PEER: ([python, str(BENCH / "peer_bertopic.py"), str(path)], None),
+    }
+
+
+def measure(who: str, command: list[str], timings: Path | None, scratch: Path) -> Run | None:
+    """One timed run; None (with its error on stderr) when the process failed."""
+    if timings is not None:
+        timings.unlink(missing_ok=True)
+    log = scratch / f"{who.split()[0]}-{who.split()[-1].strip('()')}.log"
+    seconds, peak, status, stdout = run_process(command, log)
+    if status != 0:
+        tail = log.with_suffix(".err").read_text().strip().splitlines()[-5:]
+        print(f"  {who} failed (exit {status}):\n    " + "\n    ".join(tail), file=sys.stderr)
+        return None
+    if timings is not None:
+        stages = {s["name"]: s["seconds"] for s in json.loads(timings.read_text())["stages"]} if timings.exists() else {}
+    else:
+        lines = [line for line in stdout.splitlines() if line.startswith("{")]
+        stages = json.loads(lines[-1])["stages"] if lines else {}
+    stages[REST] = max(0.0, seconds - sum(stages.values()))
+    return Run(seconds, peak, stages)
+
+
+def write_samples(corpus_path: Path, sizes: Sequence[int], seed: int, out_dir: Path) -> dict[str, list]:
+    """Write each size's sample of the corpus (and the warm-up's) into out_dir: {size: [path, papers]}.
+    A size at or above the corpus's is the corpus file itself."""
+    corpus = json.loads(Path(corpus_path).read_text(encoding="utf-8"))
+    written = {}
+    for n in sizes:
+        if n >= len(corpus):
+            written[str(n)] = [str(corpus_path), len(corpus)]
+            continue
+        path = Path(out_dir) / f"abstracts_{n}.json"
+        path.write_text(json.dumps(sample_records(corpus, n, seed)), encoding="utf-8")
+        written[str(n)] = [str(path), n]
+    path = Path(out_dir) / "warmup.json"
+    path.write_text(json.dumps(sample_records(corpus, WARMUP_SIZE, seed + 1)), encoding="utf-8")
+    written["warmup"] = [str(path), WARMUP_SIZE]
+    return written
+
+
+def make_cases(sizes: Sequence[str], data_dir: Path, seed: int, scratch: Path) -> tuple[list[Case], Path]:
+    """The cases to run, in the order given, and the warm-up list.
+
+    The corpus is sampled in a child process: a fork inherits this process's peak memory, and the
+    parsed 87,691-paper corpus (about 1 GB) would otherwise show up in every contender's peak."""
+    numbers = [int(size) for size in sizes if size != "titles"]
+    code = (f"import json, sys; sys.path.insert(0, {str(BENCH)!r}); from build import write_samples; "
+            f"print(json.dumps(write_samples({str(data_dir / CORPUS_FILE)!r}, {numbers!r}, {seed}, {str(scratch)!r})))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    written = json.loads(done.stdout)
+    cases = []
+    for size in sizes:
+        if size == "titles":
+            path = data_dir / TITLES_FILE
+            cases.append(Case("ICML 2025 titles", "titles", len(json.loads(path.read_text(encoding="utf-8"))), path))
+            continue
+        path, n = written[str(int(size))]
+        whole = Path(path).name == CORPUS_FILE
+        cases.append(Case(f"abstracts {n:,}" + (" (all)" if whole else ""), "abstracts", n, Path(path)))
+    return cases, Path(written["warmup"][0])
+
+
+def warm_up(who_list: Sequence[str], path: Path, scratch: Path) -> None:
+    folder = scratch / "warmup"
+    folder.mkdir()
+    for who, (command, timings) in commands(path, folder).items():
+        if who in who_list and who != WARM:
+            start = time.perf_counter()
+            measure(who, command, timings, folder)
+            print(f"  warm-up {who}: {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+
+
+def run_case(case: Case, who_list: Sequence[str], repeats: int, scratch: Path) -> None:
+    for repeat in range(repeats):
+        folder = scratch / f"{case.kind}-{case.n}-{repeat}"
+        folder.mkdir()  # a new, empty --cache for this repeat's cold run; the warm run reuses it
+        for who, (command, timings) in commands(case.path, folder).items():
+            if who not in who_list:
+                continue
+            run = measure(who, command, timings, folder)
+            if run is not None:
+                case.runs.setdefault(who, []).append(run)
+            shown = "failed" if run is None else f"{run.seconds:.1f} s, {run.peak_mb:,.0f} MB"
+            print(f"  {case.label} [{repeat + 1}/{repeats}] {who}: {shown}", file=sys.stderr, flush=True)
+
+
+# ---- tables ----
+
+def fmt(value: float | None, pattern: str = "{:.2f}") -> str:
+    return "-" if value is None else pattern.format(value)
+
+
+def print_tables(cases: Sequence[Case], who_list: Sequence[str]) -> None:
+    print("## Build time (median seconds, each a fresh process) and ratios\n")
+    shown = [w for w in (COLD, WARM, FLOOR, PEER, UMAP_FLOOR) if w in who_list]
+    print("| list | papers | " + " | ".join(f"{w} (s)" for w in shown)
+          + " | cold / peer | cold / floor | warm / floor | repeats |")
+    print("|---|---:|" + "---:|" * len(shown) + "---:|---:|---:|---:|")
+    for c in cases:
+        repeats = max((len(r) for r in c.runs.values()), default=0)
+        print(f"| {c.label} | {c.n:,} | " + " | ".join(fmt(c.median(w)) for w in shown)
+              + f" | {fmt(ratio(c.median(COLD), c.median(PEER)), '{:.2f}x')}"
+              + f" | {fmt(ratio(c.median(COLD), c.median(FLOOR)), '{:.2f}x')}"
+              + f" | {fmt(ratio(c.median(WARM), c.median(FLOOR)), '{:.2f}x')} | {repeats} |")
+
+    print("\n## Peak memory (MB, largest resident set of any repeat)\n")
+    print("| list | " + " | ".join(shown) + " |")
+    print("|---|" + "---:|" * len(shown))
+    for c in cases:
+        print(f"| {c.label} | " + " | ".join(fmt(c.peak(w), "{:,.0f}") for w in shown) + " |")
+
+    for who in shown:
+        stage_medians = [c.stage_medians(who) for c in cases]
+        names = list(dict.fromkeys(n for s in stage_medians for n in s if n != REST)) + [REST]
+        if not any(stage_medians):
+            continue
+        print(f"\n## {who}: median seconds per stage\n")
+        print("| stage | " + " | ".join(c.label for c in cases) + " |")
+        print("|---|" + "---:|" * len(cases))
+        for name in names:
+            print(f"| {name} | " + " | ".join(fmt(s.get(name)) for s in stage_medians) + " |")
+
+    abstracts = {c.n: c for c in cases if c.kind == "abstracts"}
+    pairs = exponent_pairs(list(abstracts))
+    if pairs:
+        print("\n## Growth exponent log(t2 / t1) / log(n2 / n1) between abstract sizes\n")
+        print("| contender | " + " | ".join(f"{a:,} -> {b:,}" for a, b in pairs) + " |")
+        print("|---|" + "---:|" * len(pairs))
+        for who in shown:
+            values = [growth_exponent(a, abstracts[a].median(who), b, abstracts[b].median(who)) for a, b in pairs]
+            print(f"| {who} | " + " | ".join(fmt(v) for v in values) + " |")
+
+    print("\n## Issue 5's build goals\n")
+    print("| goal | measured | status |")
+    print("|---|---:|---|")
+    for goal, measured, status in goal_rows(cases):
+        print(f"| {goal} | {measured} | {status} |")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="+", default=list(DEFAULT_SIZES),
+                        help="'titles' (the 3,340 ICML 2025 titles) and/or numbers of abstracts (default: %(default)s)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per contender and size; medians are shown")
+    parser.add_argument("--big-repeats", type=int, default=None,
+                        help=f"runs at {BIG_SIZE:,} abstracts and more (default: --repeats)")
+    parser.add_argument("--skip-peer", action="store_true", help="leave BERTopic out (it is slow at large sizes)")
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help="folder with the paper lists")
+    parser.add_argument("--seed", type=int, default=0, help="the abstracts' sampling seed")
+    parser.add_argument("--no-warmup", action="store_true", help="skip the untimed first run of each contender")
+    args = parser.parse_args(argv)
+    for size in args.sizes:
+        if size != "titles" and not (size.isdigit() and int(size) >= 50):
+            parser.error(f"--sizes takes 'titles' or numbers of abstracts of at least 50; got {size!r}")
+    if args.repeats < 1 or (args.big_repeats is not None and args.big_repeats < 1):
+        parser.error("--repeats and --big-repeats must be at least 1")
+    who_list = [w for w in CONTENDERS if not (w == PEER and args.skip_peer)]
+    if PEER in who_list and subprocess.run([sys.executable, "-c", "import bertopic"], capture_output=True).returncode:
+        print("BERTopic is not installed (pip install torch==2.13.0 && pip install -r requirements-bench.txt): "
+              "the peer is left out.", file=sys.stderr)
+        who_list.remove(PEER)
+
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="papermap-bench-build-") as tmp:
+        scratch = Path(tmp)
+        cases, warmup_list = make_cases(args.sizes, args.data_dir, args.seed, scratch)
+        if not args.no_warmup:
+            warm_up(who_list, warmup_list, scratch)
+        try:
+            for case in cases:
+                big = case.kind == "abstracts" and case.n >= BIG_SIZE
+                run_case(case, who_list, args.big_repeats if big and args.big_repeats else args.repeats, scratch)
+        except KeyboardInterrupt:  # a long run stopped by hand still shows what it measured
+            print("interrupted: the tables show the runs that finished", file=sys.stderr)
+    print_tables(cases, who_list)
+    print(f"\n{sys.executable.rsplit('/', 1)[-1]} on {os.cpu_count()} cores; sampling seed {args.seed}; "
+          f"bench took {time.perf_counter() - started:.0f} s.")
+
+
+if __name__ == "__main__":
+    main()

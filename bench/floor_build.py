@@ -1,0 +1,74 @@
+"""The floor of a build: read a JSON paper list and compute TF-IDF + SVD-128 vectors, nothing else.
+
+    python bench/floor_build.py LIST.json
+
+Run by bench/build.py as a fresh process. It does what any map of the list must do at least, with
+lib.embed.TfidfSvdEmbedder's settings (tests/test_bench_build.py checks they match), and imports
+nothing from lib. Prints one JSON line: the seconds of each step after interpreter start-up.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+START = time.perf_counter()
+
+import numpy as np  # noqa: E402
+from sklearn.decomposition import TruncatedSVD  # noqa: E402
+from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: E402
+from sklearn.preprocessing import normalize  # noqa: E402
+
+TFIDF_SETTINGS = {"stop_words": "english", "ngram_range": (1, 2), "sublinear_tf": True, "dtype": np.float32}
+N_COMPONENTS = 128
+RANDOM_STATE = 42
+
+
+def read_texts(path: str) -> list[str]:
+    """Each record's "title. abstract", or its title alone, as PaperMap analyses it."""
+    with open(path, encoding="utf-8") as handle:
+        records = json.load(handle)
+    texts = []
+    for record in records:
+        title, abstract = (record.get("title") or "").strip(), (record.get("abstract") or "").strip()
+        texts.append(f"{title}. {abstract}".strip(". ") if abstract else title)
+    return texts
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """L2-normalised TF-IDF + SVD-128 rows (float32), as lib.embed.TfidfSvdEmbedder makes them."""
+    big = len(texts) >= 50
+    tfidf = TfidfVectorizer(**TFIDF_SETTINGS, min_df=2 if big else 1, max_df=0.5 if big else 1.0).fit_transform(texts)
+    n_components = min(N_COMPONENTS, tfidf.shape[0] - 1, tfidf.shape[1] - 1)
+    svd = TruncatedSVD(n_components=n_components, algorithm="randomized", random_state=RANDOM_STATE)
+    components = svd.fit(tfidf).components_.astype(np.float32)
+    return normalize(np.asarray(tfidf @ components.T)).astype(np.float32)
+
+
+class Steps:
+    """Seconds per named step, from the previous mark (the first from this module's import)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {"imports": time.perf_counter() - START}
+        self._last = time.perf_counter()
+
+    def mark(self, name: str) -> None:
+        now = time.perf_counter()
+        self.seconds[name] = now - self._last
+        self._last = now
+
+    def print(self, **extra) -> None:
+        print(json.dumps({"stages": self.seconds, **extra}), flush=True)
+
+
+def main(path: str) -> None:
+    steps = Steps()
+    texts = read_texts(path)
+    steps.mark("read")
+    vectors = embed(texts)
+    steps.mark("tfidf+svd")
+    steps.print(rows=len(texts), dim=int(vectors.shape[1]))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
