@@ -47,6 +47,8 @@ WARMUP_SIZE = 300
 OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 COLD, WARM, FLOOR, UMAP_FLOOR, PEER = "PaperMap cold", "PaperMap warm", "floor", "UMAP floor", "peer (BERTopic)"
+GROWN = 100  # papers added to a finished map by `python -m lib extend`, beside adding one
+GROW_ONE, GROW_MANY = "grow by 1", f"grow by {GROWN}"
 CONTENDERS = (FLOOR, COLD, WARM, UMAP_FLOOR, PEER)  # the order they run in within a repeat
 REST = "start-up, imports, other"
 
@@ -211,7 +213,10 @@ def write_samples(corpus_path: Path, sizes: Sequence[int], seed: int, out_dir: P
             written[str(n)] = [str(corpus_path), len(corpus)]
             continue
         path = Path(out_dir) / f"abstracts_{n}.json"
-        path.write_text(json.dumps(sample_records(corpus, n, seed)), encoding="utf-8")
+        sample = sample_records(corpus, n + GROWN, seed)  # the papers after the first n come later
+        path.write_text(json.dumps(sample[:n]), encoding="utf-8")
+        for count in (1, GROWN):
+            (Path(out_dir) / f"later_{n}_{count}.json").write_text(json.dumps(sample[n : n + count]), encoding="utf-8")
         written[str(n)] = [str(path), n]
     path = Path(out_dir) / "warmup.json"
     path.write_text(json.dumps(sample_records(corpus, WARMUP_SIZE, seed + 1)), encoding="utf-8")
@@ -263,6 +268,13 @@ def run_case(case: Case, who_list: Sequence[str], repeats: int, scratch: Path) -
                 case.runs.setdefault(who, []).append(run)
             shown = "failed" if run is None else f"{run.seconds:.1f} s, {run.peak_mb:,.0f} MB"
             print(f"  {case.label} [{repeat + 1}/{repeats}] {who}: {shown}", file=sys.stderr, flush=True)
+        later = {count: case.path.with_name(f"later_{case.n}_{count}.json") for count in (1, GROWN)}
+        if COLD in who_list and (folder / "out").is_dir() and all(path.is_file() for path in later.values()):
+            for who, count in ((GROW_ONE, 1), (GROW_MANY, GROWN)):  # a later list placed on the finished map
+                command = [sys.executable, "-m", "lib", "extend", str(folder / "out"), str(later[count]), "--out", str(folder / f"grown{count}")]
+                run = measure(who, command, None, folder)
+                if run is not None:
+                    case.runs.setdefault(who, []).append(run)
 
 
 # ---- tables ----
@@ -310,6 +322,15 @@ def print_tables(cases: Sequence[Case], who_list: Sequence[str]) -> None:
         for who in shown:
             values = [growth_exponent(a, abstracts[a].median(who), b, abstracts[b].median(who)) for a, b in pairs]
             print(f"| {who} | " + " | ".join(fmt(v) for v in values) + " |")
+
+    grown = [c for c in cases if c.median(GROW_ONE) is not None and c.median(GROW_MANY) is not None]
+    if grown:
+        print("\n## Growing a map: `python -m lib extend` adds later papers without refitting (median seconds)\n")
+        print(f"| list | map papers | cold build | {GROW_ONE} | {GROW_MANY} | per added paper (ms) |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for c in grown:
+            per_paper = (c.median(GROW_MANY) - c.median(GROW_ONE)) / (GROWN - 1) * 1000
+            print(f"| {c.label} | {c.n:,} | {fmt(c.median(COLD))} | {fmt(c.median(GROW_ONE))} | {fmt(c.median(GROW_MANY))} | {per_paper:.1f} |")
 
     print("\n## Issue 5's build goals\n")
     print("| goal | measured | status |")
