@@ -20,7 +20,7 @@ STAGE_DESCRIPTIONS = {
     "keywords": "finding each paper's keyphrases",
     "subfields": "filing papers under subfields",
     "embed": "comparing the texts",
-    "project": "laying out the map (the slowest step; up to a minute on a first run)",
+    "project": "laying out the map",
     "topics": "finding and naming topics",
     "write": "saving the map",
     "done": "drawing the map",
