@@ -91,7 +91,8 @@ def extend_map(
               "subfields": int(table["subfield"].nunique())}
     out_path = _write_output(out_dir, table, np.vstack([base_vectors, vectors]), query_model, {
         **{k: base_sidecar[k] for k in ("input", "input_sha256", "taxonomy", "taxonomy_sha256", "embedder", "params")},
-        "added": {"input": str(input_path), "input_sha256": file_digest(input_path), "papers": len(papers), "from": str(map_dir)},
+        "added": {"input": str(input_path), "input_sha256": file_digest(input_path), "papers": len(papers), "from": str(map_dir),
+                  "taxonomy": str(taxonomy_path), "taxonomy_sha256": file_digest(taxonomy_path)},
         "keys": {"output": make_key("extend", base_sidecar["keys"], file_digest(input_path))},
         "counts": counts,
         "load_report": report.to_dict(),

@@ -370,27 +370,6 @@ def topic_positions(papers: pd.DataFrame, context: pd.DataFrame | None = None, l
     return positions[shown >= LABEL_MIN_SHOWN * positions["papers"]].assign(papers=shown)
 
 
-def count_bar(papers: pd.DataFrame, column: str = "subfield", title: str = "Papers per subfield", limit: int = 20) -> go.Figure:
-    """Horizontal bars of papers per value of `column`, largest on top; the title counts the values past `limit`."""
-    counts = value_counts(papers, column)
-    if len(counts) > limit:
-        rest = list(counts)[limit:]
-        title += f" (top {limit}; {len(rest)} more with {sum(counts[k] for k in rest):,} papers)"
-        counts = {k: counts[k] for k in list(counts)[:limit]}
-    names = [_escape(name) for name in counts][::-1]
-    figure = go.Figure(go.Bar(x=list(counts.values())[::-1], y=names, orientation="h", marker_color="#3A6EA5"))
-    figure.update_layout(
-        title={"text": title},
-        height=max(260, 28 * len(counts) + 110),
-        margin={"l": 10, "r": 10, "t": 50, "b": 60},
-        font={"size": FONT_SIZE - 2, "color": "#111"},
-        yaxis={"automargin": True},
-        # Whole papers only: small counts would otherwise get ticks at 0.5.
-        xaxis={"title": {"text": "papers"}, "rangemode": "tozero", "dtick": 1 if max(counts.values(), default=0) <= 10 else None},
-    )
-    return figure
-
-
 # --- Per-topic and per-subfield breakdowns (the topics and subfields pages) ---
 
 IN_VIEW_COLOUR = "#3A6EA5"

@@ -1,5 +1,7 @@
 """Run every stage through the on-disk cache: file -> papers -> keywords, subfields -> vectors -> map -> topics.
 
+(That is the data flow; keywords and subfields, needing only the papers, run last or beside the others.)
+
 Each stage's cache key is made of its upstream keys and its own parameters, so changing one
 parameter recomputes that stage and what depends on it, nothing else.
 """
@@ -7,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -185,7 +186,10 @@ def build(
             "load_report": report.to_dict(),
         }
         out_path = _write_output(Path(out_dir), table, vectors, query_model, meta)
-        _copy_output(Path(out_dir), output_store)  # so a build into another folder reuses it too
+        try:
+            _copy_output(Path(out_dir), output_store)  # so a build into another folder reuses it too
+        except OSError:
+            pass  # only a shortcut for later builds; this one is done
     stages.runs.append(StageRun("write", time.perf_counter() - start, False))
     report_progress("done", len(stages.runs), len(STAGES))
     return BuildResult(report, counts, stages.runs, out_path, table)
@@ -378,6 +382,8 @@ def _write_output(
         EMBEDDINGS_FILE: array_bytes(vectors.astype(np.float32)),
         QUERY_MODEL_FILE: arrays_bytes(query_model),
     }
+    # The old sidecar goes first: until the new one is written, nothing may pass the folder as built.
+    (out_dir / SIDECAR_FILE).unlink(missing_ok=True)
     for name, data in contents.items():
         atomic_write_bytes(out_dir / name, data)
     sidecar = {
@@ -416,11 +422,9 @@ def _copy_output(source: Path, target: Path) -> None:
     """Copy a finished output folder's files, each atomically, its sidecar last."""
     if source.resolve() == target.resolve():
         return
+    (target / SIDECAR_FILE).unlink(missing_ok=True)  # as in _write_output: never a mix of old and new
     for name in (*OUTPUT_FILES.values(), SIDECAR_FILE):
-        temp = target / f".{name}.copy"
-        target.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source / name, temp)
-        temp.replace(target / name)
+        atomic_write_bytes(target / name, (source / name).read_bytes())
 
 
 def read_papers(path: str | Path) -> pd.DataFrame:

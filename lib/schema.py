@@ -53,7 +53,6 @@ MAP_COLUMNS: tuple[Column, ...] = (
 # The columns of `papers.parquet`, in order: the contract other tools rely on.
 OUTPUT_COLUMNS: tuple[Column, ...] = PAPER_COLUMNS + MAP_COLUMNS
 
-LIST_COLUMNS = frozenset(c.name for c in OUTPUT_COLUMNS if c.dtype == "list")
 
 
 def empty_table(columns: tuple[Column, ...] = PAPER_COLUMNS) -> pd.DataFrame:

@@ -43,7 +43,7 @@ with st.expander("Rename or delete this list"):
     rename, delete = st.columns(2, vertical_alignment="bottom")
     rename.text_input("New name", value=name, key=f"rename-{name}", max_chars=reading_lists.MAX_NAME_LENGTH)
     rename.button("Rename", on_click=rename_list, args=(name,))
-    sure = delete.checkbox(f"Yes, delete this list and its {len(entries)} papers", key="confirm_delete")
+    sure = delete.checkbox(f"Yes, delete this list and its {len(entries)} papers", key=f"confirm_delete-{name}")  # per list: a tick must not carry over to the next
     delete.button("Delete list", disabled=not sure, on_click=ui_state.change_lists, args=(reading_lists.delete_list, name))
 
 if not entries:

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.figures import NEUTRAL, OTHER, PALETTE, category_colours, count_bar, hover_html, hover_labels, map_figure, marker_size, place_labels, short_authors, topic_positions
+from lib.figures import NEUTRAL, OTHER, PALETTE, category_colours, hover_html, hover_labels, map_figure, marker_size, place_labels, short_authors, topic_positions
 from lib.subfields import UNASSIGNED
 from lib.tables import paper_table
 
@@ -145,11 +145,6 @@ def test_small_helpers():
     assert short_authors(["A", "B"]) == "A, B"
     assert short_authors(["A", "B", "C", "D"]) == "A, B, C et al."
     assert marker_size(19) > marker_size(3340) > marker_size(87691) >= 3
-    bars = count_bar(papers(), "subfield")
-    assert list(bars.data[0].x) == sorted(bars.data[0].x)  # largest on top
-    assert sum(bars.data[0].x) == 40
-    capped = count_bar(papers(n=40, groups=8), "subfield", limit=5)
-    assert len(capped.data[0].y) == 5 and "3 more with 15 papers" in capped.layout.title.text
 
 
 def test_paper_table_drops_columns_nobody_has():

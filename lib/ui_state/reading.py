@@ -58,7 +58,7 @@ def change_lists(action: Callable[..., object], *args: object, **kwargs: object)
 def show_list_error() -> None:
     """Show (once) the error a reading-list callback ran into."""
     if message := st.session_state.pop(_LIST_ERROR, None):
-        st.error(message)
+        st.error(markdown_literal(message))  # it may quote a list name a user typed
 
 
 def list_choice(names: list[str], on_change: Callable[[], None] | None = None) -> str | None:
