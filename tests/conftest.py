@@ -12,6 +12,7 @@ from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.preprocessing import normalize
 
 REPO = Path(__file__).resolve().parents[1]
+DASHBOARD = str(REPO / "dashboard.py")
 SEED_SAMPLE = REPO / "data" / "icml2025_seed.txt"
 SHARED_DATA = REPO.parent / "shared" / "data"
 
@@ -96,3 +97,15 @@ def lists_db(planted_module_data: Path, tmp_path: Path, monkeypatch) -> Path:
     path = tmp_path / "lists.sqlite"
     monkeypatch.setenv("PAPERMAP_DB", str(path))
     return path
+
+
+def started(**query):
+    """The dashboard under AppTest, run once with `query` in its URL, without an exception."""
+    from streamlit.testing.v1 import AppTest
+
+    app = AppTest.from_file(DASHBOARD, default_timeout=300)
+    for key, value in query.items():
+        app.query_params[key] = value
+    app.run()
+    assert not app.exception, app.exception
+    return app

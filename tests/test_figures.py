@@ -4,7 +4,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.figures import NEUTRAL, OTHER, PALETTE, category_colours, hover_html, hover_labels, map_figure, marker_size, place_labels, short_authors, topic_positions
+from lib.figures import (
+    NEUTRAL,
+    OTHER,
+    PALETTE,
+    category_colours,
+    hover_html,
+    hover_labels,
+    map_figure,
+    marker_size,
+    place_labels,
+    short_authors,
+    topic_positions,
+)
 from lib.subfields import UNASSIGNED
 from lib.tables import paper_table
 

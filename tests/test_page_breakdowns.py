@@ -4,12 +4,10 @@ import json
 
 import numpy as np
 import pytest
-from conftest import REPO, plain, planted_records
-from streamlit.testing.v1 import AppTest
+from conftest import plain, planted_records, started
 
 from lib.filters import FINE_MARK
 
-DASHBOARD = str(REPO / "dashboard.py")
 HOSTILE_TITLE = "<img src=x onerror=alert(1)>"
 HOSTILE_MARKDOWN = "**bold** [x](javascript:alert(1))"
 
@@ -32,11 +30,7 @@ def env(app_env, monkeypatch):
 
 
 def opened(page, **query):
-    app = AppTest.from_file(DASHBOARD, default_timeout=300)
-    for key, value in query.items():
-        app.query_params[key] = value
-    app.run()
-    assert not app.exception, app.exception
+    app = started(**query)
     app.switch_page(page).run()
     assert not app.exception, app.exception
     return app

@@ -2,13 +2,11 @@
 import json
 
 import pytest
-from conftest import REPO, planted_records
+from conftest import planted_records, started
 from local_server import closed_port_url, paper_server
-from streamlit.testing.v1 import AppTest
 
 from lib.markup import markdown_literal
 
-DASHBOARD = str(REPO / "dashboard.py")
 XSS_TITLE = "<img src=x onerror=alert(1)> **bold** [x](javascript:alert(1))"
 
 
@@ -25,15 +23,6 @@ def env(tmp_path, monkeypatch):
     monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("PAPERMAP_FETCH_URL", closed_port_url())
     return folder
-
-
-def started(**query):
-    app = AppTest.from_file(DASHBOARD, default_timeout=300)
-    for key, value in query.items():
-        app.query_params[key] = value
-    app.run()
-    assert not app.exception, app.exception
-    return app
 
 
 def on_data_sets_page(app):

@@ -2,10 +2,9 @@
 import json
 
 import pytest
-from conftest import REPO, planted_records
+from conftest import DASHBOARD, planted_records
 from streamlit.testing.v1 import AppTest
 
-DASHBOARD = str(REPO / "dashboard.py")
 HOSTILE_TITLE = "<img src=x onerror=alert(1)>"
 HOSTILE_ABSTRACT = "**bold** [y](javascript:alert(1)) differential privacy budget private mechanism noise"
 

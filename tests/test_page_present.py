@@ -2,9 +2,9 @@
 import json
 from contextlib import closing
 
-from conftest import plain
+from conftest import DASHBOARD, plain
 from streamlit.testing.v1 import AppTest
-from test_page_reading_lists import DASHBOARD, IMG, LINK, make_list
+from test_page_reading_lists import IMG, LINK, make_list
 
 from lib import reading_lists as rl
 from lib.markup import markdown_literal

@@ -3,14 +3,13 @@ from contextlib import closing
 
 import pandas as pd
 import pytest
-from conftest import REPO, plain
+from conftest import DASHBOARD, REPO, plain
 from streamlit.testing.v1 import AppTest
 
 from lib import reading_lists as rl
 from lib.markup import markdown_literal
 from lib.ui_state import NEW_LIST
 
-DASHBOARD = str(REPO / "dashboard.py")
 IMG = "<img src=x onerror=alert(1)>"
 LINK = "**b** [x](javascript:alert(1))"
 

@@ -4,12 +4,10 @@ import json
 
 import numpy as np
 import pytest
-from conftest import REPO, plain, planted_records
+from conftest import DASHBOARD, plain, planted_records, started
 from streamlit.testing.v1 import AppTest
 
 from lib.filters import FINE_MARK
-
-DASHBOARD = str(REPO / "dashboard.py")
 
 
 @pytest.fixture
@@ -19,15 +17,6 @@ def app_env(tmp_path, monkeypatch):
     monkeypatch.setenv("PAPERMAP_DATA", str(data))
     monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
     return data
-
-
-def started(**query):
-    app = AppTest.from_file(DASHBOARD, default_timeout=300)
-    for key, value in query.items():
-        app.query_params[key] = value
-    app.run()
-    assert not app.exception, app.exception
-    return app
 
 
 def array_length(values):
