@@ -9,15 +9,11 @@ from __future__ import annotations
 
 import sys
 
-from floor_build import Steps, embed, read_texts  # this folder is on sys.path when run as a script
+from floor_build import floor  # this folder is on sys.path when run as a script
 
 
 def main(path: str) -> None:
-    steps = Steps()
-    texts = read_texts(path)
-    steps.mark("read")
-    vectors = embed(texts)
-    steps.mark("tfidf+svd")
+    steps, texts, vectors = floor(path)
     import umap
 
     steps.mark("import umap")

@@ -17,15 +17,11 @@ import sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from floor_build import Steps, embed, read_texts  # noqa: E402  (this folder is on sys.path when run as a script)
+from floor_build import floor  # noqa: E402  (this folder is on sys.path when run as a script)
 
 
 def main(path: str) -> None:
-    steps = Steps()
-    docs = read_texts(path)
-    steps.mark("read")
-    embeddings = embed(docs)
-    steps.mark("tfidf+svd")
+    steps, docs, embeddings = floor(path)
     from bertopic import BERTopic
     from sklearn.feature_extraction.text import CountVectorizer
 

@@ -336,13 +336,19 @@ FIRST_POINT_JS = """() => {
 }"""
 
 
-def test_clicking_a_point_opens_its_paper_and_a_box_lists_the_papers_inside(app_url, page, seed_map):
-    page.goto(app_url)
+def _open_first_paper(page, base: str) -> str:
+    """Open the map at `base`, click its first paper's point, wait for the card; the paper's id."""
+    page.goto(base)
     _map_rendered(page)
     x, y, paper_id = page.evaluate(FIRST_POINT_JS)
     page.mouse.click(x, y)
     page.wait_for_url(re.compile(rf"paper={paper_id}"))
     _wait_until_idle(page)
+    return paper_id
+
+
+def test_clicking_a_point_opens_its_paper_and_a_box_lists_the_papers_inside(app_url, page, seed_map):
+    paper_id = _open_first_paper(page, app_url)
     title = seed_map.set_index("paper_id").loc[paper_id, "title"]
     assert page.get_by_text(title[:40]).count() >= 1  # its card, under the map
     # A box over the whole plot, drawn with the mouse as a reader would after picking "Box select".
@@ -375,12 +381,7 @@ def test_a_reading_list_made_on_the_map_survives_a_server_restart(cache_dir, bro
     with running_app(cache_dir, tmp_path / "first.log", db_path) as base:
         tab = browser.new_page(viewport=PROJECTOR)
         tab.set_default_timeout(RENDER_MS)
-        tab.goto(base)
-        _map_rendered(tab)
-        x, y, paper_id = tab.evaluate(FIRST_POINT_JS)
-        tab.mouse.click(x, y)
-        tab.wait_for_url(re.compile(rf"paper={paper_id}"))
-        _wait_until_idle(tab)
+        paper_id = _open_first_paper(tab, base)
         tab.get_by_label("New list's name").first.fill("Restart club")
         tab.keyboard.press("Tab")
         _wait_until_idle(tab)
