@@ -29,9 +29,9 @@ from .pipeline import (
     BuildParams,
     BuildResult,
     StageRun,
-    _write_output,
     is_built,
     read_papers,
+    write_output,
 )
 from .project import place_new
 from .report import RecordIssue
@@ -89,7 +89,7 @@ def extend_map(
     base_sidecar = json.loads((map_dir / SIDECAR_FILE).read_text(encoding="utf-8"))
     counts = {"papers": len(table), "topics": int(table["topic"].nunique()), "fine_topics": int(table["topic_fine"].nunique()),
               "subfields": int(table["subfield"].nunique())}
-    out_path = _write_output(out_dir, table, np.vstack([base_vectors, vectors]), query_model, {
+    out_path = write_output(out_dir, table, np.vstack([base_vectors, vectors]), query_model, {
         **{k: base_sidecar[k] for k in ("input", "input_sha256", "taxonomy", "taxonomy_sha256", "embedder", "params")},
         "added": {"input": str(input_path), "input_sha256": file_digest(input_path), "papers": len(papers), "from": str(map_dir),
                   "taxonomy": str(taxonomy_path), "taxonomy_sha256": file_digest(taxonomy_path)},

@@ -185,7 +185,7 @@ def build(
             "counts": counts,
             "load_report": report.to_dict(),
         }
-        out_path = _write_output(Path(out_dir), table, vectors, query_model, meta)
+        out_path = write_output(Path(out_dir), table, vectors, query_model, meta)
         try:
             _copy_output(Path(out_dir), output_store)  # so a build into another folder reuses it too
         except OSError:
@@ -370,7 +370,7 @@ class _StageRunner:
         return value, meta
 
 
-def _write_output(
+def write_output(
     out_dir: Path, table: pd.DataFrame, vectors: np.ndarray, query_model: dict[str, np.ndarray], meta: dict[str, Any]
 ) -> Path:
     """`papers.parquet`, its rows' embeddings, the query model and the `papers.json` sidecar, each
@@ -422,7 +422,7 @@ def _copy_output(source: Path, target: Path) -> None:
     """Copy a finished output folder's files, each atomically, its sidecar last."""
     if source.resolve() == target.resolve():
         return
-    (target / SIDECAR_FILE).unlink(missing_ok=True)  # as in _write_output: never a mix of old and new
+    (target / SIDECAR_FILE).unlink(missing_ok=True)  # as in write_output: never a mix of old and new
     for name in (*OUTPUT_FILES.values(), SIDECAR_FILE):
         atomic_write_bytes(target / name, (source / name).read_bytes())
 

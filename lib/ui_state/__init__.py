@@ -43,12 +43,15 @@ from .data_sets import (  # noqa: F401
 from .map_view import (  # noqa: F401
     LABEL_CHOICES,
     PAPER_KEY,
+    TABLE_ROWS,
     MapSelection,
     colour_choices,
     label_column,
+    map_hover,
     map_selection,
     open_paper,
     paper_card,
+    paper_list,
     search_in_view,
     similar_in_view,
     similar_papers,
@@ -56,9 +59,6 @@ from .map_view import (  # noqa: F401
     text_matches,
     url_paper,
     url_paper_choice,
-    map_hover,
-    TABLE_ROWS,
-    paper_list,
 )
 from .reading import (  # noqa: F401
     LIST_KEY,
