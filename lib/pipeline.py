@@ -7,10 +7,12 @@ parameter recomputes that stage and what depends on it, nothing else.
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,6 +48,9 @@ PAPERS_FILE = "papers.parquet"
 EMBEDDINGS_FILE = "embeddings.npy"
 QUERY_MODEL_FILE = "query_model.npz"
 SIDECAR_FILE = "papers.json"
+# Held while a build writes an output folder: a second build of the same folder (another dashboard
+# session, another shell) waits for it and then finds the map made instead of computing it again.
+LOCKS_FOLDER = "locks"  # in the cache folder, so a build refused for bad input leaves no output folder
 OUTPUT_FILES = {"papers": PAPERS_FILE, "embeddings": EMBEDDINGS_FILE, "query_model": QUERY_MODEL_FILE}
 
 # In run order. Keywords and subfields need only the papers, so on a large list they are computed
@@ -158,41 +163,81 @@ def build(
     specs = _stage_specs(Path(input_path).name, input_digest, taxonomy_digest, embedder, params)
     keys = _stage_keys(specs)
     output_store = Path(cache_dir) / "output" / keys["output"]
-    if out_dir is not None and taxonomy_digest:
+
+    def reused() -> BuildResult | None:
+        if out_dir is None or not taxonomy_digest:
+            return None
         start = time.perf_counter()
         sidecar = _reuse_output(Path(out_dir), output_store, keys["output"])
-        if sidecar is not None:
-            report_progress("done", len(STAGES), len(STAGES))
-            return BuildResult(LoadReport.from_dict(sidecar["load_report"]), sidecar["counts"],
-                               [StageRun("reuse", time.perf_counter() - start, True)], Path(out_dir) / PAPERS_FILE)
-    result = _run_stages(input_path, taxonomy_path, embedder, params, specs, keys, ArtifactCache(cache_dir), report_progress)
-    table, vectors, query_model, report, stages = result
+        if sidecar is None:
+            return None
+        report_progress("done", len(STAGES), len(STAGES))
+        return BuildResult(LoadReport.from_dict(sidecar["load_report"]), sidecar["counts"],
+                           [StageRun("reuse", time.perf_counter() - start, True)], Path(out_dir) / PAPERS_FILE)
 
-    report_progress("write", len(stages.runs), len(STAGES))
-    start = time.perf_counter()
-    out_path = None
-    counts = {"papers": len(table), "topics": int(table["topic"].nunique()), "fine_topics": int(table["topic_fine"].nunique()),
-              "subfields": int(table["subfield"].nunique())}
-    if out_dir is not None:
-        meta = {
-            "input": str(input_path),
-            "input_sha256": input_digest,
-            "taxonomy": str(taxonomy_path),
-            "taxonomy_sha256": taxonomy_digest,
-            "embedder": {"name": embedder.name, **embedder.params()},
-            "params": asdict(params),
-            "keys": keys,
-            "counts": counts,
-            "load_report": report.to_dict(),
-        }
-        out_path = write_output(Path(out_dir), table, vectors, query_model, meta)
+    found = reused()  # without the lock: a finished map is answered at once, even while another build runs
+    if found is not None:
+        return found
+    with _build_lock(None if out_dir is None else Path(out_dir), Path(cache_dir), report_progress) as waited:
+        found = reused() if waited else None  # the build we waited for may have made this very map
+        if found is not None:
+            return found
+        result = _run_stages(input_path, taxonomy_path, embedder, params, specs, keys, ArtifactCache(cache_dir), report_progress)
+        table, vectors, query_model, report, stages = result
+
+        report_progress("write", len(stages.runs), len(STAGES))
+        start = time.perf_counter()
+        out_path = None
+        counts = {"papers": len(table), "topics": int(table["topic"].nunique()), "fine_topics": int(table["topic_fine"].nunique()),
+                  "subfields": int(table["subfield"].nunique())}
+        if out_dir is not None:
+            meta = {
+                "input": str(input_path),
+                "input_sha256": input_digest,
+                "taxonomy": str(taxonomy_path),
+                "taxonomy_sha256": taxonomy_digest,
+                "embedder": {"name": embedder.name, **embedder.params()},
+                "params": asdict(params),
+                "keys": keys,
+                "counts": counts,
+                "load_report": report.to_dict(),
+            }
+            out_path = write_output(Path(out_dir), table, vectors, query_model, meta)
+            try:
+                _copy_output(Path(out_dir), output_store)  # so a build into another folder reuses it too
+            except OSError:
+                pass  # only a shortcut for later builds; this one is done
+        stages.runs.append(StageRun("write", time.perf_counter() - start, False))
+        report_progress("done", len(stages.runs), len(STAGES))
+        return BuildResult(report, counts, stages.runs, out_path, table)
+
+
+@contextmanager
+def _build_lock(out_dir: Path | None, cache_dir: Path, progress: Progress) -> Iterator[bool]:
+    """Hold the build lock of `out_dir` for the block; yields whether another build held it first.
+
+    The lock is a file in the cache's locks folder named for the folder's absolute path; builds
+    sharing a cache folder (as all dashboard sessions do) take turns. An `flock` dies with the
+    process holding it, so a build killed at any point never leaves the folder locked.
+    No output folder (a build that writes nothing) needs no lock.
+    """
+    if out_dir is None:
+        yield False
+        return
+    lock_path = cache_dir / LOCKS_FOLDER / f"{hashlib.sha256(str(out_dir.resolve()).encode()).hexdigest()[:24]}.lock"
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a") as lock:
         try:
-            _copy_output(Path(out_dir), output_store)  # so a build into another folder reuses it too
-        except OSError:
-            pass  # only a shortcut for later builds; this one is done
-    stages.runs.append(StageRun("write", time.perf_counter() - start, False))
-    report_progress("done", len(stages.runs), len(STAGES))
-    return BuildResult(report, counts, stages.runs, out_path, table)
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            waited = False
+        except BlockingIOError:
+            progress("wait", 0, len(STAGES))
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            waited = True
+        try:
+            yield waited
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _stage_specs(

@@ -208,3 +208,56 @@ def test_keywords_and_subfields_from_a_second_process_equal_those_made_here(plan
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     spawned = run(planted_file, tmp_path, cache="spawned")
     pd.testing.assert_frame_equal(here.papers, spawned.papers)
+
+
+class _HeldEmbedder(HashingEmbedder):
+    """Embeds only once `release` is set, after signalling `started`: a build held mid-way."""
+
+    def __init__(self, started, release):
+        super().__init__()
+        self.started, self.release = started, release
+
+    def embed(self, texts):
+        self.started.set()
+        assert self.release.wait(30)
+        return super().embed(texts)
+
+
+def test_a_second_build_of_the_same_folder_waits_for_the_first_and_reuses_its_map(planted_file, tmp_path):
+    import threading
+
+    started, release = threading.Event(), threading.Event()
+    results, waiting = {}, threading.Event()
+    first = threading.Thread(target=lambda: results.setdefault("first", run(
+        planted_file, tmp_path, out_dir=tmp_path / "out", embedder=_HeldEmbedder(started, release))))
+    first.start()
+    assert started.wait(30)  # the first build holds the folder, inside its embed stage
+
+    def second_progress(stage, done, total):
+        if stage == "wait":
+            waiting.set()
+
+    second = threading.Thread(target=lambda: results.setdefault("second", run(
+        planted_file, tmp_path, out_dir=tmp_path / "out", progress=second_progress)))
+    second.start()
+    assert waiting.wait(30) and "second" not in results  # it says it waits, and does wait
+    release.set()
+    first.join(30)
+    second.join(30)
+    assert [s.name for s in results["second"].stages] == ["reuse"]  # it computed nothing
+    pd.testing.assert_frame_equal(results["second"].papers, results["first"].papers)
+
+
+def test_a_build_whose_lock_holder_was_killed_is_not_blocked(planted_file, tmp_path):
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, sys, time\n"
+        "from pathlib import Path\n"
+        "from lib.pipeline import _build_lock\n"
+        f"with _build_lock(Path({str(tmp_path / 'out')!r}), Path({str(tmp_path / 'cache')!r}), print):\n"
+        "    print('held', flush=True); time.sleep(60)\n")], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    holder.kill()
+    holder.wait()
+    waits = []
+    result = run(planted_file, tmp_path, out_dir=tmp_path / "out", progress=lambda stage, *_: waits.append(stage == "wait"))
+    assert not any(waits) and is_built(tmp_path / "out") and len(result.papers) == 36

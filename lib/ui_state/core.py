@@ -16,6 +16,7 @@ from ..topics import topic_summaries as summarise_topics
 _VIEW_KEY = "papermap_view"
 # What each pipeline stage does, in a reader's words, for the first build's progress bar.
 STAGE_DESCRIPTIONS = {
+    "wait": "waiting for another session's build of this map",
     "load": "reading the papers",
     "keywords": "finding each paper's keyphrases",
     "subfields": "filing papers under subfields",
