@@ -6,7 +6,8 @@ browser Playwright would download cannot be fetched here) and checks what a pers
 map's points, the subheader's counts, a filter taken from the URL, the topics page, and a click on
 the subfields page's cross-table opening the filtered map, with no Streamlit exception and no
 browser console error; and a list full of payloads (script, HTML, Markdown, LaTeX, BibTeX,
-formulas, templates) shown on every page and in every download as inert text. Screenshots go to pytest's tmp folder and to /tmp/papermap_<page>.png.
+formulas, templates) shown on every page and in every download as inert text. Screenshots go to
+pytest's tmp folder and to /tmp/papermap_<page>.png.
 
 The whole module skips when Playwright or /usr/bin/chromium is missing.
 """
