@@ -24,9 +24,12 @@ from .reading_lists import Entry
 if TYPE_CHECKING:
     import pandas as pd
 
+# BibTeX ends a field at the brace that balances its opening one and ignores backslashes while
+# counting, so a "\}" would still close the field (and a title could append entries of its own):
+# braces from data become commands whose own braces balance.
 _BIBTEX_SPECIALS = {
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "$": r"\$", "#": r"\#", "_": r"\_",
-    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}", "%": r"\%", "&": r"\&", "$": r"\$",
+    "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
 }
 _KEY_STOPWORDS = frozenset("a an the on of for in to and with via towards toward is are from by at".split())
 CSV_COLUMNS = ("position", "title", "authors", "presenter", "note", "venue", "year", "url", "paper_id", "dataset")
@@ -98,7 +101,8 @@ def bibtex(entries: Sequence[Entry]) -> str:
 
     A field the paper lacks is left out: no `author` without authors, no `booktitle` without a
     venue, no `year` without a year, no `url` unless it is a plain http(s) link. Text is escaped
-    (`{ } \\ % & $ # _ ~ ^`), so a title cannot unbalance the file. Keys come from
+    (`{ } \\ % & $ # _ ~ ^`, braces as `\\textbraceleft{}`/`\\textbraceright{}`), so a title can
+    neither unbalance the file nor run a LaTeX command. Keys come from
     `citation_key`; a key already used in the file gets `b`, `c`, ... appended, in list order.
     """
     used: set[str] = set()

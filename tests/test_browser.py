@@ -5,7 +5,9 @@ temporary folder, opens it in Debian's Chromium (`apt-get install chromium`, see
 browser Playwright would download cannot be fetched here) and checks what a person sees: the
 map's points, the subheader's counts, a filter taken from the URL, the topics page, and a click on
 the subfields page's cross-table opening the filtered map, with no Streamlit exception and no
-browser console error. Screenshots go to pytest's tmp folder and to /tmp/papermap_<page>.png.
+browser console error; and a list full of payloads (script, HTML, Markdown, LaTeX, BibTeX,
+formulas, templates) shown on every page and in every download as inert text. Screenshots go to
+pytest's tmp folder and to /tmp/papermap_<page>.png.
 
 The whole module skips when Playwright or /usr/bin/chromium is missing.
 """
@@ -24,9 +26,14 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
 import pytest
+from export_readers import (
+    FORMULA_STARTS, bibtex_entries, csv_rows, html_elements, latex_text, markdown_html, same_text, unguarded,
+)
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -402,61 +409,220 @@ def test_a_reading_list_made_on_the_map_survives_a_server_restart(cache_dir, bro
         tab.close()
 
 
-# Text that would run script, or become markup, if any page or hover treated data as HTML or Markdown.
+# Text that would run script, or become markup, if any page, hover or export treated data as HTML,
+# Markdown, LaTeX, BibTeX, a template or a spreadsheet formula. Script payloads call alert (a dialog)
+# or set window.__pwned (no dialog), so both kinds of execution show.
 PAYLOADS = [
     "<img src=x onerror=alert(1)>",
     "<script>alert(2)</script>",
     "**bold** [click me](javascript:alert(3))",
     "$x$ :red[red] `code` <b>tag</b>",
+    '<svg onload="window.__pwned=5">',
+    "</textarea></script><script>window.__pwned=6</script>",
+    r"$\href{javascript:alert(7)}{x}$",
+    "[x](javascript:alert(8))",
+    '=HYPERLINK("http://x.invalid","y")',
+    "@SUM(1)",
+    "-2+3 +cmd",
+    '} @misc(evil, title = "injected") @misc{evil2,',
+    r"\input{/etc/passwd} \write18{id} % \end{document}",
+    "{{7*7}} ${7*7} #{7*7}",
 ]
+# Links a data file may hold: none may become a link anywhere (only plain http(s) links are).
+HOSTILE_SITES = ["javascript:alert(4)", " JavaScript:alert(4)", "data:text/html,<script>alert(4)</script>",
+                 "vbscript:msgbox(4)"]
+HOSTILE_LIST_NAME = "<img src=x onerror=alert(9)> =club {{7*7}}"  # list names are text people type
 PAGES = ["Topics", "Subfields", "Paper", "Reading lists", "Data sets", "Present"]  # Present hides the sidebar: last
+# Elements or effects a payload would create if it were taken as HTML or Markdown: 0 on a safe page.
+INJECTED_JS = """() => document.querySelectorAll(
+    'img[src="x"], b, svg[onload], [onerror], a[href^="javascript" i], a[href^="data" i], a[href^="vbscript" i]'
+).length + Array.from(document.scripts).filter(s => /^(alert|window[.]__pwned)/.test(s.text.trim())).length
+  + (window.__pwned === undefined ? 0 : 1000)"""
 
 
 @pytest.fixture(scope="module")
 def hostile_list(tmp_path_factory) -> Path:
-    """The planted list with payloads in titles, authors, keywords, statuses, areas and links."""
+    """The planted list with payloads in titles, authors, keywords, venues, statuses, areas and links."""
     from conftest import planted_records
 
     records = planted_records()
     for i, record in enumerate(records):
         payload = PAYLOADS[i % len(PAYLOADS)]
         record.update(title=f"{payload} {record['title']}", author=f"{payload}, Ada Lovelace", keywords=f"{payload};privacy",
-                      status=["Poster", "<b>Oral</b>"][i % 2], primary_area=f"{record['primary_area']} {payload}",
-                      site="javascript:alert(4)")
+                      venue=payload, status=["Poster", "<b>Oral</b>"][i % 2], primary_area=f"{record['primary_area']} {payload}",
+                      site=HOSTILE_SITES[i % len(HOSTILE_SITES)])
     path = tmp_path_factory.mktemp("hostile") / "hostile2025.json"
     path.write_text(json.dumps(records))
     return path
 
 
-def test_every_page_renders_hostile_text_as_text_with_no_error(cache_dir, browser, hostile_list, tmp_path):
-    with running_app(cache_dir, tmp_path / "hostile.log", tmp_path / "lists.sqlite", data=hostile_list) as base:
-        tab = browser.new_page(viewport=PROJECTOR)
-        tab.set_default_timeout(RENDER_MS)
-        dialogs, errors = [], []
-        tab.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-        tab.on("pageerror", lambda error: errors.append(str(error)))
-        tab.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
-        tab.goto(f"{base}/?paper=privacy-0&color=status&q=privacy")
-        _map_rendered(tab)
-        x, y, _ = tab.evaluate(FIRST_POINT_JS)
-        tab.mouse.move(x, y)  # the hover label
-        tab.wait_for_selector(".hoverlayer .hovertext")
-        hover = tab.locator(".hoverlayer").text_content()
-        assert any(payload[:10] in hover for payload in PAYLOADS), hover  # shown as the literal text it is
-        tab.get_by_label("New list's name").first.fill("Payload club")
-        tab.keyboard.press("Tab")
+@dataclass(frozen=True)
+class HostileApp:
+    url: str  # the dashboard on `hostile_list`
+    papers: pd.DataFrame  # its map, as built
+    entries: list  # its one reading list, `HOSTILE_LIST_NAME`: every paper, with payloads as presenters and notes
+
+
+@pytest.fixture(scope="module")
+def hostile_app(cache_dir, hostile_list, tmp_path_factory) -> HostileApp:
+    from lib import reading_lists
+    from lib.pipeline import build
+
+    papers = build(hostile_list, cache_dir=cache_dir).papers  # as the app builds it; the app then reads the cache
+    folder = tmp_path_factory.mktemp("hostile_app")
+    db = reading_lists.connect(folder / "lists.sqlite")
+    try:
+        reading_lists.create_list(db, HOSTILE_LIST_NAME)
+        reading_lists.add_papers(db, HOSTILE_LIST_NAME, papers, hostile_list.name)
+        for entry, payload in zip(reading_lists.entries(db, HOSTILE_LIST_NAME), reversed(PAYLOADS * 3)):
+            reading_lists.update_entry(db, HOSTILE_LIST_NAME, entry.entry_id, presenter=payload, note=payload)
+        entries = reading_lists.entries(db, HOSTILE_LIST_NAME)
+    finally:
+        db.close()
+    with running_app(cache_dir, folder / "hostile.log", folder / "lists.sqlite", data=hostile_list) as base:
+        yield HostileApp(base, papers, entries)
+
+
+def _watched_tab(context):
+    """A tab of `context` that records dialogs (dismissed) and script errors in `tab.dialogs` and `tab.errors`."""
+    tab = context.new_page()
+    tab.set_default_timeout(RENDER_MS)
+    tab.dialogs, tab.errors = [], []
+    tab.on("dialog", lambda dialog: (tab.dialogs.append(dialog.message), dialog.dismiss()))
+    tab.on("pageerror", lambda error: tab.errors.append(str(error)))
+    tab.on("console", lambda message: tab.errors.append(message.text) if message.type == "error" else None)
+    return tab
+
+
+def test_every_page_renders_hostile_text_as_text_with_no_error(hostile_app, browser):
+    context = browser.new_context(viewport=PROJECTOR)
+    tab = _watched_tab(context)
+    tab.goto(f"{hostile_app.url}/?paper=privacy-0&color=status&q=privacy")
+    _map_rendered(tab)
+    x, y, _ = tab.evaluate(FIRST_POINT_JS)
+    tab.mouse.move(x, y)  # the hover label
+    tab.wait_for_selector(".hoverlayer .hovertext")
+    hover = tab.locator(".hoverlayer").text_content()
+    assert any(payload[:10] in hover for payload in PAYLOADS), hover  # shown as the literal text it is
+    tab.get_by_role("button", name="Add 1 paper").first.click()  # to the seeded list, which holds it already
+    tab.get_by_text(f"Open {HOSTILE_LIST_NAME}").wait_for()  # the list's name, as the text it is
+    visited = {"Map": tab.evaluate(INJECTED_JS)}
+    for title in PAGES:
+        tab.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).click()
+        tab.wait_for_timeout(500)
         _wait_until_idle(tab)
-        tab.get_by_role("button", name="Add 1 paper").first.click()
-        tab.get_by_text("Open Payload club").wait_for()
-        # Elements a payload would create if it were taken as HTML or Markdown.
-        injected_js = "() => document.querySelectorAll('img[src=\"x\"], b, a[href^=\"javascript\"]').length"
-        visited = {"Map": tab.evaluate(injected_js)}
-        for title in PAGES:
-            tab.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).click()
-            tab.wait_for_timeout(500)
-            _wait_until_idle(tab)
-            assert tab.locator('[data-testid="stException"]').count() == 0, f"{title}: {tab.locator('[data-testid=stException]').first.inner_text()}"
-            visited[title] = tab.evaluate(injected_js)
-        tab.close()
-    assert dialogs == [] and errors == []
+        assert tab.locator('[data-testid="stException"]').count() == 0, f"{title}: {tab.locator('[data-testid=stException]').first.inner_text()}"
+        visited[title] = tab.evaluate(INJECTED_JS)
+    context.close()
+    assert tab.dialogs == [] and tab.errors == []
     assert visited == dict.fromkeys(["Map", *PAGES], 0)  # every page visited, no element made from data
+
+
+
+# Each paper's hover label, drawn by plotly.js as a mouse resting on its point draws it: {paper id: text}.
+# plotly.js draws at most one hover per 50 ms (HOVERMINTIME), hence the pause before each read.
+HOVER_TEXTS_JS = """async () => {
+    const gd = document.querySelector('.js-plotly-plot');
+    const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, texts = {};
+    for (const trace of gd._fullData.filter(t => t.customdata)) {
+        for (let i = 0; i < trace.customdata.length; i++) {
+            Plotly.Fx.hover(gd, {xpx: xa.l2p(trace.x[i]), ypx: ya.l2p(trace.y[i])}, 'xy');
+            await new Promise(resolve => setTimeout(resolve, 80));
+            texts[trace.customdata[i]] = gd.querySelector('.hoverlayer').textContent;
+        }
+    }
+    return texts;
+}"""
+
+
+def _download(tab, button: str, folder: Path) -> str:
+    """Click the download button named `button` and return the file it delivers, as text."""
+    with tab.expect_download() as download:
+        tab.get_by_role("button", name=button).click()
+    path = folder / download.value.suggested_filename
+    download.value.save_as(path)
+    return path.read_text(encoding="utf-8")
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())  # hover labels wrap long lines; the words stay in order
+
+
+def _missing_payloads(texts) -> list[str]:
+    """The payloads that no text in `texts` shows whole (ignoring whitespace)."""
+    shown = [_squeezed(text) for text in texts]
+    return [payload for payload in PAYLOADS if not any(_squeezed(payload) in text for text in shown)]
+
+
+def test_every_download_keeps_hostile_text_inert(hostile_app, browser, tmp_path):
+    """Each file the dashboard offers, opened the way people open it: the HTML map in the browser,
+    the Markdown agenda rendered, the BibTeX parsed as BibTeX, the CSVs read as a spreadsheet imports them."""
+    context = browser.new_context(viewport=PROJECTOR, accept_downloads=True)
+    tab = _watched_tab(context)
+    tab.goto(f"{hostile_app.url}/?color=primary_area")  # a legend of payloads too
+    _map_rendered(tab)
+    tab.locator('[data-testid="stDataFrame"]').first.hover()
+    tab.get_by_role("button", name="Search").first.wait_for()  # the table's toolbar is shown...
+    assert tab.get_by_role("button", name="Download as CSV").count() == 0  # ...without Streamlit's unguarded CSV
+    papers = len(hostile_app.papers)
+    map_page = _download(tab, "Download this view as an interactive HTML file", tmp_path)
+    map_csv = _download(tab, f"Download all {papers} as CSV", tmp_path)
+    tab.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Reading lists").click()
+    tab.get_by_text(f"{len(hostile_app.entries)} papers, in reading order").wait_for()  # the seeded list, the only one
+    agenda, bib, list_csv = (_download(tab, f"Download {kind}", tmp_path) for kind in ("Markdown agenda", "BibTeX", "CSV"))
+    assert tab.dialogs == [] and tab.errors == []
+
+    # The HTML map, opened from disk: every point's hover drawn, nothing run, fetched or made from data.
+    (tmp_path / "map.html").write_text(map_page, encoding="utf-8")
+    viewer = _watched_tab(context)
+    outside = []
+    viewer.on("request", lambda request: outside.append(request.url) if not request.url.startswith(("file:", "data:", "blob:")) else None)
+    viewer.goto((tmp_path / "map.html").as_uri())
+    viewer.wait_for_function(f"() => ({POINTS_JS})() === {papers}")
+    hovers = viewer.evaluate(HOVER_TEXTS_JS)
+    x, y, _ = viewer.evaluate(FIRST_POINT_JS)
+    viewer.mouse.move(x, y)  # and one hover by the mouse
+    viewer.wait_for_selector(".hoverlayer .hovertext")
+    viewer.wait_for_timeout(500)
+    assert viewer.evaluate(INJECTED_JS) == 0 and viewer.dialogs == [] and viewer.errors == [] and outside == []
+    titles = hostile_app.papers.set_index("paper_id")["title"]
+    assert sorted(hovers) == sorted(titles.index)  # every paper's hover drawn, each showing its title as text
+    assert [(titles[i], text) for i, text in hovers.items() if _squeezed(titles[i]) not in _squeezed(text)] == []
+    assert _missing_payloads(hovers.values()) == []
+    context.close()
+
+    # The table under the map as CSV: no formula, and read back it is the papers' text.
+    rows = csv_rows(map_csv)
+    assert not [cell for row in rows for cell in row.values() if cell.startswith(FORMULA_STARTS)]
+    assert sorted(unguarded(row["title"]) for row in rows) == sorted(titles)
+    assert _missing_payloads(unguarded(cell) for row in rows for cell in row.values()) == []
+
+    # The Markdown agenda, rendered: only the agenda's own elements; the list's text shows as written.
+    entries = hostile_app.entries
+    tags, text = html_elements(markdown_html(agenda))
+    assert {tag for tag, _ in tags} == {"h1", "ol", "li", "strong", "ul"}  # no link: every paper's link is hostile
+    assert [tag for tag, _ in tags].count("strong") == len(entries)
+    assert text.startswith(f"Reading list: {HOSTILE_LIST_NAME}\n")
+    for entry in entries:
+        for value in (entry.title, ", ".join(entry.authors), entry.venue, entry.presenter, entry.note):
+            assert same_text(value) in text
+    assert _missing_payloads([text]) == []
+
+    # BibTeX, parsed as BibTeX parses it: one entry per paper, each field printing its text.
+    parsed = list(bibtex_entries(bib).values())
+    assert [entry.type for entry in parsed] == ["inproceedings"] * len(entries)
+    for written, entry in zip(parsed, entries):
+        assert latex_text(written.fields["title"]) == same_text(entry.title)
+        assert latex_text(written.fields["author"]) == " and ".join(same_text(a) for a in entry.authors)
+        assert latex_text(written.fields["booktitle"]) == same_text(entry.venue)
+        assert "url" not in written.fields  # no hostile link survives
+    assert _missing_payloads(latex_text(value) for written in parsed for value in written.fields.values()) == []
+
+    # The list as CSV: no formula, and read back it is the list's text.
+    rows = csv_rows(list_csv)
+    assert not [cell for row in rows for cell in row.values() if cell.startswith(FORMULA_STARTS)]
+    assert [{column: unguarded(row[column]) for column in ("title", "authors", "presenter", "note", "venue", "url")} for row in rows] == [
+        {"title": e.title, "authors": "; ".join(e.authors), "presenter": e.presenter, "note": e.note, "venue": e.venue, "url": e.url}
+        for e in entries
+    ]
+    assert _missing_payloads(unguarded(cell) for row in rows for cell in row.values()) == []

@@ -1,10 +1,8 @@
 """Exports of a reading list (Markdown, BibTeX, CSV) and of the map (HTML), fed hostile titles."""
-import csv
-import io
 import re
 
-import markdown_it
 import pandas as pd
+from export_readers import FORMULA_STARTS, bibtex_entries, csv_rows, html_elements, latex_text, markdown_html
 
 from lib import exports
 from lib.figures import map_figure
@@ -14,6 +12,7 @@ IMG = "<img src=x onerror=alert(1)>"
 FORMULA = '=HYPERLINK("http://x")'
 LINK = "**b** [x](javascript:alert(1))"
 TEX = r"50% of {braces} \end{document} & $x_1$ #1 ~ ^"
+BIB_BREAKER = '} @misc(evil, title = "injected") \\input{x} {'  # closes the field, adds an entry, runs a command
 
 
 def entry(title, position=0, **fields):
@@ -26,39 +25,35 @@ def entry(title, position=0, **fields):
 
 
 def hostile_entries():
-    return [entry(IMG, 0, note=LINK), entry(FORMULA, 1, presenter="-2+3"), entry(LINK, 2, url="javascript:alert(1)"), entry(TEX, 3)]
-
-
-def rendered(markdown):
-    # CommonMark with raw HTML allowed: the test fails if anything would reach the page as a tag.
-    return markdown_it.MarkdownIt("commonmark", {"html": True}).render(markdown)
+    return [entry(IMG, 0, note=LINK), entry(FORMULA, 1, presenter="-2+3"), entry(LINK, 2, url="javascript:alert(1)"), entry(TEX, 3),
+            entry(BIB_BREAKER, 4, authors=(BIB_BREAKER, "Ada Lovelace"), venue=TEX)]
 
 
 def test_markdown_agenda_lists_papers_in_order_as_inert_text():
     agenda = exports.markdown_agenda("Journal <club>", hostile_entries())
     assert agenda.startswith("# Reading list: Journal \\<club\\>\n")
-    html = rendered(agenda)
-    assert "<img" not in html and 'href="javascript' not in html
-    assert html.count("<li><strong>") == 4 and "<ol>" in html
-    assert html.count('href="https://example.org/1"') == 3  # the javascript: link is dropped
-    assert "Presenter: Grace" in agenda and "Note: Read section 3\\." in agenda
+    tags, text = html_elements(markdown_html(agenda))
+    assert {tag for tag, _ in tags} == {"h1", "ol", "li", "strong", "ul", "a"}  # the agenda's own structure, nothing from data
+    assert [attrs["href"] for tag, attrs in tags if tag == "a"] == ["https://example.org/1"] * 4  # the javascript: link is dropped
+    assert [tag for tag, _ in tags].count("strong") == 5
+    for hostile in (IMG, FORMULA, LINK, TEX, BIB_BREAKER):
+        assert hostile in text  # shown as the text it is
+    assert "Presenter: Grace" in text and "Note: Read section 3." in text
     assert agenda.index("2. **") < agenda.index("HYPERLINK") < agenda.index("3. **")  # list order
     assert "No papers yet." in exports.markdown_agenda("empty", [])
 
 
-def test_bibtex_entries_are_escaped_and_balanced():
-    text = exports.bibtex(hostile_entries())
-    assert text.count("@inproceedings{") == 4
-    body = text.replace(r"\{", "").replace(r"\}", "")
-    depth = 0
-    for char in body:  # every brace a title brought in is escaped: the structure's braces balance
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        assert depth >= 0
-    assert depth == 0
-    assert r"50\% of \{braces\} \textbackslash{}end\{document\} \& \$x\_1\$ \#1 \textasciitilde{} \textasciicircum{}" in text
-    assert "author = {Ada Lovelace and Alan Turing}" in text and "booktitle = {ICML}" in text and "year = {2025}" in text
-    assert "javascript" not in text.split("@inproceedings")[3].split("title")[0]  # no url field for a javascript: link
-    assert text.count("url = {https://example.org/1}") == 3
+def test_bibtex_parses_as_bibtex_and_every_field_prints_its_text():
+    entries = hostile_entries()
+    parsed = list(bibtex_entries(exports.bibtex(entries)).values())  # strict: a field closed early raises
+    assert [e.type for e in parsed] == ["inproceedings"] * len(entries)  # no entry made from a title
+    for written, paper in zip(parsed, entries):
+        assert latex_text(written.fields["title"]) == paper.title  # escaped, no command left to run
+        assert latex_text(written.fields["booktitle"]) == paper.venue
+        assert latex_text(written.fields["author"]) == " and ".join(paper.authors)
+        assert written.fields["year"] == "2025"
+    assert "url" not in parsed[2].fields  # no url field for a javascript: link
+    assert [p.fields.get("url") for p in parsed].count("https://example.org/1") == 4
 
 
 def test_bibtex_keys_are_stable_and_unique_and_missing_fields_are_left_out():
@@ -74,15 +69,15 @@ def test_bibtex_keys_are_stable_and_unique_and_missing_fields_are_left_out():
 
 
 def test_csv_cells_cannot_run_as_formulas():
-    text = exports.csv_text(hostile_entries() + [entry("@SUM(A1)", 4, note="\tcmd"), entry("+1", 5, note="\rx")])
-    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    text = exports.csv_text(hostile_entries()[:4] + [entry("@SUM(A1)", 4, note="\tcmd"), entry("+1", 5, note="\rx")])
+    rows = csv_rows(text)
     assert list(rows[0]) == list(exports.CSV_COLUMNS)
     assert [r["position"] for r in rows] == ["1", "2", "3", "4", "5", "6"]
     assert rows[0]["title"] == IMG and rows[0]["authors"] == "Ada Lovelace; Alan Turing"
     assert rows[1]["title"] == "'" + FORMULA and rows[1]["presenter"] == "'-2+3"
     assert rows[4]["title"] == "'@SUM(A1)" and rows[4]["note"] == "'\tcmd"
     assert rows[5]["title"] == "'+1" and rows[5]["note"] == "'\rx"
-    assert all(not value.startswith(("=", "+", "-", "@", "\t", "\r")) for row in rows for value in row.values())
+    assert all(not value.startswith(FORMULA_STARTS) for row in rows for value in row.values())
 
 
 def test_map_html_is_standalone_and_shows_hostile_titles_as_text():

@@ -98,14 +98,17 @@ TABLE_ROWS = 1000  # rows a paper table under the map sends; a corpus view would
 
 def paper_list(papers: pd.DataFrame, key: str, what: str = "papers") -> None:
     """A table of `papers` (see `tables.paper_table`), its first `TABLE_ROWS` rows only, saying so,
-    with a download of all of them as CSV (built only when clicked)."""
+    with a download of all of them as CSV (built only when clicked).
+
+    The download is `exports.table_csv`, safe to open in a spreadsheet; the tables' own CSV button
+    is switched off (`client.disableDataExport` in .streamlit/config.toml) as it writes a title like
+    `=HYPERLINK(...)` as a formula."""
     if len(papers) > TABLE_ROWS:
         st.caption(f"The first {TABLE_ROWS:,} of {len(papers):,} {what}, in map order. Narrow them with the filters, "
                    "a search or a box on the map, or download them all.")
     st.dataframe(paper_table(papers.head(TABLE_ROWS)), hide_index=True, column_config=PAPER_COLUMN_CONFIG, key=key)
-    if len(papers) > TABLE_ROWS:
-        st.download_button(f"Download all {len(papers):,} as CSV", data=lambda: exports.table_csv(paper_table(papers)),
-                           file_name="papers.csv", mime="text/csv", on_click="ignore", key=f"{key}-csv")
+    st.download_button(f"Download all {len(papers):,} as CSV", data=lambda: exports.table_csv(paper_table(papers)),
+                       file_name="papers.csv", mime="text/csv", on_click="ignore", key=f"{key}-csv")
 
 
 _PAPER_CHOICE = "paper_choice"
