@@ -6,10 +6,12 @@ each by temp file then rename, so a build killed at any point leaves nothing a l
 """
 from __future__ import annotations
 
+import glob
 import hashlib
 import io
 import json
 import os
+import re
 import tempfile
 import zipfile
 from collections.abc import Mapping
@@ -43,9 +45,14 @@ def make_key(*parts: Any) -> str:
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write `data` to `path` so that readers see the old file or the whole new one, never a part."""
+    """Write `data` to `path` so that readers see the old file or the whole new one, never a part.
+
+    The temp file is named for the writing process, so the next write of `path` removes the temp
+    files of writers that died (SIGKILL, power loss) before their rename, and no live writer's.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    _remove_dead_writers_temps(path)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -55,6 +62,23 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+
+
+def _remove_dead_writers_temps(path: Path) -> None:
+    if os.name != "posix":
+        return  # os.kill(pid, 0) asks whether a process exists on POSIX only
+    # ".<name>.<pid>.<mkstemp's letters>.tmp", exactly: not the temp file of "<name>.<something>"
+    named = re.compile(rf"\.{re.escape(path.name)}\.(\d+)\.[^.]+\.tmp")
+    for temp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        writer = named.fullmatch(temp.name)
+        if writer is None or int(writer[1]) == os.getpid():
+            continue  # another file's, or another thread of this process writing now
+        try:
+            os.kill(int(writer[1]), 0)
+        except ProcessLookupError:
+            temp.unlink(missing_ok=True)
+        except OSError:
+            pass  # alive, run by another user
 
 
 def frame_bytes(frame: pd.DataFrame) -> bytes:

@@ -341,6 +341,22 @@ def _side_stage(name: str, papers: pd.DataFrame, texts: list[str], taxonomy: Any
     return assign_subfields(texts, taxonomy, params.subfield_min_score, random_state=params.random_state)
 
 
+def _exit_with_parent() -> None:
+    """In the side process: end it when the build process ends without shutting it down (killed by
+    SIGKILL or the OOM killer), instead of waiting forever for work, holding the papers in memory."""
+    import multiprocessing
+    import os
+    import threading
+
+    parent = multiprocessing.parent_process()
+
+    def watch() -> None:
+        parent.join()  # returns when the parent's end of a pipe closes, that is when it is gone
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 class _SideStages:
     """Keywords and subfields, started before the embedding and collected after the topics.
 
@@ -361,7 +377,8 @@ class _SideStages:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
 
-            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=_exit_with_parent)
             self.futures = {name: self.pool.submit(_side_stage, name, *self.arguments) for name in missing}
 
     def __enter__(self) -> _SideStages:

@@ -76,6 +76,14 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+def ended_pid() -> int:
+    """The pid of a process that has ended (and been reaped): what a writer killed earlier leaves behind."""
+    import subprocess
+    import sys
+
+    return int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True).stdout)
+
+
 def plain(markdown: str) -> str:
     """What a `lib.markup.markdown_literal` string displays: the text without its escapes."""
     return re.sub(r"\\(.)", r"\1", markdown)

@@ -1,8 +1,10 @@
 import json
+import os
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ended_pid
 
 from lib.cache import (
     CACHE_VERSION,
@@ -80,3 +82,15 @@ def test_atomic_write_leaves_old_file_when_interrupted(tmp_path, monkeypatch):
         atomic_write_bytes(target, b"new contents")
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["out.bin"]  # no temp file left behind
+
+
+def test_a_write_removes_the_temp_files_of_dead_writers_of_that_file_only(tmp_path):
+    target = tmp_path / "out.bin"
+    killed = tmp_path / f".out.bin.{ended_pid()}.x1y2z3ab.tmp"  # a writer SIGKILLed before its rename
+    writing = tmp_path / f".out.bin.{os.getppid()}.x1y2z3ab.tmp"  # a live process writing now
+    other = tmp_path / f".out.bin.1.{ended_pid()}.x1y2z3ab.tmp"  # a dead writer of "out.bin.1": its own next write clears it
+    for temp in (killed, writing, other):
+        temp.write_bytes(b"part")
+    atomic_write_bytes(target, b"whole")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out.bin", writing.name, other.name])
+    assert target.read_bytes() == b"whole"
