@@ -73,8 +73,8 @@ def _decode_loosely(raw: bytes) -> str:
 
 def _is_json_object(line: str) -> bool:
     try:
-        return isinstance(json.loads(line), dict)
-    except ValueError:
+        return isinstance(_json_loads(line), dict)
+    except (ValueError, RecursionError):
         return False
 
 
@@ -159,9 +159,11 @@ def _jsonl_records(text: str, path: Path) -> Records:
         if not line.strip():
             continue
         try:
-            yield f"line {n}", json.loads(line)
+            yield f"line {n}", _json_loads(line)
         except ValueError as error:
             yield f"line {n}", InputError(f"invalid JSON ({error})")
+        except RecursionError:
+            yield f"line {n}", InputError("JSON nested too deeply to read")
 
 
 def _delimited_records(text: str, delimiter: str) -> Records:
@@ -194,11 +196,24 @@ def _parquet_records(raw: bytes, path: Path) -> Records:
 
 def _parse_json(text: str, path: Path) -> Any:
     try:
-        return json.loads(text)
+        return _json_loads(text)
     except json.JSONDecodeError as error:
         raise InputError(f"{path}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
     except RecursionError:
         raise InputError(f"{path}: JSON nested too deeply to read") from None
+
+
+def _json_loads(text: str) -> Any:
+    return json.loads(text, parse_int=_json_int)
+
+
+def _json_int(digits: str) -> int | str:
+    # Python refuses to turn more than 4,300 digits into an int (sys.set_int_max_str_digits); one such
+    # number in one field must not make a whole list unreadable, so it stays text.
+    try:
+        return int(digits)
+    except ValueError:
+        return digits
 
 
 def _keys(data: dict) -> str:
