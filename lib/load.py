@@ -19,7 +19,7 @@ import pandas as pd
 
 from .errors import InputError, ParameterError
 from .latex import readable
-from .readers import FORMATS, Records, detect_format, read_records
+from .readers import FORMATS, Records, detect_format, fields, is_missing, read_records
 from .report import LoadReport, RecordIssue
 from .schema import PAPER_COLUMNS, conform, empty_table
 from .titles import derive_title
@@ -137,12 +137,12 @@ def _normalize(records: Records, defaults: dict[str, Any], report: LoadReport) -
 
 
 def _row(record: Mapping[str, Any], defaults: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
-    lowered = {str(k).strip().lower(): v for k, v in record.items()}
+    lowered = fields(record.keys(), record.values())
 
     def pick(column: str) -> Any:
         for alias in FIELD_ALIASES[column]:
             value = lowered.get(alias)
-            if not _is_missing(value):
+            if not is_missing(value):
                 return value
         return None
 
@@ -181,13 +181,6 @@ def _row(record: Mapping[str, Any], defaults: dict[str, Any], warnings: list[str
     return row
 
 
-def _is_missing(value: Any) -> bool:
-    """None, NaN, or an empty text or list. Safe for Parquet's NumPy arrays, whose `==` is elementwise."""
-    if value is None or (isinstance(value, float) and value != value):
-        return True
-    return hasattr(value, "__len__") and len(value) == 0
-
-
 def _is_container(value: Any) -> bool:
     """A list, dict or array (Parquet list cells are NumPy arrays): never usable as text."""
     return isinstance(value, (list, tuple, dict)) or getattr(value, "ndim", 0) > 0
@@ -195,7 +188,7 @@ def _is_container(value: Any) -> bool:
 
 def _clean(value: Any) -> str:
     """Text as one line: Unicode NFC, control characters dropped, whitespace collapsed."""
-    if isinstance(value, bool) or _is_missing(value):
+    if isinstance(value, bool) or is_missing(value):
         return ""
     if isinstance(value, float) and value.is_integer():
         value = int(value)

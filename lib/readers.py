@@ -10,7 +10,7 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -170,16 +170,15 @@ def _delimited_records(text: str, delimiter: str) -> Records:
     # The csv module refuses fields over 128 KiB by default; a long abstract is cut later, with a
     # warning, so allow any field the file could hold. (The limit is process-wide; it only grows.)
     csv.field_size_limit(max(csv.field_size_limit(), len(text)))
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
-    if reader.fieldnames:
-        reader.fieldnames = [name.strip().lower() for name in reader.fieldnames]
-    for row in reader:
-        # Rows longer than the header put their overflow under the key None.
-        extra = row.pop(None, None)
-        if extra:
-            yield f"row {reader.line_num}", InputError(f"{len(extra)} more cells than the header has columns")
-        else:
-            yield f"row {reader.line_num}", row
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    names = next(reader, [])
+    for cells in reader:
+        if not cells:  # a blank line
+            continue
+        if len(cells) > len(names):
+            yield f"row {reader.line_num}", InputError(f"{len(cells) - len(names)} more cells than the header has columns")
+            continue
+        yield f"row {reader.line_num}", fields(names, cells)
 
 
 def _parquet_records(raw: bytes, path: Path) -> Records:
@@ -189,9 +188,29 @@ def _parquet_records(raw: bytes, path: Path) -> Records:
         frame = pd.read_parquet(io.BytesIO(raw))
     except Exception as error:  # pyarrow raises several unrelated types for a damaged file
         raise InputError(f"{path}: not a readable Parquet file ({error})") from None
-    frame.columns = [str(c).strip().lower() for c in frame.columns]
-    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
-    return ((f"row {n}", row) for n, row in enumerate(rows, 1))
+    rows = frame.astype(object).where(frame.notna(), None).itertuples(index=False, name=None)
+    return ((f"row {n}", fields(frame.columns, values)) for n, values in enumerate(rows, 1))
+
+
+def fields(names: Iterable[Any], values: Iterable[Any]) -> dict[str, Any]:
+    """A record's fields by name, lowercased and stripped. Names that then match ("Title", "title ",
+    a repeated column) are one field holding its first value that is not missing: an empty duplicate
+    cannot hide the text."""
+    record: dict[str, Any] = {}
+    for name, value in zip(names, values):
+        key = str(name).strip().lower()
+        if is_missing(record.get(key)):
+            record[key] = value
+    return record
+
+
+def is_missing(value: Any) -> bool:
+    """None, NaN, blank text or an empty list. Safe for Parquet's NumPy arrays, whose `==` is elementwise."""
+    if value is None or (isinstance(value, float) and value != value):
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    return hasattr(value, "__len__") and len(value) == 0
 
 
 def _parse_json(text: str, path: Path) -> Any:

@@ -312,6 +312,23 @@ def test_parquet_with_list_columns_and_nulls(tmp_path):
     assert three["title_is_derived"] and three["title"] and three["abstract"] == "Only an abstract here."
 
 
+@pytest.mark.parametrize("suffix", ["json", "csv", "parquet"])
+def test_fields_named_alike_give_their_first_value_that_is_not_blank(tmp_path, suffix):
+    # "Title" and " title " are one field; the last column named so used to win even when blank.
+    rows = [{"Title": "First Wins", " title ": "Second"}, {"Title": " ", " title ": "Blank First"}, {"Title": None, " title ": "Null First"}]
+    path = tmp_path / f"alike.{suffix}"
+    if suffix == "json":
+        path.write_text(json.dumps(rows))
+    elif suffix == "csv":
+        path.write_text("Title, title ,title,year\nFirst Wins,Second,Third,\n , Blank First,,\n,,Last Column,\n")
+    else:
+        pd.DataFrame(rows).to_parquet(path)
+    result = load(path)
+    expected = ["First Wins", "Blank First", "Last Column" if suffix == "csv" else "Null First"]
+    assert list(result.papers["title"]) == expected and not result.report.skipped
+
+
+
 def test_damaged_parquet_is_an_input_error(tmp_path):
     path = write(tmp_path / "broken.parquet", b"PAR1" + b"\x00" * 64)
     with pytest.raises(InputError, match="broken.parquet"):
