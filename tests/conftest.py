@@ -76,6 +76,13 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+@pytest.fixture(scope="session")
+def hostile_cache(tmp_path_factory) -> Path:
+    """One stage cache for the CLI's and the dashboard's tests of tests/hostile_lists.py: the 10^4-paper
+    list is mapped once, and the other test reuses the map."""
+    return tmp_path_factory.mktemp("hostile-cache")
+
+
 def plain(markdown: str) -> str:
     """What a `lib.markup.markdown_literal` string displays: the text without its escapes."""
     return re.sub(r"\\(.)", r"\1", markdown)
