@@ -12,8 +12,8 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from ..datasets import DEFAULT_DATA_DIR, Catalog, catalog, save_upload, url_name
 from ..fetch import ICML2025_URL, Fetched, fetch_paper_list
 from ..markup import markdown_literal
-from ..report import LoadReport
 from ..pipeline import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
+from ..report import LoadReport
 from .core import DataSource
 
 _DATA_SET_KEY = "papermap_data_set"  # the set this session opened last: the URL loses `?data=` on a page switch
