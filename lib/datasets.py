@@ -102,7 +102,10 @@ def catalog(
 
 
 def _paper_lists(folder: Path) -> list[Path]:
-    """Readable, non-empty, visible files with a paper-list suffix directly in `folder`, by name."""
+    """Visible files with a paper-list suffix directly in `folder`, by name.
+
+    An empty file is offered too: opening it says that it is empty, where leaving it out of the list
+    would leave whoever put it there guessing."""
     try:
         entries = sorted(folder.iterdir())
     except OSError:  # no such folder (yet), or not readable: nothing on offer from it
@@ -112,7 +115,7 @@ def _paper_lists(folder: Path) -> list[Path]:
         if path.name.startswith(".") or path.suffix.lower() not in PAPER_LIST_SUFFIXES:
             continue  # hidden files include atomic writes still in progress
         try:
-            if path.is_file() and path.stat().st_size > 0:
+            if path.is_file():
                 found.append(path)
         except OSError:
             continue

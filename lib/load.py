@@ -19,7 +19,7 @@ import pandas as pd
 
 from .errors import InputError, ParameterError
 from .latex import readable
-from .readers import FORMATS, Records, detect_format, read_records
+from .readers import FORMATS, Records, detect_format, fields, is_missing, read_records
 from .report import LoadReport, RecordIssue
 from .schema import PAPER_COLUMNS, conform, empty_table
 from .titles import derive_title
@@ -45,6 +45,8 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
 }
 _VENUE_YEAR = re.compile(r"^\s*(.*?)[\s_\-]*((?:19|20)\d{2})(?!\d)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# JSON escapes like "\ud800" give lone surrogates, which no encoder can write (UTF-8, Parquet, a page).
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -94,9 +96,11 @@ def _defaults_from_name(name: str) -> dict[str, Any]:
 
 def _normalize(records: Records, defaults: dict[str, Any], report: LoadReport) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
-    first_seen: dict[str, int] = {}  # paper_id -> index in rows
-    # An id repeated three times may repeat the second record, not the first: compare with all.
-    same_id: dict[str, list[int]] = {}  # paper_id before renaming -> indices in rows
+    # Every id taken so far -> the (title, abstract) of each record kept under it, as given or as
+    # renamed: an id repeated three times may repeat the second record, not the first. Sets, and
+    # the next free suffix per id, keep a list of 10^4 records sharing one id linear, not quadratic.
+    texts_by_id: dict[str, set[tuple[str, str]]] = {}
+    next_suffix: dict[str, int] = {}
     for label, record in records:
         report.records_read += 1
         if isinstance(record, InputError):
@@ -115,16 +119,15 @@ def _normalize(records: Records, defaults: dict[str, Any], report: LoadReport) -
             continue
         if not source_id:
             row["paper_id"] = _content_id(row)
-        paper_id = row["paper_id"]
-        if paper_id in first_seen:
-            earlier = [rows[i] for i in same_id.get(paper_id, [first_seen[paper_id]])]
-            if any((e["title"], e["abstract"]) == (row["title"], row["abstract"]) for e in earlier):
+        paper_id, texts = row["paper_id"], (row["title"], row["abstract"])
+        if paper_id in texts_by_id:
+            if texts in texts_by_id[paper_id]:
                 report.skipped.append(RecordIssue(label, f"duplicate of an earlier record with id {paper_id!r}"))
                 continue
-            row["paper_id"] = _unique_id(paper_id, first_seen)
+            row["paper_id"] = _unique_id(paper_id, texts_by_id, next_suffix)
             warnings.append(f"id {paper_id!r} is used by an earlier, different record; kept as {row['paper_id']!r}")
-        same_id.setdefault(paper_id, []).append(len(rows))
-        first_seen[row["paper_id"]] = len(rows)
+        texts_by_id.setdefault(paper_id, set()).add(texts)
+        texts_by_id.setdefault(row["paper_id"], set()).add(texts)
         rows.append(row)
         report.warnings.extend(RecordIssue(label, w) for w in warnings)
     report.loaded = len(rows)
@@ -134,12 +137,12 @@ def _normalize(records: Records, defaults: dict[str, Any], report: LoadReport) -
 
 
 def _row(record: Mapping[str, Any], defaults: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
-    lowered = {str(k).strip().lower(): v for k, v in record.items()}
+    lowered = fields(record.keys(), record.values())
 
     def pick(column: str) -> Any:
         for alias in FIELD_ALIASES[column]:
             value = lowered.get(alias)
-            if not _is_missing(value):
+            if not is_missing(value):
                 return value
         return None
 
@@ -178,13 +181,6 @@ def _row(record: Mapping[str, Any], defaults: dict[str, Any], warnings: list[str
     return row
 
 
-def _is_missing(value: Any) -> bool:
-    """None, NaN, or an empty text or list. Safe for Parquet's NumPy arrays, whose `==` is elementwise."""
-    if value is None or (isinstance(value, float) and value != value):
-        return True
-    return hasattr(value, "__len__") and len(value) == 0
-
-
 def _is_container(value: Any) -> bool:
     """A list, dict or array (Parquet list cells are NumPy arrays): never usable as text."""
     return isinstance(value, (list, tuple, dict)) or getattr(value, "ndim", 0) > 0
@@ -192,11 +188,11 @@ def _is_container(value: Any) -> bool:
 
 def _clean(value: Any) -> str:
     """Text as one line: Unicode NFC, control characters dropped, whitespace collapsed."""
-    if isinstance(value, bool) or _is_missing(value):
+    if isinstance(value, bool) or is_missing(value):
         return ""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    text = unicodedata.normalize("NFC", str(value))
+    text = unicodedata.normalize("NFC", _LONE_SURROGATE.sub("\ufffd", str(value)))
     return " ".join(_CONTROL.sub(" ", text).split())
 
 
@@ -233,8 +229,10 @@ def _content_id(row: dict[str, Any]) -> str:
     return f"p{digest[:12]}"
 
 
-def _unique_id(paper_id: str, taken: Mapping[str, int]) -> str:
-    n = 2
+def _unique_id(paper_id: str, taken: Mapping[str, object], next_suffix: dict[str, int]) -> str:
+    """`paper_id~N` for the smallest free N from the last one handed out for `paper_id`."""
+    n = next_suffix.get(paper_id, 2)
     while f"{paper_id}~{n}" in taken:
         n += 1
+    next_suffix[paper_id] = n + 1
     return f"{paper_id}~{n}"

@@ -13,7 +13,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -172,7 +172,7 @@ def build(
         if sidecar is None:
             return None
         report_progress("done", len(STAGES), len(STAGES))
-        return BuildResult(LoadReport.from_dict(sidecar["load_report"]), sidecar["counts"],
+        return BuildResult(_recorded_report(sidecar["load_report"], input_path), sidecar["counts"],
                            [StageRun("reuse", time.perf_counter() - start, True)], Path(out_dir) / PAPERS_FILE)
 
     found = reused()  # without the lock: a finished map is answered at once, even while another build runs
@@ -287,7 +287,7 @@ def _run_stages(
 
     papers, load_meta = stages.run("load", load_stage)
     papers = conform(papers, PAPER_COLUMNS)
-    report = LoadReport.from_dict(load_meta["report"])
+    report = _recorded_report(load_meta["report"], input_path)
     if papers.empty:
         first = f"; the first: {report.skipped[0].record}: {report.skipped[0].problem}" if report.skipped else ""
         raise InputError(f"{input_path}: no paper could be read from its {report.records_read} records{first}")
@@ -468,6 +468,12 @@ def _finished(folder: Path, output_key: str) -> dict[str, Any] | None:
     except (OSError, ValueError, KeyError, AttributeError, TypeError):
         return None
     return sidecar
+
+
+def _recorded_report(recorded: dict[str, Any], input_path: str | Path) -> LoadReport:
+    """A load report the cache recorded, naming `input_path`: the cache is keyed by content, so the
+    same file may have been read at another path (a copy, a CLI build of a dashboard's file)."""
+    return replace(LoadReport.from_dict(recorded), source=str(input_path))
 
 
 def _reuse_output(out_dir: Path, store: Path, output_key: str) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,8 +73,8 @@ def _decode_loosely(raw: bytes) -> str:
 
 def _is_json_object(line: str) -> bool:
     try:
-        return isinstance(json.loads(line), dict)
-    except ValueError:
+        return isinstance(_json_loads(line), dict)
+    except (ValueError, RecursionError):
         return False
 
 
@@ -159,25 +159,26 @@ def _jsonl_records(text: str, path: Path) -> Records:
         if not line.strip():
             continue
         try:
-            yield f"line {n}", json.loads(line)
+            yield f"line {n}", _json_loads(line)
         except ValueError as error:
             yield f"line {n}", InputError(f"invalid JSON ({error})")
+        except RecursionError:
+            yield f"line {n}", InputError("JSON nested too deeply to read")
 
 
 def _delimited_records(text: str, delimiter: str) -> Records:
     # The csv module refuses fields over 128 KiB by default; a long abstract is cut later, with a
     # warning, so allow any field the file could hold. (The limit is process-wide; it only grows.)
     csv.field_size_limit(max(csv.field_size_limit(), len(text)))
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
-    if reader.fieldnames:
-        reader.fieldnames = [name.strip().lower() for name in reader.fieldnames]
-    for row in reader:
-        # Rows longer than the header put their overflow under the key None.
-        extra = row.pop(None, None)
-        if extra:
-            yield f"row {reader.line_num}", InputError(f"{len(extra)} more cells than the header has columns")
-        else:
-            yield f"row {reader.line_num}", row
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    names = next(reader, [])
+    for cells in reader:
+        if not cells:  # a blank line
+            continue
+        if len(cells) > len(names):
+            yield f"row {reader.line_num}", InputError(f"{len(cells) - len(names)} more cells than the header has columns")
+            continue
+        yield f"row {reader.line_num}", fields(names, cells)
 
 
 def _parquet_records(raw: bytes, path: Path) -> Records:
@@ -187,18 +188,51 @@ def _parquet_records(raw: bytes, path: Path) -> Records:
         frame = pd.read_parquet(io.BytesIO(raw))
     except Exception as error:  # pyarrow raises several unrelated types for a damaged file
         raise InputError(f"{path}: not a readable Parquet file ({error})") from None
-    frame.columns = [str(c).strip().lower() for c in frame.columns]
-    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
-    return ((f"row {n}", row) for n, row in enumerate(rows, 1))
+    rows = frame.astype(object).where(frame.notna(), None).itertuples(index=False, name=None)
+    return ((f"row {n}", fields(frame.columns, values)) for n, values in enumerate(rows, 1))
+
+
+def fields(names: Iterable[Any], values: Iterable[Any]) -> dict[str, Any]:
+    """A record's fields by name, lowercased and stripped. Names that then match ("Title", "title ",
+    a repeated column) are one field holding its first value that is not missing: an empty duplicate
+    cannot hide the text."""
+    record: dict[str, Any] = {}
+    for name, value in zip(names, values):
+        key = str(name).strip().lower()
+        if is_missing(record.get(key)):
+            record[key] = value
+    return record
+
+
+def is_missing(value: Any) -> bool:
+    """None, NaN, blank text or an empty list. Safe for Parquet's NumPy arrays, whose `==` is elementwise."""
+    if value is None or (isinstance(value, float) and value != value):
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    return hasattr(value, "__len__") and len(value) == 0
 
 
 def _parse_json(text: str, path: Path) -> Any:
     try:
-        return json.loads(text)
+        return _json_loads(text)
     except json.JSONDecodeError as error:
         raise InputError(f"{path}: invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
     except RecursionError:
         raise InputError(f"{path}: JSON nested too deeply to read") from None
+
+
+def _json_loads(text: str) -> Any:
+    return json.loads(text, parse_int=_json_int)
+
+
+def _json_int(digits: str) -> int | str:
+    # Python refuses to turn more than 4,300 digits into an int (sys.set_int_max_str_digits); one such
+    # number in one field must not make a whole list unreadable, so it stays text.
+    try:
+        return int(digits)
+    except ValueError:
+        return digits
 
 
 def _keys(data: dict) -> str:

@@ -23,6 +23,7 @@ with labels_box:
 with title:
     st.subheader(f"Topic map: {len(shown):,} of {len(papers):,} papers")
     st.caption(markdown_literal(corpus_caption(papers, view.source.data.name)))
+ui_state.load_report(view.report)  # what the data set's file held that is not on the map, and why
 
 search_box, similar_box = st.columns(2)
 with search_box:

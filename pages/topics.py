@@ -74,6 +74,4 @@ with st.container(border=True):
     with st.expander(f"All {len(members):,} of its papers" + (" that pass the filters" if filtered else "")):
         st.dataframe(paper_table(members), hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG, key="topic_members")
 
-if view.report.skipped or view.report.warnings:
-    with st.expander(f"Load report: {markdown_literal(view.report.summary())}"):
-        st.text("\n".join(view.report.lines()))
+ui_state.load_report(view.report)

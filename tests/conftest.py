@@ -84,6 +84,13 @@ def ended_pid() -> int:
     return int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True).stdout)
 
 
+@pytest.fixture(scope="session")
+def hostile_cache(tmp_path_factory) -> Path:
+    """One stage cache for the CLI's and the dashboard's tests of tests/hostile_lists.py: the 10^4-paper
+    list is mapped once, and the other test reuses the map."""
+    return tmp_path_factory.mktemp("hostile-cache")
+
+
 def plain(markdown: str) -> str:
     """What a `lib.markup.markdown_literal` string displays: the text without its escapes."""
     return re.sub(r"\\(.)", r"\1", markdown)

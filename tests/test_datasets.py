@@ -52,11 +52,11 @@ def test_default_catalog_offers_the_embedded_sample_first():
 def test_catalog_lists_the_folders_paper_lists_by_name_and_nothing_else(data_dir):
     offered = catalog(data_dir)
     assert [(s.origin, s.path.name) for s in offered.sets] == [
-        ("embedded", "icml2025_seed.txt"), ("folder", "a list (2024).csv"), ("folder", "b_list.json"),
+        ("embedded", "icml2025_seed.txt"), ("folder", "a list (2024).csv"), ("folder", "b_list.json"), ("folder", "empty.json"),
     ]
     names = [s.name for s in offered.sets]
     assert all(URL_SAFE.match(n) for n in names) and len(set(names)) == len(names)
-    assert names == ["icml2025_seed.txt", "a-list-2024-.csv", "b_list.json"]
+    assert names == ["icml2025_seed.txt", "a-list-2024-.csv", "b_list.json", "empty.json"]
     assert catalog(data_dir) == offered  # stable: the same files give the same names
 
 

@@ -5,6 +5,7 @@ import codecs
 import csv
 import json
 import re
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -311,6 +312,23 @@ def test_parquet_with_list_columns_and_nulls(tmp_path):
     assert three["title_is_derived"] and three["title"] and three["abstract"] == "Only an abstract here."
 
 
+@pytest.mark.parametrize("suffix", ["json", "csv", "parquet"])
+def test_fields_named_alike_give_their_first_value_that_is_not_blank(tmp_path, suffix):
+    # "Title" and " title " are one field; the last column named so used to win even when blank.
+    rows = [{"Title": "First Wins", " title ": "Second"}, {"Title": " ", " title ": "Blank First"}, {"Title": None, " title ": "Null First"}]
+    path = tmp_path / f"alike.{suffix}"
+    if suffix == "json":
+        path.write_text(json.dumps(rows))
+    elif suffix == "csv":
+        path.write_text("Title, title ,title,year\nFirst Wins,Second,Third,\n , Blank First,,\n,,Last Column,\n")
+    else:
+        pd.DataFrame(rows).to_parquet(path)
+    result = load(path)
+    expected = ["First Wins", "Blank First", "Last Column" if suffix == "csv" else "Null First"]
+    assert list(result.papers["title"]) == expected and not result.report.skipped
+
+
+
 def test_damaged_parquet_is_an_input_error(tmp_path):
     path = write(tmp_path / "broken.parquet", b"PAR1" + b"\x00" * 64)
     with pytest.raises(InputError, match="broken.parquet"):
@@ -474,6 +492,20 @@ def test_duplicate_ids(tmp_path):
     assert renamed[0].record == "record 3 (id 'x')" and repr(papers.iloc[1]["paper_id"]) in renamed[0].problem
 
 
+
+def test_thirty_thousand_records_sharing_an_id_load_in_linear_time(tmp_path):
+    # Each record was compared with, and searched a free suffix past, every earlier one: 10^4 took
+    # 11 s, so 3 * 10^4 took minutes; linear, they take about a second.
+    records = [{"id": "same", "title": f"Paper {i}", "abstract": "a"} for i in range(30_000)]
+    path = write(tmp_path / "same-id.json", json.dumps(records + records[:2]))
+    started = time.perf_counter()
+    result = load_papers(path)
+    assert time.perf_counter() - started < 10
+    check_report(result)
+    assert result.report.loaded == 30_000 and len(result.report.skipped) == 2
+    assert list(result.papers["paper_id"][:3]) == ["same", "same~2", "same~3"]
+    assert result.papers["paper_id"].iloc[-1] == "same~30000"
+
 @pytest.mark.parametrize("suffix", ["json", "jsonl", "csv", "txt"])
 def test_one_megabyte_abstract_is_kept_and_cut(tmp_path, suffix):
     abstract = "We propose Huge Abstracts for testing. " + "word " * 200_000
@@ -530,6 +562,39 @@ def test_wrong_field_types_never_crash(tmp_path):
     # Items of the wrong type inside a list are dropped, and said so.
     dropped = {i.record for i in result.report.warnings if i.problem.startswith(("authors has", "author_keywords has"))}
     assert dropped == {"record 1 (id '17')", "record 6 (id 'deep')"}
+
+
+@pytest.mark.parametrize("suffix", ["json", "jsonl"])
+def test_lone_surrogates_from_json_escapes_become_replacement_characters(tmp_path, suffix):
+    # json reads "\ud800" as a lone surrogate, which no encoder can write: it crashed the content id.
+    records = [{"id": "\udc00", "title": "Lone \ud800 high", "abstract": "x", "author": ["\udfff"]}, {"title": "A \ud83d"}]
+    content = "\n".join(json.dumps(r) for r in records) if suffix == "jsonl" else json.dumps(records)
+    assert "\\ud800" in content  # the file itself is plain ASCII
+    result = load(write(tmp_path / f"surrogates.{suffix}", content))
+    assert list(result.papers["title"]) == ["Lone \ufffd high", "A \ufffd"]
+    assert result.papers.iloc[0]["paper_id"] == "\ufffd" and result.papers.iloc[0]["authors"] == ["\ufffd"]
+    result.papers.to_parquet(tmp_path / "written.parquet")
+
+
+@pytest.mark.parametrize("suffix", ["json", "jsonl"])
+def test_a_number_too_long_for_python_keeps_its_record(tmp_path, suffix):
+    # Python refuses int() of over 4,300 digits with a ValueError, which escaped the loader.
+    digits = "7" * 5_000
+    records = [f'{{"id": "a", "title": "Fine", "year": {digits}}}', f'{{"id": "b", "title": {digits}}}']
+    content = "\n".join(records) if suffix == "jsonl" else f"[{','.join(records)}]"
+    result = load(write(tmp_path / f"long-number.{suffix}", content))
+    assert list(result.papers["paper_id"]) == ["a", "b"]
+    assert result.papers.iloc[1]["title"].startswith("777")
+    assert "is not a year" in problems(result.report.warnings)
+
+
+def test_a_jsonl_line_nested_too_deeply_is_skipped_not_a_crash(tmp_path):
+    # A RecursionError from one line escaped the loader; the other lines are readable.
+    path = write(tmp_path / "deep.jsonl", json.dumps({"title": "Kept"}) + "\n" + "[" * 100_000 + "\n")
+    result = load(path)
+    assert list(result.papers["title"]) == ["Kept"]
+    [skipped] = result.report.skipped
+    assert skipped.record == "line 2" and "nested too deeply" in skipped.problem
 
 
 def test_nan_and_bool_values_are_missing_not_text(tmp_path):

@@ -180,6 +180,16 @@ def test_a_finished_build_is_found_not_rebuilt_and_copied_to_a_new_folder(plante
     assert elsewhere.report.records_read == 36 and elsewhere.counts == first.counts
 
 
+
+def test_a_report_from_the_cache_names_the_file_read_this_time(planted_file, tmp_path):
+    # The cache is keyed by content: a copy elsewhere reused the first path's report, naming it.
+    copy = tmp_path / "elsewhere" / planted_file.name
+    copy.parent.mkdir()
+    copy.write_bytes(planted_file.read_bytes())
+    run(planted_file, tmp_path, out_dir=tmp_path / "a")
+    for out_dir in (None, tmp_path / "b"):  # from the stage cache, then from the cache's copy of the output
+        assert run(copy, tmp_path, out_dir=out_dir).report.source == str(copy)
+
 def test_a_damaged_output_is_never_reused(planted_file, tmp_path):
     first = run(planted_file, tmp_path, out_dir=tmp_path / "a")
     clean = (tmp_path / "a" / "papers.parquet").read_bytes()

@@ -32,10 +32,12 @@ from .core import (  # noqa: F401
 from .data_sets import (  # noqa: F401
     DATA_SET_COLUMN_CONFIG,
     FETCH_TIMEOUT,
+    REPORT_LINES,
     cache_folder,
     chosen_source,
     data_catalog,
     fetch_icml2025,
+    load_report,
     open_data_set,
     opened_data_set,
     saved_upload,

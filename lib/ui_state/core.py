@@ -68,7 +68,8 @@ def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
         build(source.data, taxonomy_path=source.taxonomy, out_dir=out_dir, cache_dir=source.cache, progress=progress)
         bar.empty()
     papers, report = read_map(str(out_dir))
-    return papers, LoadReport.from_dict(report), str(out_dir)
+    # The folder may hold the cache's copy of a map of the same content read at another path.
+    return papers, replace(LoadReport.from_dict(report), source=str(source.data)), str(out_dir)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)

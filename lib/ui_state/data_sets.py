@@ -1,4 +1,4 @@
-"""Which paper list the dashboard maps: the catalog, `?data=`, uploads and fetching."""
+"""Which paper list the dashboard maps: the catalog, `?data=`, uploads and fetching, and what its load skipped."""
 from __future__ import annotations
 
 import argparse
@@ -13,6 +13,7 @@ from ..datasets import DEFAULT_DATA_DIR, Catalog, catalog, save_upload, url_name
 from ..fetch import ICML2025_URL, Fetched, fetch_paper_list
 from ..markup import markdown_literal
 from ..pipeline import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
+from ..report import LoadReport
 from .core import DataSource
 
 _DATA_SET_KEY = "papermap_data_set"  # the set this session opened last: the URL loses `?data=` on a page switch
@@ -72,6 +73,21 @@ def chosen_source(argv: Sequence[str]) -> DataSource:
 def opened_data_set() -> str | None:
     """The name of the data set this session maps (set by `chosen_source`)."""
     return st.session_state.get(_DATA_SET_KEY)
+
+
+REPORT_LINES = 200  # a load report's lines a page shows; a list with 10^4 renamed ids has as many
+
+
+def load_report(report: LoadReport) -> None:
+    """What loading the open data set skipped or changed, with each reason, in a closed expander
+    labelled with the report's summary; nothing when every record was read as it is."""
+    if not (report.skipped or report.warnings):
+        return
+    with st.expander(f"Load report: {markdown_literal(report.summary())}"):
+        lines = report.lines()  # skipped records first
+        st.text("\n".join(lines[:REPORT_LINES]))
+        if len(lines) > REPORT_LINES:
+            st.caption(f"The first {REPORT_LINES} of {len(lines):,} lines; `python -m lib build` prints them all.")
 
 
 def open_data_set(name: str) -> None:
