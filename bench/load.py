@@ -21,8 +21,9 @@ paper's card, and the set of papers plotted. A difference is an isolation violat
 session whose state it matches, if any). An error is a Streamlit exception or error element, a browser
 console error, an uncaught page error, or a step that timed out. The script prints the times
 (median, p90, max over sessions and repeats) beside the baseline's median, the errors and violations,
-and exits 1 if there was any. A last table splits the CPU time between the server and the browsers,
-which share the machine's cores: the times are an upper bound on what readers on their own machines see.
+and exits 1 if there was any. A last table splits the CPU time between the server and the browsers:
+they share the machine's cores, so the times include the browsers' contention for them, which readers
+on their own machines would not have.
 
 Its importable entry is `load_test`; tests/test_many_users.py runs it with 3 sessions on the seed and
 checks isolation only (`timed=False`). On a 2-core machine, 20 sessions on the seed take about three
