@@ -26,8 +26,8 @@ they share the machine's cores, so the times include the browsers' contention fo
 on their own machines would not have.
 
 Its importable entry is `load_test`; tests/test_many_users.py runs it with 3 sessions on the seed and
-checks isolation only (`timed=False`). On a 2-core machine, 20 sessions on the seed take about three
-minutes, on ICML 2025's 3,340 titles about four and a half (per repeat, after the build).
+checks isolation only (`timed=False`). On a 2-core machine, a repeat of 20 sessions takes about three
+minutes on the seed and on ICML 2025's 3,340 titles alike (plus the first build).
 """
 from __future__ import annotations
 
