@@ -25,73 +25,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.error
-import urllib.request
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from lib.datasets import map_folder  # noqa: E402
-from lib.pipeline import DEFAULT_TAXONOMY, PAPERS_FILE, is_built  # noqa: E402
+from _browser import CHROMIUM, CHROMIUM_ARGS, HOLD_MS, MARK_JS, REPO, VIEWPORT, WAIT_JS, ensure_map, streamlit  # puts lib on the path
+from lib.pipeline import PAPERS_FILE
 
 SHARED = REPO.parent / "shared" / "data"
 DEFAULT_DATA = [SHARED / "icml2025_papers.json", SHARED / "scale_corpus.json"]
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "papermap_bench_app"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [  # as tests/test_browser.py: no reaching for Google services on a closed network
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
-VIEWPORT = {"width": 1920, "height": 1080}
 GOAL = 1.5
-HOLD_MS = 400  # the finished state must hold this long; its start is the time reported
 TIMEOUT_MS = 600_000
-STARTUP_SECONDS = 300
-
-# Resolves with performance.now() at the start of the first HOLD_MS-long stretch in which `ready`
-# holds. `want` is a point count (papers plotted: traces with customdata, or the floor's one trace)
-# or "selection" (the dashboard's "N selected papers" heading and a table under it).
-WAIT_JS = """async ([want, hold, timeout]) => {
-    const running = () => { const w = document.querySelector('[data-testid="stStatusWidget"]');
-                            return !!w && w.innerText.includes('Running'); };
-    const points = () => {
-        const gd = document.querySelector('.js-plotly-plot');
-        const traces = gd && (gd._fullData || gd.data);
-        if (!traces) return -1;
-        return traces.reduce((n, t) => n + (t.visible === false || !t.x || !(t.customdata || t.name === 'papers') ? 0 : t.x.length), 0);
-    };
-    const selected = () => Array.from(document.querySelectorAll('[data-testid="stHeading"], h4'))
-        .some(h => /selected papers/.test(h.innerText)) && !!document.querySelector('[data-testid="stDataFrame"]');
-    const ready = () => !running() && (want === 'selection' ? selected() : points() === want);
-    const start = performance.now();
-    return await new Promise((resolve, reject) => {
-        let since = null;
-        const tick = () => {
-            const now = performance.now();
-            if (ready()) { if (since === null) since = now; if (now - since >= hold) return resolve(since); }
-            else since = null;
-            if (now - start > timeout) return reject(new Error('timed out waiting for ' + want + ', points ' + points()));
-            requestAnimationFrame(tick);
-        };
-        tick();
-    });
-}"""
-# Page time of the first event of `type` from now on (the user's action, not Playwright's bookkeeping).
-MARK_JS = """(type) => { window.__benchMark = null;
-    document.addEventListener(type, () => { if (window.__benchMark === null) window.__benchMark = performance.now(); },
-                              {capture: true, once: true}); }"""
 
 
 @dataclass
@@ -103,63 +51,6 @@ class Runs:
     select: list[float] = field(default_factory=list)
     ws_bytes: list[int] = field(default_factory=list)
     http_bytes: list[int] = field(default_factory=list)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return response.status == 200
-    except (urllib.error.URLError, OSError):
-        return False
-
-
-@contextmanager
-def streamlit(script: str, args: list[str], env: dict[str, str], log: Path):
-    """`streamlit run script -- args` on a free 127.0.0.1 port; yields its base URL, stops it after."""
-    port = _free_port()
-    command = [
-        sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--server.headless", "true", "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false", "--", *args,
-    ]
-    with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=REPO, env={**os.environ, **env, "PYTHONUNBUFFERED": "1"}, stdin=subprocess.DEVNULL,
-                                   stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not _healthy(f"{base}/_stcore/health"):
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{script} did not start:\n{log.read_text(errors='replace')[-2000:]}")
-            time.sleep(0.3)
-        yield base
-    finally:
-        for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 10)):
-            try:
-                os.killpg(process.pid, sig)
-                process.wait(timeout=wait)
-                break
-            except ProcessLookupError:
-                break
-            except subprocess.TimeoutExpired:
-                continue
-
-
-def ensure_map(data: Path, cache: Path) -> Path:
-    """The dashboard's map folder of `data` under `cache`, built now (untimed) if it is not yet."""
-    folder = map_folder(data, DEFAULT_TAXONOMY, cache)
-    if not is_built(folder):
-        print(f"building the map of {data.name} into {folder} (once; untimed)…", file=sys.stderr, flush=True)
-        started = time.monotonic()
-        subprocess.run([sys.executable, "-m", "lib", "build", str(data), "--cache", str(cache), "--out", str(folder), "--quiet"],
-                       cwd=REPO, check=True)
-        print(f"  built in {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
-    return folder
 
 
 def _wait(page, want) -> float:
@@ -292,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
 
     results = []
     with sync_playwright() as playwright, tempfile.TemporaryDirectory(prefix="papermap_bench_app_") as scratch:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         try:
             for data in args.data or DEFAULT_DATA:
                 results.append(bench_list(browser, data.resolve(), args.cache.resolve(), args.runs, Path(scratch)))

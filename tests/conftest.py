@@ -1,9 +1,11 @@
 """Shared fixtures: the shipped sample, the real paper lists when present, planted-topic corpora."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 DASHBOARD = str(REPO / "dashboard.py")
 SEED_SAMPLE = REPO / "data" / "icml2025_seed.txt"
 SHARED_DATA = REPO.parent / "shared" / "data"
+BENCH = REPO / "bench"
 
 # Three research topics with their own vocabulary, so a correct pipeline must separate them.
 PLANTED_TOPICS = {
@@ -124,3 +127,18 @@ def started(**query):
     app.run()
     assert not app.exception, app.exception
     return app
+
+
+def bench_module(name: str):
+    """bench/<name>.py imported as module `bench_<name>` (bench/ is scripts, not a package)."""
+    if f"bench_{name}" in sys.modules:
+        return sys.modules[f"bench_{name}"]
+    sys.path.insert(0, str(BENCH))  # the scripts import their neighbours (floor_build, _browser) as scripts do
+    try:
+        spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up there
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(BENCH))

@@ -1,28 +1,12 @@
 """bench/build.py's pure helpers, and the floor's settings matching the embedder's. No timing: machines are noisy."""
-import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import bench_module
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-
-
-def load(name):
-    sys.path.insert(0, str(BENCH))  # floor_umap and peer_bertopic import floor_build as scripts do
-    try:
-        spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up there
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(BENCH))
-
-
-bench = load("build")
+bench = bench_module("build")
 
 
 def test_median_and_growth_exponent():
@@ -75,7 +59,7 @@ def test_goal_rows_mark_each_goal():
 def test_floor_embeds_with_the_embedders_settings():
     from lib.embed import _TFIDF_SETTINGS, TfidfSvdEmbedder
 
-    floor = load("floor_build")
+    floor = bench_module("floor_build")
     embedder = TfidfSvdEmbedder()
     assert floor.TFIDF_SETTINGS == _TFIDF_SETTINGS
     assert (floor.N_COMPONENTS, floor.RANDOM_STATE) == (embedder.n_components, embedder.random_state)

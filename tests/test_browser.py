@@ -14,28 +14,22 @@ The whole module skips when Playwright or /usr/bin/chromium is missing.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import signal
-import socket
-import subprocess
 import sys
-import time
-import urllib.error
 import urllib.parse
-import urllib.request
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import bench_module
 from export_readers import (
     FORMULA_STARTS, bibtex_entries, csv_rows, html_elements, latex_text, markdown_html, same_text, unguarded,
 )
 
-CHROMIUM = Path("/usr/bin/chromium")
+_browser = bench_module("_browser")
+CHROMIUM, CHROMIUM_ARGS, POINT_JS = _browser.CHROMIUM, _browser.CHROMIUM_ARGS, _browser.POINT_JS
 
 try:
     from playwright.sync_api import sync_playwright
@@ -48,17 +42,6 @@ REPO = Path(__file__).resolve().parents[1]
 SEED = REPO / "data" / "icml2025_seed.txt"
 SEED_PAPERS = 19
 
-# The background-networking flags stop Chromium from reaching for Google services on a closed network.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 STARTUP_SECONDS = 180  # the first build JIT-compiles UMAP; later starts read the cache
 RENDER_MS = 180_000  # the first page load waits for that build
 PROJECTOR = {"width": 1920, "height": 1080}
@@ -75,23 +58,9 @@ POINTS_JS = """() => {
 }"""
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _is_local(url: str) -> bool:
     parsed = urllib.parse.urlparse(url)
     return parsed.scheme in ("data", "blob", "about") or parsed.hostname in ("127.0.0.1", "localhost")
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return response.status == 200
-    except (urllib.error.URLError, OSError):
-        return False
 
 
 @pytest.fixture(scope="module")
@@ -110,37 +79,10 @@ def seed_map(cache_dir):
     return build(SEED, cache_dir=cache_dir).papers
 
 
-@contextmanager
 def running_app(cache_dir: Path, log_path: Path, db_path: Path, data: Path = SEED):
-    """`streamlit run dashboard.py -- --data <data>` on a free local port; yields its base URL."""
-    port = _free_port()
-    env = {**os.environ, "PAPERMAP_CACHE": str(cache_dir), "PAPERMAP_DB": str(db_path), "PYTHONUNBUFFERED": "1"}
-    command = [
-        sys.executable, "-m", "streamlit", "run", "dashboard.py",
-        "--server.port", str(port),
-        "--server.address", "127.0.0.1",
-        "--server.headless", "true",
-        "--server.fileWatcherType", "none",
-        "--browser.gatherUsageStats", "false",
-        "--", "--data", str(data),
-    ]
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            command, cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group, so teardown ends it and its children
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while not _healthy(f"{base}/_stcore/health"):
-            if process.poll() is not None:
-                pytest.fail(f"streamlit exited with {process.returncode}:\n{log_path.read_text(errors='replace')[-3000:]}")
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit not healthy after {STARTUP_SECONDS} s:\n{log_path.read_text(errors='replace')[-3000:]}")
-            time.sleep(0.5)
-        yield base
-    finally:
-        _stop(process)
+    """`streamlit run dashboard.py -- --data <data>` on a free local port, a context manager yielding its base URL."""
+    env = {"PAPERMAP_CACHE": str(cache_dir), "PAPERMAP_DB": str(db_path)}
+    return _browser.streamlit("dashboard.py", ["--data", str(data)], env, log_path, startup_seconds=STARTUP_SECONDS)
 
 
 @pytest.fixture(scope="module")
@@ -149,19 +91,6 @@ def app_url(cache_dir, tmp_path_factory):
     folder = tmp_path_factory.mktemp("streamlit")
     with running_app(cache_dir, folder / "streamlit.log", folder / "lists.sqlite") as base:
         yield base
-
-
-def _stop(process: subprocess.Popen) -> None:
-    for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 10)):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 @pytest.fixture(scope="module")
@@ -334,20 +263,11 @@ def test_clicking_a_cross_table_cell_opens_the_map_filtered_to_it(app_url, page,
     _assert_clean(page)
 
 
-# Screen position of the first paper of the first coloured trace, and its id.
-FIRST_POINT_JS = """() => {
-    const gd = document.querySelector('.js-plotly-plot');
-    const trace = gd._fullData.find(t => t.customdata && t.x.length);
-    const area = gd.querySelector('.nsewdrag').getBoundingClientRect();
-    return [area.left + gd._fullLayout.xaxis.l2p(trace.x[0]), area.top + gd._fullLayout.yaxis.l2p(trace.y[0]), trace.customdata[0]];
-}"""
-
-
 def _open_first_paper(page, base: str) -> str:
     """Open the map at `base`, click its first paper's point, wait for the card; the paper's id."""
     page.goto(base)
     _map_rendered(page)
-    x, y, paper_id = page.evaluate(FIRST_POINT_JS)
+    x, y, paper_id = page.evaluate(POINT_JS, None)
     page.mouse.click(x, y)
     page.wait_for_url(re.compile(rf"paper={paper_id}"))
     _wait_until_idle(page)
@@ -499,7 +419,7 @@ def test_every_page_renders_hostile_text_as_text_with_no_error(hostile_app, brow
     tab = _watched_tab(context)
     tab.goto(f"{hostile_app.url}/?paper=privacy-0&color=status&q=privacy")
     _map_rendered(tab)
-    x, y, _ = tab.evaluate(FIRST_POINT_JS)
+    x, y, _ = tab.evaluate(POINT_JS, None)
     tab.mouse.move(x, y)  # the hover label
     tab.wait_for_selector(".hoverlayer .hovertext")
     hover = tab.locator(".hoverlayer").text_content()
@@ -580,7 +500,7 @@ def test_every_download_keeps_hostile_text_inert(hostile_app, browser, tmp_path)
     viewer.goto((tmp_path / "map.html").as_uri())
     viewer.wait_for_function(f"() => ({POINTS_JS})() === {papers}")
     hovers = viewer.evaluate(HOVER_TEXTS_JS)
-    x, y, _ = viewer.evaluate(FIRST_POINT_JS)
+    x, y, _ = viewer.evaluate(POINT_JS, None)
     viewer.mouse.move(x, y)  # and one hover by the mouse
     viewer.wait_for_selector(".hoverlayer .hovertext")
     viewer.wait_for_timeout(500)
