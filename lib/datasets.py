@@ -173,10 +173,10 @@ def save_upload(uploads_dir: Path, file_name: str, content: bytes, *, max_bytes:
     with a name already taken is saved as `name-2`. Raises `DataSetError` or `InputError` (one sentence).
     """
     if len(content) > max_bytes:
-        raise DataSetError(
-            f"{safe_stem(file_name) or 'The file'} is {human_size(len(content))}; "
-            f"uploads are limited to {human_size(max_bytes)}."
-        )
+        size, limit = human_size(len(content)), human_size(max_bytes)
+        if size == limit:  # just over: rounded alike, the sizes would not say why it was refused
+            size, limit = f"{len(content):,} bytes", f"{max_bytes:,} bytes"
+        raise DataSetError(f"{safe_stem(file_name) or 'The file'} is {size}; uploads are limited to {limit}.")
     name, _ = check_paper_list(content, file_name, fallback="upload")
     digest = hashlib.sha256(content).hexdigest()
     for existing in _paper_lists(uploads_dir):

@@ -2,7 +2,7 @@
 import json
 
 import pytest
-from conftest import planted_records, started
+from conftest import plain, planted_records, started
 from local_server import closed_port_url, paper_server
 
 from lib.markup import markdown_literal
@@ -141,3 +141,14 @@ def test_a_data_set_that_cannot_be_mapped_is_not_a_dead_end(env, monkeypatch):
     app.button(key="open_data_set").click().run()
     assert not app.exception and not app.error
     assert "12 of 12 papers" in shown_papers(app)
+
+
+def test_an_upload_over_the_limit_is_one_error_with_both_sizes_and_not_saved(env):
+    from lib.datasets import MAX_UPLOAD_BYTES
+
+    app = on_data_sets_page(started())
+    app.file_uploader(key="upload").upload("huge.json", b" " * (MAX_UPLOAD_BYTES + 1)).run()
+    assert not app.exception and len(app.error) == 1
+    size = f"{MAX_UPLOAD_BYTES:,}"  # rounded, both would read "200 MB"
+    assert plain(app.error[0].value) == f"huge is {MAX_UPLOAD_BYTES + 1:,} bytes; uploads are limited to {size} bytes."
+    assert not (env / "uploads").exists()
