@@ -47,38 +47,69 @@ def make_key(*parts: Any) -> str:
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write `data` to `path` so that readers see the old file or the whole new one, never a part.
 
-    The temp file is named for the writing process, so the next write of `path` removes the temp
-    files of writers that died (SIGKILL, power loss) before their rename, and no live writer's.
+    The temp file is named for the writing process and locked (`flock`) until its rename, so the
+    next write of `path` removes the temp files of writers that died (SIGKILL, power loss) before
+    their rename, and never a live writer's, whether it runs here or in another container.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_dead_writers_temps(path)
+    _remove_abandoned_temps(path)
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
+            _lock_for_writing(handle.fileno(), wait=True)  # released when closed, after the rename
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temp, path)
+            os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
 
 
-def _remove_dead_writers_temps(path: Path) -> None:
+def _lock_for_writing(fd: int, *, wait: bool) -> bool:
+    """Take the exclusive `flock` of an open file; whether it was taken (`wait=False` does not wait)."""
     if os.name != "posix":
-        return  # os.kill(pid, 0) asks whether a process exists on POSIX only
+        return True  # no flock: temp files of dead writers stay, harmless and hidden
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        return True
+    except BlockingIOError:
+        return False
+
+
+def _remove_abandoned_temps(path: Path) -> None:
+    if os.name != "posix":
+        return
     # ".<name>.<pid>.<mkstemp's letters>.tmp", exactly: not the temp file of "<name>.<something>"
     named = re.compile(rf"\.{re.escape(path.name)}\.(\d+)\.[^.]+\.tmp")
     for temp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
         writer = named.fullmatch(temp.name)
-        if writer is None or int(writer[1]) == os.getpid():
-            continue  # another file's, or another thread of this process writing now
+        # The pid check covers a writer between creating its file and locking it; the lock, a writer
+        # whose pid means nothing here (another container on a shared cache folder).
+        if writer is None or _process_exists(int(writer[1])):
+            continue
         try:
-            os.kill(int(writer[1]), 0)
-        except ProcessLookupError:
-            temp.unlink(missing_ok=True)
+            with open(temp, "rb") as handle:
+                if _lock_for_writing(handle.fileno(), wait=False):
+                    temp.unlink(missing_ok=True)
         except OSError:
-            pass  # alive, run by another user
+            continue  # gone already, or not ours to read
+
+
+def _process_exists(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OverflowError, ValueError):
+        return False  # no process can have that number: a name made by something else
+    except OSError:
+        return True  # alive, run by another user
+    return True
 
 
 def frame_bytes(frame: pd.DataFrame) -> bytes:

@@ -174,7 +174,9 @@ def save_upload(uploads_dir: Path, file_name: str, content: bytes, *, max_bytes:
     """
     if len(content) > max_bytes:
         size, limit = human_size(len(content)), human_size(max_bytes)
-        if size == limit:  # just over: rounded alike, the sizes would not say why it was refused
+        (size_value, size_unit), (limit_value, limit_unit) = size.split(), limit.split()
+        if size_unit == limit_unit and float(size_value) == float(limit_value):
+            # Just over: rounded alike ("2.0 KB", "2 KB"), the sizes would not say why it was refused.
             size, limit = f"{len(content):,} bytes", f"{max_bytes:,} bytes"
         raise DataSetError(f"{safe_stem(file_name) or 'The file'} is {size}; uploads are limited to {limit}.")
     name, _ = check_paper_list(content, file_name, fallback="upload")

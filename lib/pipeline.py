@@ -7,9 +7,9 @@ parameter recomputes that stage and what depends on it, nothing else.
 """
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -51,6 +51,7 @@ SIDECAR_FILE = "papers.json"
 # Held while a build writes an output folder: a second build of the same folder (another dashboard
 # session, another shell) waits for it and then finds the map made instead of computing it again.
 LOCKS_FOLDER = "locks"  # in the cache folder, so a build refused for bad input leaves no output folder
+LOCK_POLL_SECONDS = 0.2
 OUTPUT_FILES = {"papers": PAPERS_FILE, "embeddings": EMBEDDINGS_FILE, "query_model": QUERY_MODEL_FILE}
 
 # In run order. Keywords and subfields need only the papers, so on a large list they are computed
@@ -164,22 +165,26 @@ def build(
     keys = _stage_keys(specs)
     output_store = Path(cache_dir) / "output" / keys["output"]
 
-    def reused() -> BuildResult | None:
+    def reused(copy_from_cache: bool) -> BuildResult | None:
         if out_dir is None or not taxonomy_digest:
             return None
         start = time.perf_counter()
-        sidecar = _reuse_output(Path(out_dir), output_store, keys["output"])
+        if copy_from_cache:
+            sidecar = _reuse_output(Path(out_dir), output_store, keys["output"])
+        else:
+            sidecar = _finished(Path(out_dir), keys["output"])
         if sidecar is None:
             return None
         report_progress("done", len(STAGES), len(STAGES))
-        return BuildResult(_recorded_report(sidecar["load_report"], input_path), sidecar["counts"],
+        return BuildResult(recorded_report(sidecar["load_report"], input_path), sidecar["counts"],
                            [StageRun("reuse", time.perf_counter() - start, True)], Path(out_dir) / PAPERS_FILE)
 
-    found = reused()  # without the lock: a finished map is answered at once, even while another build runs
+    found = reused(copy_from_cache=False)  # reads only, so no lock: answered at once, even during another build
     if found is not None:
         return found
-    with _build_lock(None if out_dir is None else Path(out_dir), Path(cache_dir), report_progress) as waited:
-        found = reused() if waited else None  # the build we waited for may have made this very map
+    with _build_lock(None if out_dir is None else Path(out_dir), Path(cache_dir), report_progress):
+        # Writes the folder, so under the lock: the cache's copy, or what the build we waited for made.
+        found = reused(copy_from_cache=True)
         if found is not None:
             return found
         result = _run_stages(input_path, taxonomy_path, embedder, params, specs, keys, ArtifactCache(cache_dir), report_progress)
@@ -213,29 +218,32 @@ def build(
 
 
 @contextmanager
-def _build_lock(out_dir: Path | None, cache_dir: Path, progress: Progress) -> Iterator[bool]:
-    """Hold the build lock of `out_dir` for the block; yields whether another build held it first.
+def _build_lock(out_dir: Path | None, cache_dir: Path, progress: Progress) -> Iterator[None]:
+    """Hold the build lock of `out_dir` for the block, reporting "wait" while another build holds it.
 
     The lock is a file in the cache's locks folder named for the folder's absolute path; builds
     sharing a cache folder (as all dashboard sessions do) take turns. An `flock` dies with the
-    process holding it, so a build killed at any point never leaves the folder locked.
-    No output folder (a build that writes nothing) needs no lock.
+    process holding it, so a build killed at any point never leaves the folder locked. The wait
+    polls, so a dashboard session stopped while waiting stops. No output folder needs no lock, and
+    a system without `flock` (Windows) builds without one.
     """
-    if out_dir is None:
-        yield False
+    if out_dir is None or os.name != "posix":
+        yield
         return
+    import fcntl
+
     lock_path = cache_dir / LOCKS_FOLDER / f"{hashlib.sha256(str(out_dir.resolve()).encode()).hexdigest()[:24]}.lock"
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_path, "a") as lock:
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                progress("wait", 0, len(STAGES))
+                time.sleep(LOCK_POLL_SECONDS)
         try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            waited = False
-        except BlockingIOError:
-            progress("wait", 0, len(STAGES))
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            waited = True
-        try:
-            yield waited
+            yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
@@ -287,7 +295,7 @@ def _run_stages(
 
     papers, load_meta = stages.run("load", load_stage)
     papers = conform(papers, PAPER_COLUMNS)
-    report = _recorded_report(load_meta["report"], input_path)
+    report = recorded_report(load_meta["report"], input_path)
     if papers.empty:
         first = f"; the first: {report.skipped[0].record}: {report.skipped[0].problem}" if report.skipped else ""
         raise InputError(f"{input_path}: no paper could be read from its {report.records_read} records{first}")
@@ -470,7 +478,7 @@ def _finished(folder: Path, output_key: str) -> dict[str, Any] | None:
     return sidecar
 
 
-def _recorded_report(recorded: dict[str, Any], input_path: str | Path) -> LoadReport:
+def recorded_report(recorded: dict[str, Any], input_path: str | Path) -> LoadReport:
     """A load report the cache recorded, naming `input_path`: the cache is keyed by content, so the
     same file may have been read at another path (a copy, a CLI build of a dashboard's file)."""
     return replace(LoadReport.from_dict(recorded), source=str(input_path))

@@ -82,7 +82,6 @@ def shared_data() -> Path:
 def ended_pid() -> int:
     """The pid of a process that has ended (and been reaped): what a writer killed earlier leaves behind."""
     import subprocess
-    import sys
 
     return int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True).stdout)
 

@@ -438,7 +438,6 @@ def test_every_page_renders_hostile_text_as_text_with_no_error(hostile_app, brow
     assert visited == dict.fromkeys(["Map", *PAGES], 0)  # every page visited, no element made from data
 
 
-
 # Each paper's hover label, drawn by plotly.js as a mouse resting on its point draws it: {paper id: text}.
 # plotly.js draws at most one hover per 50 ms (HOVERMINTIME), hence the pause before each read.
 HOVER_TEXTS_JS = """async () => {

@@ -1,5 +1,5 @@
 import json
-import os
+import subprocess
 
 import numpy as np
 import pandas as pd
@@ -85,12 +85,24 @@ def test_atomic_write_leaves_old_file_when_interrupted(tmp_path, monkeypatch):
 
 
 def test_a_write_removes_the_temp_files_of_dead_writers_of_that_file_only(tmp_path):
+    import fcntl
+
     target = tmp_path / "out.bin"
     killed = tmp_path / f".out.bin.{ended_pid()}.x1y2z3ab.tmp"  # a writer SIGKILLed before its rename
-    writing = tmp_path / f".out.bin.{os.getppid()}.x1y2z3ab.tmp"  # a live process writing now
     other = tmp_path / f".out.bin.1.{ended_pid()}.x1y2z3ab.tmp"  # a dead writer of "out.bin.1": its own next write clears it
-    for temp in (killed, writing, other):
-        temp.write_bytes(b"part")
-    atomic_write_bytes(target, b"whole")
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out.bin", writing.name, other.name])
+    crafted = tmp_path / ".out.bin.99999999999999999999.x1y2z3ab.tmp"  # no process has that number
+    # A live writer whose pid means nothing here (another container sharing the folder): its lock says it writes.
+    elsewhere = tmp_path / f".out.bin.{ended_pid()}.q9w8e7rt.tmp"
+    writer = subprocess.Popen(["sleep", "60"])  # a live process here, writing
+    writing = tmp_path / f".out.bin.{writer.pid}.x1y2z3ab.tmp"
+    try:
+        for temp in (killed, other, crafted, elsewhere, writing):
+            temp.write_bytes(b"part")
+        with open(elsewhere, "rb") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            atomic_write_bytes(target, b"whole")
+    finally:
+        writer.kill()
+        writer.wait()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out.bin", writing.name, other.name, elsewhere.name])
     assert target.read_bytes() == b"whole"

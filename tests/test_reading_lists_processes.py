@@ -26,17 +26,31 @@ BATCH = 20  # papers per transaction: a kill often lands inside one
 KILL_DELAYS = [round(random.Random(6).uniform(0.0, 0.4), 2) for _ in range(4)]
 
 
-def writer(db: Path, *args: object, stdin=None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, str(WRITER), str(db), LIST, *map(str, args)], stdin=stdin,
-                            stdout=subprocess.PIPE, text=True)
-
-
 @pytest.fixture
 def db_path(tmp_path) -> Path:
     path = tmp_path / "lists.sqlite"
     with closing(rl.connect(path)) as db:
         rl.create_list(db, LIST)
     return path
+
+
+@pytest.fixture
+def writer(db_path):
+    """Starts `tests/reading_list_writer.py` on the list in `db_path`; any writer still running when
+    the test ends (a failed assertion) is killed, not left waiting on its stdin."""
+    started: list[subprocess.Popen] = []
+
+    def start(*args: object, stdin=None) -> subprocess.Popen:
+        process = subprocess.Popen([sys.executable, str(WRITER), str(db_path), LIST, *map(str, args)], stdin=stdin,
+                                   stdout=subprocess.PIPE, text=True)
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 def assert_sound(db: sqlite3.Connection) -> list[rl.Entry]:
@@ -48,10 +62,10 @@ def assert_sound(db: sqlite3.Connection) -> list[rl.Entry]:
     return entries
 
 
-def test_a_writer_killed_mid_write_keeps_every_committed_batch_and_no_part_of_another(db_path):
+def test_a_writer_killed_mid_write_keeps_every_committed_batch_and_no_part_of_another(db_path, writer):
     reported: list[str] = []
     for run, delay in enumerate(KILL_DELAYS):
-        process = writer(db_path, "append", f"run{run}-", BATCH)
+        process = writer("append", f"run{run}-", BATCH)
         first = process.stdout.readline()  # the loop runs: kill it a little later, wherever it is
         time.sleep(delay)
         process.send_signal(signal.SIGKILL)
@@ -70,8 +84,8 @@ def test_a_writer_killed_mid_write_keeps_every_committed_batch_and_no_part_of_an
         assert assert_sound(db)[-1].paper_id == "after"
 
 
-def test_sessions_in_separate_processes_editing_one_list_lose_no_update(db_path):
-    sessions = {f"s{n}-": writer(db_path, "edit", f"s{n}-", n, 60, stdin=subprocess.PIPE) for n in range(3)}
+def test_sessions_in_separate_processes_editing_one_list_lose_no_update(db_path, writer):
+    sessions = {f"s{n}-": writer("edit", f"s{n}-", n, 60, stdin=subprocess.PIPE) for n in range(3)}
     for process in sessions.values():
         assert process.stdout.readline().strip() == "ready"
     for process in sessions.values():  # go at once

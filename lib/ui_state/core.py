@@ -10,7 +10,7 @@ import streamlit as st
 from ..datasets import map_folder
 from ..filters import FACETS, Filters, choices_from_query, facet_options
 from ..load import LoadReport
-from ..pipeline import build, is_built, read_load_report, read_papers
+from ..pipeline import build, is_built, read_load_report, read_papers, recorded_report
 from ..topics import topic_summaries as summarise_topics
 
 _VIEW_KEY = "papermap_view"
@@ -68,8 +68,7 @@ def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
         build(source.data, taxonomy_path=source.taxonomy, out_dir=out_dir, cache_dir=source.cache, progress=progress)
         bar.empty()
     papers, report = read_map(str(out_dir))
-    # The folder may hold the cache's copy of a map of the same content read at another path.
-    return papers, replace(LoadReport.from_dict(report), source=str(source.data)), str(out_dir)
+    return papers, recorded_report(report, source.data), str(out_dir)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
