@@ -135,6 +135,7 @@ def test_a_data_set_that_cannot_be_mapped_is_not_a_dead_end(env, monkeypatch):
     broken.write_text('[{"title": ')
     app = started(data="broken.json")
     assert len(app.error) == 1 and "invalid JSON" in app.error[0].value
+    assert not app.get("progress")  # the failed build's bar is gone, not stuck at its last step
     assert app.get("page_link")  # to the data sets page
     on_data_sets_page(app)
     assert len(app.error) == 1 and "broken.json" in [r["name"] for r in listed(app)]

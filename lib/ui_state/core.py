@@ -65,8 +65,10 @@ def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
             step = STAGE_DESCRIPTIONS.get(stage, stage)
             bar.progress(done / total, text=f"Building the map of {source.data.name} (step {min(done + 1, total)} of {total}): {step}")
 
-        build(source.data, taxonomy_path=source.taxonomy, out_dir=out_dir, cache_dir=source.cache, progress=progress)
-        bar.empty()
+        try:
+            build(source.data, taxonomy_path=source.taxonomy, out_dir=out_dir, cache_dir=source.cache, progress=progress)
+        finally:
+            bar.empty()  # a build that fails leaves its one-sentence error, not a bar stuck at its last step
     papers, report = read_map(str(out_dir))
     return papers, recorded_report(report, source.data), str(out_dir)
 
