@@ -1,9 +1,8 @@
 """Per-topic and per-subfield breakdowns on built maps of the planted topics and of the shipped seed."""
-import json
 
 import pandas as pd
 import pytest
-from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
+from conftest import SEED_SAMPLE, HashingEmbedder
 
 from lib.breakdowns import (
     BREAKDOWN_COLUMNS,
@@ -35,11 +34,8 @@ from lib.pipeline import build
 
 
 @pytest.fixture(scope="module")
-def planted(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("planted")
-    path = folder / "planted2025.json"
-    path.write_text(json.dumps(planted_records()))
-    return build(path, cache_dir=folder / "cache", embedder=HashingEmbedder()).papers
+def planted(planted_module_data):
+    return build(planted_module_data, cache_dir=planted_module_data.parent / "cache", embedder=HashingEmbedder()).papers
 
 
 @pytest.fixture(scope="module")

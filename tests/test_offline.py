@@ -5,7 +5,6 @@ machine; the fetch command alone tries, with a timeout, and says the machine see
 the test process or, through a sitecustomize.py, in a `python -m lib` child process. How the fetch
 behaves against a real server (slow, broken, refused) is in test_fetch.py.
 """
-import json
 import re
 import socket
 import subprocess
@@ -13,7 +12,7 @@ import sys
 from contextlib import closing
 
 import pytest
-from conftest import REPO, planted_records, started
+from conftest import REPO, started
 from network_guard import install, sitecustomize_env
 
 from lib import exports, reading_lists
@@ -62,9 +61,8 @@ def test_fetch_alone_reaches_out_with_a_timeout_and_says_it_is_offline(attempts,
     assert not (tmp_path / "data").exists()
 
 
-def test_a_build_every_page_and_every_export_stay_on_this_machine(attempts, tmp_path, monkeypatch):
-    data = tmp_path / "planted2025.json"
-    data.write_text(json.dumps(planted_records()))
+def test_a_build_every_page_and_every_export_stay_on_this_machine(attempts, planted_file, tmp_path, monkeypatch):
+    data = planted_file
     papers = build(data, cache_dir=tmp_path / "cache", out_dir=tmp_path / "out").papers  # every stage, from an empty cache
     db_path = tmp_path / "lists.sqlite"
     with closing(reading_lists.connect(db_path)) as db:
@@ -87,10 +85,9 @@ def test_a_build_every_page_and_every_export_stay_on_this_machine(attempts, tmp_
     assert all(downloads) and attempts == []
 
 
-def test_the_build_command_makes_no_outside_connection(tmp_path):
+def test_the_build_command_makes_no_outside_connection(planted_file, tmp_path):
     """In a child process, as people run it; the same guard refuses the fetch command there."""
-    data = tmp_path / "planted2025.json"
-    data.write_text(json.dumps(planted_records()))
+    data = planted_file
     log = tmp_path / "attempts.log"
     env = sitecustomize_env(tmp_path / "site", log)
 

@@ -11,12 +11,10 @@ from lib.filters import FINE_MARK
 
 
 @pytest.fixture
-def app_env(tmp_path, monkeypatch):
-    data = tmp_path / "planted2025.json"
-    data.write_text(json.dumps(planted_records()))
-    monkeypatch.setenv("PAPERMAP_DATA", str(data))
+def app_env(planted_file, tmp_path, monkeypatch):
+    monkeypatch.setenv("PAPERMAP_DATA", str(planted_file))
     monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
-    return data
+    return planted_file
 
 
 def array_length(values):

@@ -1,10 +1,9 @@
 """Text search and similarity search on a built planted-topic map."""
-import json
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import PLANTED_TOPICS, HashingEmbedder, planted_records
+from conftest import PLANTED_TOPICS, HashingEmbedder
 
 from lib.embed import EmbedderUnavailable, fit_embed, query_embedder
 from lib.errors import InputError, PaperMapError
@@ -20,12 +19,10 @@ from lib.search import (
 
 
 @pytest.fixture(scope="module")
-def planted_map(tmp_path_factory):
+def planted_map(planted_module_data):
     """A planted map built with the default TF-IDF + SVD embedder: its folder and its papers."""
-    folder = tmp_path_factory.mktemp("planted")
-    data = folder / "planted2025.json"
-    data.write_text(json.dumps(planted_records()))
-    build(data, out_dir=folder / "map", cache_dir=folder / "cache")
+    folder = planted_module_data.parent
+    build(planted_module_data, out_dir=folder / "map", cache_dir=folder / "cache")
     return folder / "map", read_papers(folder / "map" / "papers.parquet")
 
 
