@@ -56,7 +56,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            _lock_for_writing(handle.fileno(), wait=True)  # released when closed, after the rename
+            exclusive_lock(handle.fileno(), wait=True)  # released when closed, after the rename
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
@@ -66,10 +66,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         raise
 
 
-def _lock_for_writing(fd: int, *, wait: bool) -> bool:
-    """Take the exclusive `flock` of an open file; whether it was taken (`wait=False` does not wait)."""
+def exclusive_lock(fd: int, *, wait: bool) -> bool:
+    """Take the exclusive `flock` of an open file, held until it is closed; whether it was taken
+    (`wait=False` does not wait). It dies with its process. Without flock (Windows): True, no lock."""
     if os.name != "posix":
-        return True  # no flock: temp files of dead writers stay, harmless and hidden
+        return True
     import fcntl
 
     try:
@@ -92,7 +93,7 @@ def _remove_abandoned_temps(path: Path) -> None:
             continue
         try:
             with open(temp, "rb") as handle:
-                if _lock_for_writing(handle.fileno(), wait=False):
+                if exclusive_lock(handle.fileno(), wait=False):
                     temp.unlink(missing_ok=True)
         except OSError:
             continue  # gone already, or not ours to read

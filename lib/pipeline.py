@@ -22,6 +22,7 @@ from .cache import (
     array_bytes,
     arrays_bytes,
     atomic_write_bytes,
+    exclusive_lock,
     file_digest,
     frame_bytes,
     make_key,
@@ -224,28 +225,18 @@ def _build_lock(out_dir: Path | None, cache_dir: Path, progress: Progress) -> It
     The lock is a file in the cache's locks folder named for the folder's absolute path; builds
     sharing a cache folder (as all dashboard sessions do) take turns. An `flock` dies with the
     process holding it, so a build killed at any point never leaves the folder locked. The wait
-    polls, so a dashboard session stopped while waiting stops. No output folder needs no lock, and
-    a system without `flock` (Windows) builds without one.
+    polls, so a dashboard session stopped while waiting stops. No output folder needs no lock.
     """
-    if out_dir is None or os.name != "posix":
+    if out_dir is None:
         yield
         return
-    import fcntl
-
     lock_path = cache_dir / LOCKS_FOLDER / f"{hashlib.sha256(str(out_dir.resolve()).encode()).hexdigest()[:24]}.lock"
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a") as lock:
-        while True:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                progress("wait", 0, len(STAGES))
-                time.sleep(LOCK_POLL_SECONDS)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    with open(lock_path, "a") as lock:  # closing it releases the lock
+        while not exclusive_lock(lock.fileno(), wait=False):
+            progress("wait", 0, len(STAGES))
+            time.sleep(LOCK_POLL_SECONDS)
+        yield
 
 
 def _stage_specs(
@@ -353,7 +344,6 @@ def _exit_with_parent() -> None:
     """In the side process: end it when the build process ends without shutting it down (killed by
     SIGKILL or the OOM killer), instead of waiting forever for work, holding the papers in memory."""
     import multiprocessing
-    import os
     import threading
 
     parent = multiprocessing.parent_process()
@@ -375,8 +365,6 @@ class _SideStages:
     """
 
     def __init__(self, stages: _StageRunner, papers: pd.DataFrame, texts: list[str], taxonomy: Any, params: BuildParams) -> None:
-        import os
-
         self.arguments = (papers, texts, taxonomy, params)
         missing = [name for name in ("keywords", "subfields") if not stages.cache.has(name, stages.keys[name])]
         self.pool = None
