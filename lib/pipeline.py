@@ -28,6 +28,7 @@ from .cache import (
     make_key,
 )
 from .errors import InputError
+from .parallel import SIDE_STAGE_NAMES, SideStages
 from .report import LoadReport
 from .schema import OUTPUT_COLUMNS
 
@@ -292,7 +293,11 @@ def _run_stages(
         raise InputError(f"{input_path}: no paper could be read from its {report.records_read} records{first}")
     texts = analysis_texts(papers)
 
-    side = _SideStages(stages, papers, texts, taxonomy, params)  # keywords and subfields, in another process if worth it
+    # Keywords and subfields need only the papers: on a large list, on two cores or more, a worker
+    # process makes the ones not in the cache while this one embeds, projects and finds topics.
+    missing = [name for name in SIDE_STAGE_NAMES if not cache.has(name, keys[name])]
+    in_worker = len(papers) >= SIDE_STAGES_FROM and (os.cpu_count() or 1) > 1
+    side = SideStages(missing, (papers, texts, taxonomy, params), in_worker)
 
     def embed_stage() -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         vectors, query_model = fit_embed(embedder, texts)
@@ -308,8 +313,8 @@ def _run_stages(
             return topics_table(papers, levels, *label_levels(levels, texts)), {}
 
         topics, _ = stages.run("topics", topics_stage)
-        keywords, _ = stages.run("keywords", side.keywords)
-        subfields, _ = stages.run("subfields", side.subfields)
+        keywords, _ = stages.run("keywords", lambda: (side.result("keywords"), {}))
+        subfields, _ = stages.run("subfields", lambda: (side.result("subfields"), {}))
     table = papers.assign(
         keywords=[list(k) for k in keywords["keywords"]],
         area=subfields["area"].to_numpy(),
@@ -327,77 +332,6 @@ def _run_stages(
         y=coords[:, 1],
     )
     return conform(table, OUTPUT_COLUMNS), vectors, embedded, report, stages
-
-
-def _side_stage(name: str, papers: pd.DataFrame, texts: list[str], taxonomy: Any, params: BuildParams) -> pd.DataFrame:
-    """The keywords or subfields table of `papers`: stages that need nothing but the papers."""
-    if name == "keywords":
-        from .keywords import keywords_table
-
-        return keywords_table(papers, texts, params.top_keywords)
-    from .subfields import assign_subfields
-
-    return assign_subfields(texts, taxonomy, params.subfield_min_score, random_state=params.random_state)
-
-
-def _exit_with_parent() -> None:
-    """In the side process: end it when the build process ends without shutting it down (killed by
-    SIGKILL or the OOM killer), instead of waiting forever for work, holding the papers in memory."""
-    import multiprocessing
-    import threading
-
-    parent = multiprocessing.parent_process()
-
-    def watch() -> None:
-        parent.join()  # returns when the parent's end of a pipe closes, that is when it is gone
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-class _SideStages:
-    """Keywords and subfields, started before the embedding and collected after the topics.
-
-    On a list of `SIDE_STAGES_FROM` papers or more, on a machine with two cores or more, the ones
-    not in the cache run in one spawned process (never forked: the dashboard builds from a thread),
-    so they overlap the embedding, projection and topics; otherwise they run here when collected.
-    The results are the same either way.
-    """
-
-    def __init__(self, stages: _StageRunner, papers: pd.DataFrame, texts: list[str], taxonomy: Any, params: BuildParams) -> None:
-        self.arguments = (papers, texts, taxonomy, params)
-        missing = [name for name in ("keywords", "subfields") if not stages.cache.has(name, stages.keys[name])]
-        self.pool = None
-        self.futures: dict[str, Any] = {}
-        if missing and len(papers) >= SIDE_STAGES_FROM and (os.cpu_count() or 1) > 1:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=_exit_with_parent)
-            self.futures = {name: self.pool.submit(_side_stage, name, *self.arguments) for name in missing}
-
-    def __enter__(self) -> _SideStages:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=exc[0] is None, cancel_futures=True)
-
-    def _result(self, name: str) -> tuple[pd.DataFrame, dict[str, Any]]:
-        from concurrent.futures.process import BrokenProcessPool
-
-        future = self.futures.get(name)
-        try:
-            return (future.result() if future else _side_stage(name, *self.arguments)), {}
-        except BrokenProcessPool:  # the child could not start (a main script it cannot re-import, no memory)
-            return _side_stage(name, *self.arguments), {}
-
-    def keywords(self) -> tuple[pd.DataFrame, dict[str, Any]]:
-        return self._result("keywords")
-
-    def subfields(self) -> tuple[pd.DataFrame, dict[str, Any]]:
-        return self._result("subfields")
 
 
 class _StageRunner:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import bench_module
+from conftest import bench_module, planted_records
 from export_readers import (
     FORMULA_STARTS, bibtex_entries, csv_rows, html_elements, latex_text, markdown_html, same_text, unguarded,
 )
@@ -327,6 +327,25 @@ def test_a_reading_list_made_on_the_map_survives_a_server_restart(cache_dir, bro
         assert "list=Restart+club" in tab.url  # the only list, chosen
         tab.get_by_text(title[:40]).first.wait_for()
         tab.close()
+
+
+def test_a_list_of_over_1000_papers_opened_cold_renders_its_map(browser, tmp_path):
+    # The dashboard builds it itself, from an empty cache, with the keywords/subfields worker running
+    # beside it: the build that once stayed at step 5 for as long as one waited.
+    from lib.pipeline import SIDE_STAGES_FROM
+
+    records = planted_records(per_topic=SIDE_STAGES_FROM // 3 + 1)
+    data = tmp_path / "large2025.json"
+    data.write_text(json.dumps(records), encoding="utf-8")
+    log = tmp_path / "streamlit.log"
+    with running_app(tmp_path / "empty_cache", log, tmp_path / "lists.sqlite", data=data) as base:
+        tab = browser.new_page(viewport=PROJECTOR)
+        tab.set_default_timeout(RENDER_MS)
+        tab.goto(base)
+        shown, total, points = _map_rendered(tab)
+        tab.close()
+    assert (shown, total, points) == (len(records),) * 3
+    assert "ScriptRunContext" not in log.read_text(errors="replace"), "the app ran outside Streamlit (in a worker?)"
 
 
 # Text that would run script, or become markup, if any page, hover or export treated data as HTML,

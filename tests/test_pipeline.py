@@ -212,14 +212,6 @@ def test_the_cli_answers_a_finished_build_without_importing_the_stages(tmp_path)
     assert warm.stdout.startswith("Found the map of 19 papers")
 
 
-def test_keywords_and_subfields_from_a_second_process_equal_those_made_here(planted_file, tmp_path, monkeypatch):
-    here = run(planted_file, tmp_path, cache="here")
-    monkeypatch.setattr(lib.pipeline, "SIDE_STAGES_FROM", 10)  # the planted list is small
-    monkeypatch.setattr("os.cpu_count", lambda: 2)
-    spawned = run(planted_file, tmp_path, cache="spawned")
-    pd.testing.assert_frame_equal(here.papers, spawned.papers)
-
-
 class _HeldEmbedder(HashingEmbedder):
     """Embeds only once `release` is set, after signalling `started`: a build held mid-way."""
 

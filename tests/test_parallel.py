@@ -1,0 +1,103 @@
+"""The keywords/subfields worker (lib.parallel): the same tables as one process, from any main
+script, and a build that finishes whatever happens to the worker."""
+import subprocess
+import sys
+import textwrap
+
+import pandas as pd
+import pytest
+from conftest import REPO, HashingEmbedder
+
+import lib.parallel
+import lib.pipeline
+from lib.pipeline import build
+
+# The worker, run by a wrapper that first creates the file {mark}: proof that a build started it.
+RECORDING = "open({mark!r}, 'w').close(); import runpy; runpy.run_module('lib.parallel', run_name='__main__')"
+
+
+def run(path, tmp_path, cache):
+    return build(path, cache_dir=tmp_path / cache, embedder=HashingEmbedder())
+
+
+@pytest.fixture
+def worker_allowed(monkeypatch):
+    """Builds of the small planted list use the worker, as a list of 1,000 papers does."""
+    monkeypatch.setattr(lib.pipeline, "SIDE_STAGES_FROM", 10)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+
+
+@pytest.fixture
+def in_one_process(planted_file, tmp_path):
+    return run(planted_file, tmp_path, "one_process").papers
+
+
+def recording_worker(tmp_path, monkeypatch):
+    """The worker, started through a wrapper that leaves a file behind: proof that it ran."""
+    mark = tmp_path / "worker_ran"
+    monkeypatch.setattr(lib.parallel, "WORKER_COMMAND", [sys.executable, "-c", RECORDING.format(mark=str(mark))])
+    return mark
+
+
+def test_tables_from_the_worker_equal_those_made_in_one_process(planted_file, tmp_path, in_one_process, worker_allowed,
+                                                                 monkeypatch):
+    ran = recording_worker(tmp_path, monkeypatch)
+    with_worker = run(planted_file, tmp_path, "worker").papers
+    assert ran.exists(), "the build did not start the worker"
+    pd.testing.assert_frame_equal(in_one_process, with_worker)
+
+
+def test_small_lists_and_cached_stages_start_no_worker(planted_file, tmp_path, monkeypatch):
+    ran = recording_worker(tmp_path, monkeypatch)
+    run(planted_file, tmp_path, "cache")  # 36 papers: below SIDE_STAGES_FROM
+    assert not ran.exists()
+    monkeypatch.setattr(lib.pipeline, "SIDE_STAGES_FROM", 10)
+    run(planted_file, tmp_path, "cache")  # large enough now, but keywords and subfields are cached
+    assert not ran.exists()
+
+
+@pytest.mark.parametrize("command, failure", [
+    (["/nonexistent/python3"], "cannot start"),
+    ([sys.executable, "-c", "raise SystemExit(3)"], "exits at once"),
+    ([sys.executable, "-c", "import sys; sys.stdin.buffer.read(10); print('not a table')"], "answers garbage"),
+    ([sys.executable, "-c", "import os, sys; sys.stdin.buffer.read(10); os.kill(os.getpid(), 9)"], "is killed"),
+])
+def test_a_worker_that_fails_leaves_the_build_to_finish_in_one_process(planted_file, tmp_path, in_one_process,
+                                                                        worker_allowed, monkeypatch, command, failure):
+    monkeypatch.setattr(lib.parallel, "WORKER_COMMAND", command)
+    pd.testing.assert_frame_equal(in_one_process, run(planted_file, tmp_path, "failing").papers, obj=failure)
+
+
+def test_the_worker_never_runs_the_main_script_of_the_process_that_builds(planted_file, tmp_path):
+    # As under `streamlit run dashboard.py`: the building process's main module is a script whose
+    # import would run the app again. multiprocessing's spawn imported it in the child, which
+    # then waited forever on the build lock its parent held.
+    script = tmp_path / "page_script.py"
+    imported_again = tmp_path / "imported_again"
+    mark = tmp_path / "worker_ran"
+    worker = [sys.executable, "-c", RECORDING.format(mark=str(mark))]
+    script.write_text(textwrap.dedent(f"""
+        import sys, time
+        if __name__ != "__main__":
+            open({str(imported_again)!r}, "w").close()
+            time.sleep(3600)
+        sys.path.insert(0, {str(REPO)!r})
+        import os
+        import lib.parallel, lib.pipeline
+        lib.pipeline.SIDE_STAGES_FROM = 10
+        os.cpu_count = lambda: 2
+        lib.parallel.WORKER_COMMAND = {worker!r}
+        result = lib.pipeline.build({str(planted_file)!r}, cache_dir={str(tmp_path / "cache")!r},
+                                    out_dir={str(tmp_path / "out")!r})
+        print(result.counts["papers"])
+    """))
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["36"]
+    assert not imported_again.exists(), "the worker imported the main script"
+    assert mark.exists(), "the build did not start the worker"
+
+
+def test_the_worker_refuses_an_unknown_stage():
+    with pytest.raises(ValueError, match="keywords"):
+        lib.parallel.side_stage("topics", None, [], None, None)
