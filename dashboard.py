@@ -3,6 +3,7 @@
 Builds (or reads from cache) the map of one paper list, applies the shared sidebar filters and
 hands the resulting view to the page the user chose.
 """
+
 import sys
 
 import streamlit as st
@@ -50,5 +51,7 @@ with st.sidebar:
     filters = ui_state.sidebar_filters(papers, map_dir)
 shown = filter_papers(papers, filters)
 summary.markdown(f"**{len(shown):,} of {len(papers):,} papers** from {markdown_literal(source.data.name)}")
-ui_state.set_view(ui_state.View(source=source, papers=papers, shown=shown, filters=filters, report=report, map_dir=map_dir))
+ui_state.set_view(
+    ui_state.View(source=source, papers=papers, shown=shown, filters=filters, report=report, map_dir=map_dir)
+)
 page.run()

@@ -1,5 +1,6 @@
 """Shared by the browser benches and tests: Debian's Chromium, a Streamlit server on 127.0.0.1, the map built
 beforehand, and in-page waits for a finished render."""
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,14 @@ from lib.pipeline import DEFAULT_TAXONOMY, is_built  # noqa: E402
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's: the browser Playwright would download cannot be fetched here
 # The background-networking flags stop Chromium from reaching for Google services on a closed network.
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 VIEWPORT = {"width": 1920, "height": 1080}  # a projector
 STARTUP_SECONDS = 300
@@ -97,13 +104,33 @@ def streamlit(script: str, args: list[str], env: dict[str, str], log: Path, star
     Raises RuntimeError with the log's tail when it exits or is not healthy within `startup_seconds`."""
     port = free_port()
     command = [
-        sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port), "--server.address", "127.0.0.1",
-        "--server.headless", "true", "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false", "--", *args,
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        script,
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--server.fileWatcherType",
+        "none",
+        "--browser.gatherUsageStats",
+        "false",
+        "--",
+        *args,
     ]
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            command, cwd=REPO, env={**os.environ, **env, "PYTHONUNBUFFERED": "1"}, stdin=subprocess.DEVNULL, stdout=out,
-            stderr=subprocess.STDOUT, start_new_session=True,  # its own process group, so stopping it ends its children
+            command,
+            cwd=REPO,
+            env={**os.environ, **env, "PYTHONUNBUFFERED": "1"},
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, so stopping it ends its children
         )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -135,7 +162,10 @@ def ensure_map(data: Path, cache: Path) -> Path:
     if not is_built(folder):
         print(f"building the map of {data.name} into {folder} (once; untimed)…", file=sys.stderr, flush=True)
         started = time.monotonic()
-        subprocess.run([sys.executable, "-m", "lib", "build", str(data), "--cache", str(cache), "--out", str(folder), "--quiet"],
-                       cwd=REPO, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "lib", "build", str(data), "--cache", str(cache), "--out", str(folder), "--quiet"],
+            cwd=REPO,
+            check=True,
+        )
         print(f"  built in {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
     return folder

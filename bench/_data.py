@@ -1,4 +1,5 @@
 """Shared by the benches: a paper list (optionally a seeded sample of it) as the papers table and its texts."""
+
 from __future__ import annotations
 
 import json

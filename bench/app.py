@@ -21,6 +21,7 @@ run opens a fresh browser context and measures, the apps taking turns:
 Times are medians of the runs; ratios are PaperMap over the floor in the same run; the goal is 1.5x.
 Browser: Debian's /usr/bin/chromium with the flags tests/test_browser.py uses.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,7 +33,18 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from _browser import CHROMIUM, CHROMIUM_ARGS, HOLD_MS, MARK_JS, REPO, VIEWPORT, WAIT_JS, ensure_map, streamlit  # puts lib on the path
+from _browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    HOLD_MS,
+    MARK_JS,
+    REPO,
+    VIEWPORT,
+    WAIT_JS,
+    ensure_map,
+    streamlit,
+)  # puts lib on the path
+
 from lib.pipeline import PAPERS_FILE
 
 SHARED = REPO.parent / "shared" / "data"
@@ -69,7 +81,10 @@ def first_render(context, url: str, total: int) -> tuple[float, int, int, object
     page.on("websocket", on_socket)
     cdp = context.new_cdp_session(page)
     cdp.send("Network.enable")
-    cdp.on("Network.loadingFinished", lambda event: received.__setitem__("http", received["http"] + int(event.get("encodedDataLength", 0))))
+    cdp.on(
+        "Network.loadingFinished",
+        lambda event: received.__setitem__("http", received["http"] + int(event.get("encodedDataLength", 0))),
+    )
     page.goto(url, wait_until="commit")
     seconds = _wait(page, total) / 1000  # performance.now() counts from navigation start
     page.wait_for_timeout(300)  # frames already on the wire reach the counters
@@ -93,7 +108,9 @@ def box_selection(page) -> float:
     """Draw a box over the middle ninth of the map; seconds from releasing it to the filled selection table."""
     page.locator('.modebar-btn[data-val="select"]').first.click()
     left, top, width, height = page.evaluate(
-        "() => { const r = document.querySelector('.js-plotly-plot .nsewdrag').getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; }")
+        "() => { const r = document.querySelector('.js-plotly-plot .nsewdrag').getBoundingClientRect();"
+        " return [r.left, r.top, r.width, r.height]; }"
+    )
     page.mouse.move(left + width / 3, top + height / 3)
     page.mouse.down()
     page.mouse.move(left + width / 2, top + height / 2, steps=5)
@@ -135,16 +152,24 @@ def bench_list(browser, data: Path, cache: Path, n_runs: int, scratch: Path) -> 
     apps = {"papermap": Runs(), "floor": Runs()}
     with ExitStack() as stack:
         urls = {
-            "papermap": stack.enter_context(streamlit("dashboard.py", ["--data", str(data)], env, scratch / "papermap.log")),
-            "floor": stack.enter_context(streamlit("bench/floor_app.py", ["--papers", str(folder / PAPERS_FILE)], {}, scratch / "floor.log")),
+            "papermap": stack.enter_context(
+                streamlit("dashboard.py", ["--data", str(data)], env, scratch / "papermap.log")
+            ),
+            "floor": stack.enter_context(
+                streamlit("bench/floor_app.py", ["--papers", str(folder / PAPERS_FILE)], {}, scratch / "floor.log")
+            ),
         }
         for name, url in urls.items():  # warm-up: Streamlit's caches filled, nothing recorded
             measure(browser, url, Runs(), len(papers), subfield, selection=name == "papermap")
         for run in range(n_runs):
             for name, url in urls.items():
                 measure(browser, url, apps[name], len(papers), subfield, selection=name == "papermap")
-            print(f"  {data.name}: run {run + 1} of {n_runs}: "
-                  + "; ".join(f"{n} {r.render[-1]:.2f} s / {r.filter[-1]:.2f} s" for n, r in apps.items()), file=sys.stderr, flush=True)
+            print(
+                f"  {data.name}: run {run + 1} of {n_runs}: "
+                + "; ".join(f"{n} {r.render[-1]:.2f} s / {r.filter[-1]:.2f} s" for n, r in apps.items()),
+                file=sys.stderr,
+                flush=True,
+            )
     return len(papers), apps["papermap"], apps["floor"]
 
 
@@ -160,11 +185,18 @@ def table(results: list[tuple[int, Runs, Runs]], n_runs: int) -> str:
         "|---:|---|---:|---:|---:|:---:|",
     ]
     for total, ours, floor in results:
-        for label, mine, theirs in (("first render (s)", ours.render, floor.render), ("filter change (s)", ours.filter, floor.filter)):
+        for label, mine, theirs in (
+            ("first render (s)", ours.render, floor.render),
+            ("filter change (s)", ours.filter, floor.filter),
+        ):
             a, b = statistics.median(mine), statistics.median(theirs)
-            lines.append(f"| {total:,} | {label} | {a:.2f} | {b:.2f} | {a / b:.2f}x | {'yes' if a / b <= GOAL else 'no'} |")
+            lines.append(
+                f"| {total:,} | {label} | {a:.2f} | {b:.2f} | {a / b:.2f}x | {'yes' if a / b <= GOAL else 'no'} |"
+            )
         if ours.select:
-            lines.append(f"| {total:,} | box selection -> table (s) | {statistics.median(ours.select):.2f} | – | – | – |")
+            lines.append(
+                f"| {total:,} | box selection -> table (s) | {statistics.median(ours.select):.2f} | – | – | – |"
+            )
         a, b = statistics.median(ours.ws_bytes), statistics.median(floor.ws_bytes)
         lines.append(f"| {total:,} | first-render websocket payload | {_mb(a)} | {_mb(b)} | {a / b:.2f}x | – |")
         a, b = statistics.median(ours.http_bytes), statistics.median(floor.http_bytes)
@@ -174,9 +206,16 @@ def table(results: list[tuple[int, Runs, Runs]], n_runs: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, action="append", help="paper list (repeatable; default: ICML 2025 titles and the scale corpus)")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        action="append",
+        help="paper list (repeatable; default: ICML 2025 titles and the scale corpus)",
+    )
     parser.add_argument("--runs", type=int, default=5, help="timed runs per app and list (default 5)")
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"PAPERMAP_CACHE, kept between runs (default {DEFAULT_CACHE})")
+    parser.add_argument(
+        "--cache", type=Path, default=DEFAULT_CACHE, help=f"PAPERMAP_CACHE, kept between runs (default {DEFAULT_CACHE})"
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write every run's numbers here")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -190,7 +229,9 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             browser.close()
     if args.json:
-        args.json.write_text(json.dumps([{"papers": t, "papermap": vars(a), "floor": vars(b)} for t, a, b in results], indent=1))
+        args.json.write_text(
+            json.dumps([{"papers": t, "papermap": vars(a), "floor": vars(b)} for t, a, b in results], indent=1)
+        )
     print(table(results, args.runs))
     return 0
 

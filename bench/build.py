@@ -18,6 +18,7 @@ warm, as on a machine that has run it before). Times are medians over the repeat
 is the largest resident set of any repeat (the process's own, from wait4). Progress goes to
 stderr, the Markdown tables to stdout.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,6 +55,7 @@ REST = "start-up, imports, other"
 
 
 # ---- pure helpers (tests/test_bench_build.py) ----
+
 
 def median(values: Sequence[float]) -> float | None:
     """The median, or None for no values."""
@@ -127,6 +129,7 @@ class Case:
 
 def goal_rows(cases: Sequence[Case]) -> list[tuple[str, str, str]]:
     """(goal, measured, met / not met / not measured) for each of issue 5's build goals."""
+
     def find(n: int) -> Case | None:
         return next((c for c in cases if c.kind == "abstracts" and c.n == n), None)
 
@@ -142,19 +145,30 @@ def goal_rows(cases: Sequence[Case]) -> list[tuple[str, str, str]]:
     warm = [(ratio(c.median(WARM), c.median(FLOOR)), c.label) for c in cases]
     warm = [(v, label) for v, label in warm if v is not None]
     worst = max(warm) if warm else (None, "")
-    rows.append(("cache hit, every size: warm / floor <= 0.5",
-                 f"{show(worst[0])} (worst: {worst[1]})" if warm else "-", mark(worst[0], 0.5)))
+    rows.append(
+        (
+            "cache hit, every size: warm / floor <= 0.5",
+            f"{show(worst[0])} (worst: {worst[1]})" if warm else "-",
+            mark(worst[0], 0.5),
+        )
+    )
     value = ratio(big.median(COLD), big.median(FLOOR)) if big else None
     rows.append(("87,691 abstracts, cold: PaperMap / floor <= 4", show(value), mark(value, 4)))
     value = max(filter(None, (big.peak(COLD), big.peak(WARM))), default=None) if big else None
     rows.append(("87,691 abstracts: PaperMap peak memory <= 4,000 MB", show(value, "MB"), mark(value, 4000)))
     value = growth_exponent(10_000, ten.median(COLD), FULL_SIZE, big.median(COLD)) if ten and big else None
-    rows.append(("PaperMap cold growth exponent 10,000 -> 87,691 <= 1.15", "-" if value is None else f"{value:.2f}",
-                 mark(value, 1.15)))
+    rows.append(
+        (
+            "PaperMap cold growth exponent 10,000 -> 87,691 <= 1.15",
+            "-" if value is None else f"{value:.2f}",
+            mark(value, 1.15),
+        )
+    )
     return rows
 
 
 # ---- running ----
+
 
 def run_process(command: list[str], log: Path) -> tuple[float, float, int, str]:
     """(wall seconds, peak resident MB, exit status, stdout) of one fresh process.
@@ -173,8 +187,20 @@ def run_process(command: list[str], log: Path) -> tuple[float, float, int, str]:
 def commands(path: Path, scratch: Path) -> dict[str, tuple[list[str], Path | None]]:
     """Each contender's command line, and the file its stage times land in (PaperMap's)."""
     python = sys.executable
-    build = [python, "-m", "lib", "build", str(path), "--cache", str(scratch / "cache"), "--out", str(scratch / "out"),
-             "--quiet", "--timings", str(scratch / "timings.json")]
+    build = [
+        python,
+        "-m",
+        "lib",
+        "build",
+        str(path),
+        "--cache",
+        str(scratch / "cache"),
+        "--out",
+        str(scratch / "out"),
+        "--quiet",
+        "--timings",
+        str(scratch / "timings.json"),
+    ]
     return {
         FLOOR: ([python, str(BENCH / "floor_build.py"), str(path)], None),
         COLD: (build, scratch / "timings.json"),
@@ -195,7 +221,9 @@ def measure(who: str, command: list[str], timings: Path | None, scratch: Path) -
         print(f"  {who} failed (exit {status}):\n    " + "\n    ".join(tail), file=sys.stderr)
         return None
     if timings is not None:
-        stages = {s["name"]: s["seconds"] for s in json.loads(timings.read_text())["stages"]} if timings.exists() else {}
+        stages = (
+            {s["name"]: s["seconds"] for s in json.loads(timings.read_text())["stages"]} if timings.exists() else {}
+        )
     else:
         lines = [line for line in stdout.splitlines() if line.startswith("{")]
         stages = json.loads(lines[-1])["stages"] if lines else {}
@@ -230,8 +258,10 @@ def make_cases(sizes: Sequence[str], data_dir: Path, seed: int, scratch: Path) -
     The corpus is sampled in a child process: a fork inherits this process's peak memory, and the
     parsed 87,691-paper corpus (about 1 GB) would otherwise show up in every contender's peak."""
     numbers = [int(size) for size in sizes if size != "titles"]
-    code = (f"import json, sys; sys.path.insert(0, {str(BENCH)!r}); from build import write_samples; "
-            f"print(json.dumps(write_samples({str(data_dir / CORPUS_FILE)!r}, {numbers!r}, {seed}, {str(scratch)!r})))")
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(BENCH)!r}); from build import write_samples; "
+        f"print(json.dumps(write_samples({str(data_dir / CORPUS_FILE)!r}, {numbers!r}, {seed}, {str(scratch)!r})))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     written = json.loads(done.stdout)
     cases = []
@@ -271,13 +301,23 @@ def run_case(case: Case, who_list: Sequence[str], repeats: int, scratch: Path) -
         later = {count: case.path.with_name(f"later_{case.n}_{count}.json") for count in (1, GROWN)}
         if COLD in who_list and (folder / "out").is_dir() and all(path.is_file() for path in later.values()):
             for who, count in ((GROW_ONE, 1), (GROW_MANY, GROWN)):  # a later list placed on the finished map
-                command = [sys.executable, "-m", "lib", "extend", str(folder / "out"), str(later[count]), "--out", str(folder / f"grown{count}")]
+                command = [
+                    sys.executable,
+                    "-m",
+                    "lib",
+                    "extend",
+                    str(folder / "out"),
+                    str(later[count]),
+                    "--out",
+                    str(folder / f"grown{count}"),
+                ]
                 run = measure(who, command, None, folder)
                 if run is not None:
                     case.runs.setdefault(who, []).append(run)
 
 
 # ---- tables ----
+
 
 def fmt(value: float | None, pattern: str = "{:.2f}") -> str:
     return "-" if value is None else pattern.format(value)
@@ -286,15 +326,21 @@ def fmt(value: float | None, pattern: str = "{:.2f}") -> str:
 def print_tables(cases: Sequence[Case], who_list: Sequence[str]) -> None:
     print("## Build time (median seconds, each a fresh process) and ratios\n")
     shown = [w for w in (COLD, WARM, FLOOR, PEER, UMAP_FLOOR) if w in who_list]
-    print("| list | papers | " + " | ".join(f"{w} (s)" for w in shown)
-          + " | cold / peer | cold / floor | warm / floor | repeats |")
+    print(
+        "| list | papers | "
+        + " | ".join(f"{w} (s)" for w in shown)
+        + " | cold / peer | cold / floor | warm / floor | repeats |"
+    )
     print("|---|---:|" + "---:|" * len(shown) + "---:|---:|---:|---:|")
     for c in cases:
         repeats = max((len(r) for r in c.runs.values()), default=0)
-        print(f"| {c.label} | {c.n:,} | " + " | ".join(fmt(c.median(w)) for w in shown)
-              + f" | {fmt(ratio(c.median(COLD), c.median(PEER)), '{:.2f}x')}"
-              + f" | {fmt(ratio(c.median(COLD), c.median(FLOOR)), '{:.2f}x')}"
-              + f" | {fmt(ratio(c.median(WARM), c.median(FLOOR)), '{:.2f}x')} | {repeats} |")
+        print(
+            f"| {c.label} | {c.n:,} | "
+            + " | ".join(fmt(c.median(w)) for w in shown)
+            + f" | {fmt(ratio(c.median(COLD), c.median(PEER)), '{:.2f}x')}"
+            + f" | {fmt(ratio(c.median(COLD), c.median(FLOOR)), '{:.2f}x')}"
+            + f" | {fmt(ratio(c.median(WARM), c.median(FLOOR)), '{:.2f}x')} | {repeats} |"
+        )
 
     print("\n## Peak memory (MB, largest resident set of any repeat)\n")
     print("| list | " + " | ".join(shown) + " |")
@@ -330,7 +376,10 @@ def print_tables(cases: Sequence[Case], who_list: Sequence[str]) -> None:
         print("|---|---:|---:|---:|---:|---:|")
         for c in grown:
             per_paper = (c.median(GROW_MANY) - c.median(GROW_ONE)) / (GROWN - 1) * 1000
-            print(f"| {c.label} | {c.n:,} | {fmt(c.median(COLD))} | {fmt(c.median(GROW_ONE))} | {fmt(c.median(GROW_MANY))} | {per_paper:.1f} |")
+            print(
+                f"| {c.label} | {c.n:,} | {fmt(c.median(COLD))} | {fmt(c.median(GROW_ONE))} "
+                f"| {fmt(c.median(GROW_MANY))} | {per_paper:.1f} |"
+            )
 
     print("\n## Issue 5's build goals\n")
     print("| goal | measured | status |")
@@ -341,11 +390,16 @@ def print_tables(cases: Sequence[Case], who_list: Sequence[str]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", nargs="+", default=list(DEFAULT_SIZES),
-                        help="'titles' (the 3,340 ICML 2025 titles) and/or numbers of abstracts (default: %(default)s)")
+    parser.add_argument(
+        "--sizes",
+        nargs="+",
+        default=list(DEFAULT_SIZES),
+        help="'titles' (the 3,340 ICML 2025 titles) and/or numbers of abstracts (default: %(default)s)",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="runs per contender and size; medians are shown")
-    parser.add_argument("--big-repeats", type=int, default=None,
-                        help=f"runs at {BIG_SIZE:,} abstracts and more (default: --repeats)")
+    parser.add_argument(
+        "--big-repeats", type=int, default=None, help=f"runs at {BIG_SIZE:,} abstracts and more (default: --repeats)"
+    )
     parser.add_argument("--skip-peer", action="store_true", help="leave BERTopic out (it is slow at large sizes)")
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help="folder with the paper lists")
     parser.add_argument("--seed", type=int, default=0, help="the abstracts' sampling seed")
@@ -358,8 +412,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--repeats and --big-repeats must be at least 1")
     who_list = [w for w in CONTENDERS if not (w == PEER and args.skip_peer)]
     if PEER in who_list and subprocess.run([sys.executable, "-c", "import bertopic"], capture_output=True).returncode:
-        print("BERTopic is not installed (pip install torch==2.13.0 && pip install -r requirements-bench.txt): "
-              "the peer is left out.", file=sys.stderr)
+        print(
+            "BERTopic is not installed (pip install torch==2.13.0 && pip install -r requirements-bench.txt): "
+            "the peer is left out.",
+            file=sys.stderr,
+        )
         who_list.remove(PEER)
 
     started = time.perf_counter()
@@ -375,8 +432,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         except KeyboardInterrupt:  # a long run stopped by hand still shows what it measured
             print("interrupted: the tables show the runs that finished", file=sys.stderr)
     print_tables(cases, who_list)
-    print(f"\n{sys.executable.rsplit('/', 1)[-1]} on {os.cpu_count()} cores; sampling seed {args.seed}; "
-          f"bench took {time.perf_counter() - started:.0f} s.")
+    print(
+        f"\n{sys.executable.rsplit('/', 1)[-1]} on {os.cpu_count()} cores; sampling seed {args.seed}; "
+        f"bench took {time.perf_counter() - started:.0f} s."
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ dashboard's) and draws one Plotly WebGL scatter with the titles on hover. Nothin
 colours, legend, tables or facet counts. The multiselect shows `name (count)` like the dashboard's,
 so the bench drives both the same way.
 """
+
 import argparse
 import html
 import os
@@ -38,11 +39,20 @@ def read(path: str) -> tuple[pd.DataFrame, dict[str, int]]:
 
 papers, counts = read(_papers_path())
 with st.sidebar:
-    chosen = st.multiselect("Subfield", list(counts), format_func=lambda v: f"{v} ({counts[v]})", placeholder="Any subfield")
+    chosen = st.multiselect(
+        "Subfield", list(counts), format_func=lambda v: f"{v} ({counts[v]})", placeholder="Any subfield"
+    )
 shown = papers[papers["subfield"].isin(chosen)] if chosen else papers
-figure = go.Figure(go.Scattergl(
-    x=shown["x"].to_numpy(), y=shown["y"].to_numpy(), mode="markers", name="papers", marker={"size": 5},
-    hovertext=shown["title"].to_numpy(), hoverinfo="text",
-))
+figure = go.Figure(
+    go.Scattergl(
+        x=shown["x"].to_numpy(),
+        y=shown["y"].to_numpy(),
+        mode="markers",
+        name="papers",
+        marker={"size": 5},
+        hovertext=shown["title"].to_numpy(),
+        hoverinfo="text",
+    )
+)
 figure.update_layout(height=620, margin={"l": 0, "r": 0, "t": 30, "b": 0})
 st.plotly_chart(figure)

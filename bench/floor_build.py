@@ -6,6 +6,7 @@ Run by bench/build.py as a fresh process. It does what any map of the list must 
 lib.embed.TfidfSvdEmbedder's settings (tests/test_bench_build.py checks they match), and imports
 nothing from lib. Prints one JSON line: the seconds of each step after interpreter start-up.
 """
+
 from __future__ import annotations
 
 import json

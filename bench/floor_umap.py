@@ -5,6 +5,7 @@
 Run by bench/build.py as a fresh process: umap-learn with its defaults, as a user would call it
 (import, numba compilation and the fit all count). Prints one JSON line of seconds per step.
 """
+
 from __future__ import annotations
 
 import sys

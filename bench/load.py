@@ -29,6 +29,7 @@ Its importable entry is `load_test`; tests/test_many_users.py runs it with 3 ses
 checks isolation only (`timed=False`). On a 2-core machine, a repeat of 20 sessions takes about three
 minutes on the seed and on ICML 2025's 3,340 titles alike (plus the first build).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,9 +44,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from _browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    HOLD_MS,
+    MARK_JS,
+    POINT_JS,
+    REPO,
+    VIEWPORT,
+    WAIT_JS,
+    ensure_map,
+    streamlit,
+)  # puts lib on the path
 from scipy.spatial import cKDTree
 
-from _browser import CHROMIUM, CHROMIUM_ARGS, HOLD_MS, MARK_JS, POINT_JS, REPO, VIEWPORT, WAIT_JS, ensure_map, streamlit  # puts lib on the path
 from lib.filters import FACETS, Filters, facet_counts, filter_mask
 from lib.pipeline import PAPERS_FILE, read_papers
 
@@ -55,21 +67,28 @@ PLAN_FACETS = ("subfield", "topic", "area", "keyword")  # taken in turn, so neig
 TIMEOUT_S = 600
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # /proc's unit of CPU time
 STEPS = ("first", "filter", "select")
-STEP_NAMES = {"first": "first interactive", "filter": "interactive after the filter", "select": "interactive after the selection"}
+STEP_NAMES = {
+    "first": "first interactive",
+    "filter": "interactive after the filter",
+    "select": "interactive after the selection",
+}
 
 # What a session's page shows, read in one go for the isolation check.
 STATE_JS = """() => {
     const gd = document.querySelector('.js-plotly-plot');
     const plotted = new Set();
-    for (const t of (gd && gd._fullData) || []) if (t.visible !== false && t.customdata) for (const id of t.customdata) plotted.add(String(id));
+    for (const t of (gd && gd._fullData) || [])
+        if (t.visible !== false && t.customdata) for (const id of t.customdata) plotted.add(String(id));
     const facets = {};
     for (const m of document.querySelectorAll('[data-testid="stSidebar"] [data-testid="stMultiSelect"]'))
         facets[m.querySelector('[data-testid="stWidgetLabel"]').innerText.trim()] =
             m.querySelector('[data-testid="stMultiSelectTagsContainer"]').innerText.split('\\n').map(s => s.trim()).filter(Boolean);
     const heading = Array.from(document.querySelectorAll('[data-testid="stHeading"]')).find(h => h.innerText.includes('Topic map'));
     const link = document.querySelector('[data-testid="stPageLink"]');
-    return {heading: heading ? heading.innerText.trim() : '', summary: document.querySelector('[data-testid="stSidebar"] [data-testid="stMarkdown"]').innerText.trim(),
-            facets, query: location.search, card: link ? link.closest('[data-testid="stVerticalBlock"]').innerText : '', plotted: Array.from(plotted)};
+    return {heading: heading ? heading.innerText.trim() : '',
+            summary: document.querySelector('[data-testid="stSidebar"] [data-testid="stMarkdown"]').innerText.trim(),
+            facets, query: location.search, card: link ? link.closest('[data-testid="stVerticalBlock"]').innerText : '',
+            plotted: Array.from(plotted)};
 }"""
 
 
@@ -146,15 +165,30 @@ def make_plans(papers, n: int) -> list[Plan]:
         fresh = ~papers["paper_id"].iloc[rows].isin(used).to_numpy()
         clicked[i] = rows[np.argmax(np.where(fresh, loneliness[rows], -1.0))]
         used.add(papers["paper_id"].iat[clicked[i]])
-    return [Plan(name, value, frozenset(papers["paper_id"][mask]), str(papers["paper_id"].iat[clicked[i]]), str(papers["title"].iat[clicked[i]]))
-            for i, (name, value, mask) in enumerate(filters)]
+    return [
+        Plan(
+            name,
+            value,
+            frozenset(papers["paper_id"][mask]),
+            str(papers["paper_id"].iat[clicked[i]]),
+            str(papers["title"].iat[clicked[i]]),
+        )
+        for i, (name, value, mask) in enumerate(filters)
+    ]
 
 
 def _different_filters(papers, n: int) -> list[tuple[str, str, np.ndarray]]:
     """`n` (facet, value, mask) of one value each, taking `PLAN_FACETS` in turn, most common values first;
     filters that leave a set of papers no earlier one leaves come first."""
-    offered = {name: [v for v, count in facet_counts(papers, name).items() if count < len(papers)] for name in PLAN_FACETS}
-    candidates = [(name, values[i]) for i in range(max(map(len, offered.values()))) for name, values in offered.items() if i < len(values)]
+    offered = {
+        name: [v for v, count in facet_counts(papers, name).items() if count < len(papers)] for name in PLAN_FACETS
+    }
+    candidates = [
+        (name, values[i])
+        for i in range(max(map(len, offered.values())))
+        for name, values in offered.items()
+        if i < len(values)
+    ]
     chosen, sets = [], set()
     for allow_same_papers in (False, True):
         for name, value in candidates:
@@ -213,12 +247,19 @@ async def _act(browser, base: str, plan: Plan, papers: int, timeout_ms: int) -> 
     context = await browser.new_context(viewport=VIEWPORT)
     page = await context.new_page()
     page.set_default_timeout(timeout_ms)
-    page.on("console", lambda message: session.errors.append(f"console error: {message.text[:300]}") if message.type == "error" else None)
+    page.on(
+        "console",
+        lambda message: (
+            session.errors.append(f"console error: {message.text[:300]}") if message.type == "error" else None
+        ),
+    )
     page.on("pageerror", lambda error: session.errors.append(f"page error: {str(error)[:300]}"))
     step = "first"
     try:
         await page.goto(base, wait_until="commit")
-        session.times["first"] = await _wait(page, papers, timeout_ms) / 1000  # performance.now() counts from navigation start
+        session.times["first"] = (
+            await _wait(page, papers, timeout_ms) / 1000
+        )  # performance.now() counts from navigation start
         step = "filter"
         session.times["filter"] = await _choose(page, plan, timeout_ms)
         step = "select"
@@ -241,28 +282,43 @@ def isolation_violations(state: dict, plan: Plan, plans: list[Plan], papers: int
     counts = f"{len(plan.shown):,} of {papers:,} papers"
     seen_count = state["heading"].removeprefix("Topic map: ")
     if seen_count != counts:
-        found.append(f"the subheader says {seen_count!r}, its filter shows {counts!r}"
-                     + _whose(plans, plan, lambda p: seen_count == f"{len(p.shown):,} of {papers:,} papers"))
+        found.append(
+            f"the subheader says {seen_count!r}, its filter shows {counts!r}"
+            + _whose(plans, plan, lambda p: seen_count == f"{len(p.shown):,} of {papers:,} papers")
+        )
     if not state["summary"].startswith(counts):
         found.append(f"the sidebar says {state['summary']!r}, its filter shows {counts!r}")
     chosen = {label: options for label, options in state["facets"].items() if options}
     if chosen != {FACETS[plan.facet]: [plan.option]}:
-        found.append(f"the sidebar's choices are {chosen}, its own is {FACETS[plan.facet]}: {plan.option!r}"
-                     + _whose(plans, plan, lambda p: chosen == {FACETS[p.facet]: [p.option]}))
+        found.append(
+            f"the sidebar's choices are {chosen}, its own is {FACETS[plan.facet]}: {plan.option!r}"
+            + _whose(plans, plan, lambda p: chosen == {FACETS[p.facet]: [p.option]})
+        )
     query = urllib.parse.parse_qs(state["query"].lstrip("?"))
-    if {name: values for name, values in query.items() if name in FACETS} != {plan.facet: [plan.value]} or query.get("paper") != [plan.paper_id]:
-        found.append(f"the URL is {state['query']!r}, its own is {plan}" + _whose(plans, plan, lambda p: query.get("paper") == [p.paper_id]))
+    if {name: values for name, values in query.items() if name in FACETS} != {plan.facet: [plan.value]} or query.get(
+        "paper"
+    ) != [plan.paper_id]:
+        found.append(
+            f"the URL is {state['query']!r}, its own is {plan}"
+            + _whose(plans, plan, lambda p: query.get("paper") == [p.paper_id])
+        )
     if plan.title not in state["card"]:
-        found.append(f"the open paper's card reads {state['card'][:120]!r}, its own paper is {plan.title[:80]!r}"
-                     + _whose(plans, plan, lambda p: p.title in state["card"]))
+        found.append(
+            f"the open paper's card reads {state['card'][:120]!r}, its own paper is {plan.title[:80]!r}"
+            + _whose(plans, plan, lambda p: p.title in state["card"])
+        )
     plotted = frozenset(state["plotted"])
     if plotted != plan.shown:
-        found.append(f"the map plots {len(plotted)} papers, {len(plotted - plan.shown)} of them outside its filter, "
-                     f"{len(plan.shown - plotted)} of its filter's missing" + _whose(plans, plan, lambda p: plotted == p.shown))
+        found.append(
+            f"the map plots {len(plotted)} papers, {len(plotted - plan.shown)} of them outside its filter, "
+            f"{len(plan.shown - plotted)} of its filter's missing" + _whose(plans, plan, lambda p: plotted == p.shown)
+        )
     return found
 
 
-async def run_sessions(browser, base: str, plans: list[Plan], papers: int, timeout_s: float = TIMEOUT_S) -> list[Session]:
+async def run_sessions(
+    browser, base: str, plans: list[Plan], papers: int, timeout_s: float = TIMEOUT_S
+) -> list[Session]:
     """One session per plan at once on the dashboard at `base`; when all have acted, each page is checked."""
     timeout_ms = int(timeout_s * 1000)
     acted = await asyncio.gather(*(_act(browser, base, plan, papers, timeout_ms) for plan in plans))
@@ -271,7 +327,9 @@ async def run_sessions(browser, base: str, plans: list[Plan], papers: int, timeo
             if not session.errors:
                 session.seen = await context.pages[0].evaluate(STATE_JS)
                 session.violations = isolation_violations(session.seen, session.plan, plans, papers)
-            session.errors.extend(e for e in await _page_errors(context.pages[0]) if e not in session.errors)  # one that came up meanwhile
+            session.errors.extend(
+                e for e in await _page_errors(context.pages[0]) if e not in session.errors
+            )  # one that came up meanwhile
     finally:
         await asyncio.gather(*(context.close() for _, context in acted))
     return [session for session, _ in acted]
@@ -285,7 +343,10 @@ def _cpu_by_process() -> dict[int, tuple[int, float]]:
             fields = stat.read_text().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
         except OSError:
             continue  # it exited meanwhile
-        found[int(stat.parent.name)] = (int(fields[1]), sum(map(int, fields[11:15])) / CLOCK_TICKS)  # utime stime cutime cstime
+        found[int(stat.parent.name)] = (
+            int(fields[1]),
+            sum(map(int, fields[11:15])) / CLOCK_TICKS,
+        )  # utime stime cutime cstime
     return found
 
 
@@ -316,7 +377,11 @@ async def _measured(server: int, run):
     result = await run
     after = _cpu_by_process()
     server_cpu = _cpu_seconds(server, after) - _cpu_seconds(server, before)
-    return result, (time.monotonic() - started, server_cpu, _cpu_seconds(os.getpid(), after) - _cpu_seconds(os.getpid(), before) - server_cpu)
+    return result, (
+        time.monotonic() - started,
+        server_cpu,
+        _cpu_seconds(os.getpid(), after) - _cpu_seconds(os.getpid(), before) - server_cpu,
+    )
 
 
 async def _load_test(result: LoadResult, base: str, papers, repeats: int, timeout_s: float, timed: bool, log) -> None:
@@ -336,21 +401,34 @@ async def _load_test(result: LoadResult, base: str, papers, repeats: int, timeou
                 await context.close()
             for repeat in range(repeats):
                 if timed:
-                    alone, cpu = await _measured(server, run_sessions(browser, base, [baseline_plan], len(papers), timeout_s))
+                    alone, cpu = await _measured(
+                        server, run_sessions(browser, base, [baseline_plan], len(papers), timeout_s)
+                    )
                     result.baseline += alone
                     result.cpu_alone.append(cpu)
                 sessions, cpu = await _measured(server, run_sessions(browser, base, plans, len(papers), timeout_s))
                 result.runs.append(sessions)
                 result.cpu.append(cpu)
                 held = sum(not s.errors for s in sessions)
-                log(f"  repeat {repeat + 1} of {repeats}: " + (f"alone {_times(result.baseline[-1])}; " if timed else "")
-                    + f"{held} of {result.sessions} sessions held, median first interactive {_median_text([s.times.get('first') for s in sessions])}")
+                log(
+                    f"  repeat {repeat + 1} of {repeats}: "
+                    + (f"alone {_times(result.baseline[-1])}; " if timed else "")
+                    + f"{held} of {result.sessions} sessions held, median first interactive "
+                    + _median_text([s.times.get("first") for s in sessions])
+                )
         finally:
             await browser.close()
 
 
-def load_test(data: Path = SEED, sessions: int = 20, repeats: int = 1, cache: Path = DEFAULT_CACHE, timeout_s: float = TIMEOUT_S,
-              timed: bool = True, log=print) -> LoadResult:
+def load_test(
+    data: Path = SEED,
+    sessions: int = 20,
+    repeats: int = 1,
+    cache: Path = DEFAULT_CACHE,
+    timeout_s: float = TIMEOUT_S,
+    timed: bool = True,
+    log=print,
+) -> LoadResult:
     """Build `data`'s map into `cache` if needed, start one dashboard on 127.0.0.1 and run the load test.
 
     `timed=False` leaves out the warm-up visit and the 1-session baseline: for checking isolation alone."""
@@ -370,7 +448,10 @@ def _median_text(values) -> str:
 
 
 def _times(session: Session) -> str:
-    return ", ".join(f"{step} {session.times[step]:.2f} s" for step in STEPS if step in session.times) or "no step finished"
+    return (
+        ", ".join(f"{step} {session.times[step]:.2f} s" for step in STEPS if step in session.times)
+        or "no step finished"
+    )
 
 
 def table(result: LoadResult) -> str:
@@ -392,8 +473,10 @@ def table(result: LoadResult) -> str:
             lines.append(f"| {STEP_NAMES[step]} | {_median_text(alone)} | – | – | – | – |")
             continue
         a, m = (statistics.median(alone) if alone else None), statistics.median(many)
-        lines.append(f"| {STEP_NAMES[step]} | {f'{a:.2f}' if a else '–'} | {m:.2f} | {np.percentile(many, 90):.2f} | {max(many):.2f} | "
-                     f"{f'{m / a:.1f}x' if a else '–'} |")
+        lines.append(
+            f"| {STEP_NAMES[step]} | {f'{a:.2f}' if a else '–'} | {m:.2f} | {np.percentile(many, 90):.2f} | {max(many):.2f} | "
+            f"{f'{m / a:.1f}x' if a else '–'} |"
+        )
     errors, violations = result.errors(), result.violations()
     distinct = len({s.plan.paper_id for s in result.runs[0]}) if result.runs else 0
     lines += [
@@ -411,10 +494,18 @@ def _cpu_lines(result: LoadResult) -> list[str]:
     """Wall and CPU seconds of each kind of run: whether the server or the browsers kept the sessions waiting."""
     if not result.cpu:
         return []
-    lines = ["", f"Where the time went: the browsers share this machine's {os.cpu_count()} cores with the server (CPU seconds, medians of the repeats).",
-             "", "| run | wall (s) | server CPU (s) | server CPU per session (s) | browser, Playwright and this script CPU (s) |",
-             "|---|---:|---:|---:|---:|"]
-    for label, runs, n in (("1 session alone", result.cpu_alone, 1), (f"{result.sessions} sessions", result.cpu, result.sessions)):
+    lines = [
+        "",
+        f"Where the time went: the browsers share this machine's {os.cpu_count()} cores with the server "
+        "(CPU seconds, medians of the repeats).",
+        "",
+        "| run | wall (s) | server CPU (s) | server CPU per session (s) | browser, Playwright and this script CPU (s) |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for label, runs, n in (
+        ("1 session alone", result.cpu_alone, 1),
+        (f"{result.sessions} sessions", result.cpu, result.sessions),
+    ):
         if runs:
             wall, server, client = (statistics.median(c[i] for c in runs) for i in range(3))
             lines.append(f"| {label} | {wall:.1f} | {server:.1f} | {server / n:.2f} | {client:.1f} |")
@@ -426,12 +517,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=SEED, help="paper list (default: the embedded seed)")
     parser.add_argument("--sessions", type=int, default=20, help="concurrent browser sessions (default 20)")
     parser.add_argument("--repeats", type=int, default=1, help="times the baseline and the sessions run (default 1)")
-    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help=f"PAPERMAP_CACHE, kept between runs (default {DEFAULT_CACHE})")
-    parser.add_argument("--timeout", type=float, default=TIMEOUT_S, help=f"seconds each step may take (default {TIMEOUT_S})")
+    parser.add_argument(
+        "--cache", type=Path, default=DEFAULT_CACHE, help=f"PAPERMAP_CACHE, kept between runs (default {DEFAULT_CACHE})"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=TIMEOUT_S, help=f"seconds each step may take (default {TIMEOUT_S})"
+    )
     args = parser.parse_args(argv)
     if args.sessions < 1 or args.repeats < 1:
         parser.error("--sessions and --repeats must be at least 1")
-    result = load_test(args.data, args.sessions, args.repeats, args.cache, args.timeout, log=lambda line: print(line, file=sys.stderr, flush=True))
+    result = load_test(
+        args.data,
+        args.sessions,
+        args.repeats,
+        args.cache,
+        args.timeout,
+        log=lambda line: print(line, file=sys.stderr, flush=True),
+    )
     print(table(result))
     return 1 if result.errors() or result.violations() else 0
 

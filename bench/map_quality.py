@@ -13,6 +13,7 @@ each one's 10 nearest labelled map neighbours filed under the same area; the sam
 10 nearest neighbours in the embedding space is the ceiling a map could keep, and "chance" what
 random neighbours would give. Lists larger than --sample are sampled with a fixed seed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,7 +23,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from _data import area_labels, load
 
 from lib.embed import EMBEDDERS, EmbedderUnavailable, make_embedder
@@ -54,7 +54,7 @@ def chance(areas: pd.Series | None) -> float | None:
     if areas is None:
         return None
     shares = areas[areas != ""].value_counts(normalize=True)
-    return float((shares ** 2).sum())
+    return float((shares**2).sum())
 
 
 def fmt(value: float | None) -> str:
@@ -64,9 +64,13 @@ def fmt(value: float | None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path, nargs="+")
-    parser.add_argument("--sample", type=int, default=None, help="sample lists larger than this many papers (fixed seed)")
+    parser.add_argument(
+        "--sample", type=int, default=None, help="sample lists larger than this many papers (fixed seed)"
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--embedders", default=",".join(EMBEDDERS), help=f"comma-separated, from {', '.join(EMBEDDERS)}")
+    parser.add_argument(
+        "--embedders", default=",".join(EMBEDDERS), help=f"comma-separated, from {', '.join(EMBEDDERS)}"
+    )
     args = parser.parse_args()
     warnings.filterwarnings("ignore", message=".*n_jobs value 1 overridden.*")
 
@@ -77,7 +81,10 @@ def main() -> None:
         except EmbedderUnavailable as error:
             print(f"{name}: left out ({error})\n")
 
-    print("| list | papers | embedder | map | trustworthiness@10 | area@10 on the map | area@10 in the embedding (ceiling) | chance | embed s | map s |")
+    print(
+        "| list | papers | embedder | map | trustworthiness@10 | area@10 on the map "
+        "| area@10 in the embedding (ceiling) | chance | embed s | map s |"
+    )
     print("|---|---:|---|---|---:|---:|---:|---:|---:|---:|")
     for path in args.data:
         papers, texts, name = load(path, args.sample, args.seed)
@@ -88,14 +95,18 @@ def main() -> None:
             embed_seconds = time.perf_counter() - start
             ceiling = area_share(vectors, areas, "cosine")
             maps = {
-                "PCA (floor)": lambda: _standardize(_pca_2d(vectors)),
-                "umap-learn before (n_neighbors=15, min_dist=0.1)": lambda: project(vectors, random_state=SEED, method="umap-learn", **BEFORE),
-                "umap-learn, PaperMap's settings (reference)": lambda: project(vectors, random_state=SEED, method="umap-learn"),
-                "PaperMap: NumPy UMAP (lib.project defaults)": lambda: project(vectors, random_state=SEED),
+                "PCA (floor)": lambda v: _standardize(_pca_2d(v)),
+                "umap-learn before (n_neighbors=15, min_dist=0.1)": lambda v: project(
+                    v, random_state=SEED, method="umap-learn", **BEFORE
+                ),
+                "umap-learn, PaperMap's settings (reference)": lambda v: project(
+                    v, random_state=SEED, method="umap-learn"
+                ),
+                "PaperMap: NumPy UMAP (lib.project defaults)": lambda v: project(v, random_state=SEED),
             }
             for label, make in maps.items():
                 start = time.perf_counter()
-                coords = make()
+                coords = make(vectors)
                 map_seconds = time.perf_counter() - start
                 print(
                     f"| {name} | {len(papers):,} | {embedder.name} | {label} | {trust(vectors, coords):.4f} "

@@ -9,6 +9,7 @@ embeddings=...)`, which runs its own 2D UMAP: a topic map, as PaperMap's build m
 No model is downloaded: the embeddings are passed in and no embedding model is set.
 Prints one JSON line of seconds per step. Needs requirements-bench.txt.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,7 +18,7 @@ import sys
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from floor_build import floor  # noqa: E402  (this folder is on sys.path when run as a script)
+from floor_build import floor
 
 
 def main(path: str) -> None:

@@ -8,6 +8,7 @@ lib.project, loads the vectors and projects them, so umap-learn pays its import 
 compilation as it does in every fresh `python -m lib build`. Prints wall time (import included),
 CPU time, peak memory (max RSS) and the growth exponent between consecutive sizes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,7 +20,6 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-
 from _data import REPO, load
 
 from lib.embed import TfidfSvdEmbedder
@@ -68,7 +68,10 @@ def main() -> None:
                     n0, t0 = previous[method]
                     growth = f"{math.log(result['wall'] / t0) / math.log(len(texts) / n0):.2f}"
                 previous[method] = (len(texts), result["wall"])
-                print(f"| {len(texts):,} | {method} | {result['wall']:.1f} | {result['cpu']:.1f} | {result['rss_mb']:.0f} | {growth} |", flush=True)
+                print(
+                    f"| {len(texts):,} | {method} | {result['wall']:.1f} | {result['cpu']:.1f} | {result['rss_mb']:.0f} | {growth} |",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ Each build runs as a fresh process, like a user's command: "cold" with an empty 
 "warm" with the cache the cold run left. The floor, in the same run, is a fresh process that only
 imports the loader and reads the list. Times are medians over the repeats; ratios are to the floor.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,7 +36,18 @@ def measure(path: Path, repeats: int) -> dict:
         seconds, _ = timed([sys.executable, "-c", f"from lib.load import load_papers; load_papers({str(path)!r})"])
         floor.append(seconds)
         with tempfile.TemporaryDirectory() as scratch:
-            build = [sys.executable, "-m", "lib", "build", str(path), "--cache", f"{scratch}/cache", "--out", f"{scratch}/out", "--quiet"]
+            build = [
+                sys.executable,
+                "-m",
+                "lib",
+                "build",
+                str(path),
+                "--cache",
+                f"{scratch}/cache",
+                "--out",
+                f"{scratch}/out",
+                "--quiet",
+            ]
             seconds, _ = timed(build)
             cold.append(seconds)
             seconds, _ = timed(build)
@@ -59,7 +71,9 @@ def main() -> None:
     files = [REPO / "data" / "icml2025_seed.txt"]
     if args.data.is_dir():
         files += sorted(p for p in args.data.glob("*.json") if p.name not in SKIP)
-    print("| list | papers | skipped | floor: load only (s) | cold build (s) | warm build (s) | cold / floor | warm / floor |")
+    print(
+        "| list | papers | skipped | floor: load only (s) | cold build (s) | warm build (s) | cold / floor | warm / floor |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for path in files:
         r = measure(path, args.repeats)

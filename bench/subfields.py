@@ -18,6 +18,7 @@ Rows, all in the same run on the same texts:
 
 Everything runs on one BLAS thread, as PaperMap's neighbour graph does, so the seconds compare.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -86,7 +87,9 @@ def supervised(texts: list[str], labels: np.ndarray, folds: int = 5) -> np.ndarr
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", type=Path, help="paper list with a primary_area field, e.g. ../shared/data/ijcai2023.json")
+    parser.add_argument(
+        "data", type=Path, help="paper list with a primary_area field, e.g. ../shared/data/ijcai2023.json"
+    )
     parser.add_argument("taxonomy", type=Path, help="taxonomy whose top-level names are the list's primary areas")
     args = parser.parse_args()
     try:
@@ -104,8 +107,11 @@ def main() -> int:
     found = {str(label) for label in labels[labelled]}
     if found != areas:
         missing, extra = sorted(found - areas), sorted(areas - found)
-        print(f"error: the taxonomy's areas must be the list's primary areas; not in the taxonomy: {missing}, "
-              f"not in the list: {extra}", file=sys.stderr)
+        print(
+            f"error: the taxonomy's areas must be the list's primary areas; not in the taxonomy: {missing}, "
+            f"not in the list: {extra}",
+            file=sys.stderr,
+        )
         return 2
     texts = blind_texts(papers)
     truth = labels[labelled]
@@ -114,46 +120,80 @@ def main() -> int:
 
     def row(method: str, predicted: np.ndarray, seconds: float | None = None, note: str = "") -> None:
         guess = predicted[labelled]
-        rows.append((method, accuracy_score(truth, guess), f1_score(truth, guess, average="macro", zero_division=0), seconds, note))
+        rows.append(
+            (
+                method,
+                accuracy_score(truth, guess),
+                f1_score(truth, guess, average="macro", zero_division=0),
+                seconds,
+                note,
+            )
+        )
 
     results = {}
-    for name, tax in (("PaperMap (names, descriptions, terms)", taxonomy), ("PaperMap (names, descriptions only)", without_terms(taxonomy))):
+    for name, tax in (
+        ("PaperMap (names, descriptions, terms)", taxonomy),
+        ("PaperMap (names, descriptions only)", without_terms(taxonomy)),
+    ):
         start = time.perf_counter()
         result = papermap(texts, tax)
         seconds = time.perf_counter() - start
         confident = result["subfield_confident"].to_numpy()[labelled]
         right = result["area"].to_numpy()[labelled] == truth
         results[name] = result
-        row(name, result["area"].to_numpy(), seconds,
-            f"confident on {confident.mean():.0%}: accuracy {right[confident].mean():.3f} there, {right[~confident].mean():.3f} elsewhere")
+        row(
+            name,
+            result["area"].to_numpy(),
+            seconds,
+            f"confident on {confident.mean():.0%}: accuracy {right[confident].mean():.3f} there, {right[~confident].mean():.3f} elsewhere",
+        )
     start = time.perf_counter()
-    own_words = papermap(texts, taxonomy, min_papers=len(texts) + 1)  # as if the list were too small for the corpus stage
-    row("PaperMap, own words only (no profiles, no neighbours)", own_words["area"].to_numpy(), time.perf_counter() - start,
-        "ablation: step 1 alone, the taxonomy as given")
+    own_words = papermap(
+        texts, taxonomy, min_papers=len(texts) + 1
+    )  # as if the list were too small for the corpus stage
+    row(
+        "PaperMap, own words only (no profiles, no neighbours)",
+        own_words["area"].to_numpy(),
+        time.perf_counter() - start,
+        "ablation: step 1 alone, the taxonomy as given",
+    )
     values, counts = np.unique(truth, return_counts=True)
-    row("Majority class", np.full(len(labels), values[counts.argmax()]), note=f"always {str(values[counts.argmax()])!r}")
+    row(
+        "Majority class", np.full(len(labels), values[counts.argmax()]), note=f"always {str(values[counts.argmax()])!r}"
+    )
     for with_terms in (False, True):
         start = time.perf_counter()
         predicted = nearest_description(texts, taxonomy, with_terms)
-        row(f"Nearest area description, TF-IDF+SVD ({'with terms' if with_terms else 'descriptions only'})",
-            predicted, time.perf_counter() - start)
+        row(
+            f"Nearest area description, TF-IDF+SVD ({'with terms' if with_terms else 'descriptions only'})",
+            predicted,
+            time.perf_counter() - start,
+        )
     start = time.perf_counter()
     reference = np.full(len(labels), "", dtype=object)
     reference[labelled] = supervised([t for t, keep in zip(texts, labelled) if keep], truth)
-    row("Reference: supervised logistic regression, TF-IDF, 5-fold CV", reference.astype(str), time.perf_counter() - start,
-        "trained on the labels: context, not a baseline")
+    row(
+        "Reference: supervised logistic regression, TF-IDF, 5-fold CV",
+        reference.astype(str),
+        time.perf_counter() - start,
+        "trained on the labels: context, not a baseline",
+    )
 
     print(f"## Subfields: {args.data.name} against primary_area, taxonomy {args.taxonomy.name}\n")
-    print(f"{len(papers):,} papers, {labelled.sum():,} labelled in {len(areas)} areas; classified from title + abstract only "
-          "(primary_area, keywords and all other fields dropped).\n")
+    print(
+        f"{len(papers):,} papers, {labelled.sum():,} labelled in {len(areas)} areas; classified from title + abstract only "
+        "(primary_area, keywords and all other fields dropped).\n"
+    )
     print("| method | accuracy | macro-F1 | seconds | note |")
     print("|---|---:|---:|---:|---|")
     for method, accuracy, f1, seconds, note in rows:
         print(f"| {method} | {accuracy:.3f} | {f1:.3f} | {'' if seconds is None else f'{seconds:.1f}'} | {note} |")
     n_terms = sum(len(e.terms) for e in taxonomy.entries)
-    print(f"\nThe taxonomy has {len(taxonomy.entries)} entries and {n_terms} terms; 'descriptions only' removes every term. "
-          "Terms and descriptions are written by hand (for the shipped IJCAI 2023 file: from general knowledge "
-          "of each field, not from the papers).")
+    print(
+        f"\nThe taxonomy has {len(taxonomy.entries)} entries and {n_terms} terms; 'descriptions only' removes every term. "
+        "Terms and descriptions are written by hand (for the shipped IJCAI 2023 file: from general knowledge "
+        "of each field, not from the papers)."
+    )
     _child_agreement(papers, results["PaperMap (names, descriptions, terms)"], labelled)
     return 0
 
@@ -165,8 +205,10 @@ def _child_agreement(papers: pd.DataFrame, result: pd.DataFrame, labelled: np.nd
     if not child.any() or not np.isin(result["subfield"].to_numpy()[child], first).any():
         return
     same = result["subfield"].to_numpy()[child] == first[child]
-    print(f"Sub-area check (keywords used only here, after classifying): {child.sum() / labelled.sum():.0%} of labelled "
-          f"papers get a child subfield; it is the paper's first listed sub-area for {same.mean():.0%} of them.")
+    print(
+        f"Sub-area check (keywords used only here, after classifying): {child.sum() / labelled.sum():.0%} of labelled "
+        f"papers get a child subfield; it is the paper's first listed sub-area for {same.mean():.0%} of them."
+    )
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ With --runs R, both methods run again with R - 1 other seeds (UMAP's and the clu
 vectors stay) and the AMI column shows the mean and the range over the R runs: differences
 smaller than that range are noise. The other columns are from the first run (seed 42).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,7 +27,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 from _data import area_labels, load
 
 from lib.embed import EMBEDDERS, make_embedder
@@ -57,8 +57,16 @@ def ami(truth, topics) -> float:
     return float(adjusted_mutual_info_score(truth, topics))
 
 
-def row(method: str, topics: np.ndarray, labels: dict[int, str], areas: pd.Series | None, shares: dict[str, float],
-        seconds: float, outlier: int | None = None, marked: np.ndarray | None = None) -> dict:
+def row(
+    method: str,
+    topics: np.ndarray,
+    labels: dict[int, str],
+    areas: pd.Series | None,
+    shares: dict[str, float],
+    seconds: float,
+    outlier: int | None = None,
+    marked: np.ndarray | None = None,
+) -> dict:
     ids = sorted(set(int(t) for t in topics) - ({outlier} if outlier is not None else set()))
     sizes = np.array([(topics == t).sum() for t in ids])
     names = [labels[t] for t in ids]
@@ -114,17 +122,30 @@ def bertopic_runs(texts: list[str], vectors: np.ndarray, n_coarse: int, seed: in
         reassigned = np.asarray(model.reduce_outliers(texts, list(topics), strategy="embeddings", embeddings=vectors))
     else:
         reassigned = topics
-    runs.append(("BERTopic + reduce_outliers", reassigned, labels_of(model), -1, fit_seconds + time.perf_counter() - start))
+    runs.append(
+        ("BERTopic + reduce_outliers", reassigned, labels_of(model), -1, fit_seconds + time.perf_counter() - start)
+    )
 
     start = time.perf_counter()
     model.reduce_topics(texts, nr_topics=n_coarse + 1)  # +1: the outlier topic counts as one
-    runs.append((f"BERTopic reduce_topics({n_coarse + 1})", np.asarray(model.topics_), labels_of(model), -1, fit_seconds + time.perf_counter() - start))
+    runs.append(
+        (
+            f"BERTopic reduce_topics({n_coarse + 1})",
+            np.asarray(model.topics_),
+            labels_of(model),
+            -1,
+            fit_seconds + time.perf_counter() - start,
+        )
+    )
     return runs
 
 
 def markdown(rows: list[dict]) -> str:
     columns = list(rows[0])
-    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" if c == "method" else "---:" for c in columns) + "|"]
+    lines = [
+        "| " + " | ".join(columns) + " |",
+        "|" + "|".join("---" if c == "method" else "---:" for c in columns) + "|",
+    ]
     lines += ["| " + " | ".join(str(r[c]) for c in columns) + " |" for r in rows]
     return "\n".join(lines)
 
@@ -153,14 +174,26 @@ def main() -> None:
     seconds = time.perf_counter() - start
     shares = corpus_word_share(texts)
 
-    print(f"## Topics: {name}, {len(papers):,} papers" + (f", {int((areas != '').sum()):,} with a primary_area in {areas[areas != ''].nunique()} areas" if areas is not None else ", no primary_area"))
-    print(f"\n{embedder.name} vectors shared by every row (embedding and PaperMap's UMAP map: {shared_seconds:.1f} s, not counted below).\n")
+    print(
+        f"## Topics: {name}, {len(papers):,} papers"
+        + (
+            f", {int((areas != '').sum()):,} with a primary_area in {areas[areas != ''].nunique()} areas"
+            if areas is not None
+            else ", no primary_area"
+        )
+    )
+    print(
+        f"\n{embedder.name} vectors shared by every row (embedding and PaperMap's UMAP map: {shared_seconds:.1f} s, not counted below).\n"
+    )
     rows = [
         row("PaperMap coarse", levels.coarse, coarse_labels, areas, shares, seconds, marked=levels.assigned_nearest),
         row("PaperMap fine", levels.fine, fine_labels, areas, shares, seconds, marked=levels.assigned_nearest),
     ]
     runs = bertopic_runs(texts, vectors, len(coarse_labels))
-    rows += [row(method, topics, labels, areas, shares, secs, outlier=outlier) for method, topics, labels, outlier, secs in runs]
+    rows += [
+        row(method, topics, labels, areas, shares, secs, outlier=outlier)
+        for method, topics, labels, outlier, secs in runs
+    ]
     if areas is not None and args.runs > 1:
         labelled = (areas != "").to_numpy()
         scores = {r["method"]: [float(r["AMI with primary_area"])] for r in rows}
@@ -178,7 +211,10 @@ def main() -> None:
     print(f"\nPaperMap's levels nest: {bool((parents == 1).all())} (every fine topic inside one coarse topic).")
 
     print(f"\n### Largest topics and their labels (up to {args.labels} per method)\n")
-    listing = {"PaperMap coarse": (levels.coarse, coarse_labels, None), "PaperMap fine": (levels.fine, fine_labels, None)}
+    listing = {
+        "PaperMap coarse": (levels.coarse, coarse_labels, None),
+        "PaperMap fine": (levels.fine, fine_labels, None),
+    }
     listing.update({method: (topics, labels, outlier) for method, topics, labels, outlier, _ in runs[:1] + runs[2:]})
     columns = {}
     for method, (topics, labels, outlier) in listing.items():

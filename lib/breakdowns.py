@@ -3,6 +3,7 @@
 The numbers, and the short sentences and tables that say what they mean; `lib.figures` draws
 them and the topics and subfields pages show them.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -19,14 +20,34 @@ from .topics import LEVELS, topic_summaries
 LEVEL_COLUMNS = {"coarse": ("topic", "topic_label"), "fine": ("topic_fine", "topic_fine_label")}
 # Papers table column -> the sidebar facet (`lib.filters.FACETS`, also its URL key) that filters on it;
 # a topic or a cross-table cell becomes these filters. Fine topics carry `FINE_MARK` in the facet.
-FILTER_KEYS = {"subfield": "subfield", "area": "area", "primary_area": "primary_area", "status": "status",
-               "topic_label": "topic", "topic_fine_label": "topic"}
+FILTER_KEYS = {
+    "subfield": "subfield",
+    "area": "area",
+    "primary_area": "primary_area",
+    "status": "status",
+    "topic_label": "topic",
+    "topic_fine_label": "topic",
+}
 NOT_GIVEN = "(not given)"
 # Two topics neighbour when a paper's nearest papers on the map lie in the other: this many of them.
 NEIGHBOUR_PAPERS = 10
 
-BREAKDOWN_COLUMNS = ("topic", "label", "papers", "share", "parent_label", "keywords", "keyword_shares", "keyword_overall_shares",
-                     "label_evidence", "representatives", "subfield_mix", "status_mix", "neighbours", "neighbour_shares")
+BREAKDOWN_COLUMNS = (
+    "topic",
+    "label",
+    "papers",
+    "share",
+    "parent_label",
+    "keywords",
+    "keyword_shares",
+    "keyword_overall_shares",
+    "label_evidence",
+    "representatives",
+    "subfield_mix",
+    "status_mix",
+    "neighbours",
+    "neighbour_shares",
+)
 
 
 def level_columns(level: str) -> tuple[str, str]:
@@ -37,7 +58,13 @@ def level_columns(level: str) -> tuple[str, str]:
 
 
 def topic_breakdown(
-    papers: pd.DataFrame, level: str = "coarse", *, n_keywords: int = 8, n_representatives: int = 5, n_mix: int = 3, n_neighbours: int = 3
+    papers: pd.DataFrame,
+    level: str = "coarse",
+    *,
+    n_keywords: int = 8,
+    n_representatives: int = 5,
+    n_mix: int = 3,
+    n_neighbours: int = 3,
 ) -> pd.DataFrame:
     """One row per topic of `level` of the whole map `papers`, largest first (`BREAKDOWN_COLUMNS`).
 
@@ -59,12 +86,14 @@ def topic_breakdown(
     for topic in summaries["topic"]:
         members = groups.get_group(topic)
         near = neighbours.get(int(topic), [])
-        rows.append({
-            "subfield_mix": mix(members["subfield"], n_mix),
-            "status_mix": mix(members["status"], n_mix),
-            "neighbours": [label_of[t] for t, _ in near],
-            "neighbour_shares": [share for _, share in near],
-        })
+        rows.append(
+            {
+                "subfield_mix": mix(members["subfield"], n_mix),
+                "status_mix": mix(members["status"], n_mix),
+                "neighbours": [label_of[t] for t, _ in near],
+                "neighbour_shares": [share for _, share in near],
+            }
+        )
     extra = pd.DataFrame(rows, index=summaries.index)
     return pd.concat([summaries, extra], axis=1)[list(BREAKDOWN_COLUMNS)]
 
@@ -87,7 +116,9 @@ def mix(values: pd.Series, top: int = 3) -> list[tuple[str, float]]:
     return [*shares[:top], ("Other", sum(share for _, share in shares[top:]))]
 
 
-def neighbouring_topics(papers: pd.DataFrame, level: str = "coarse", n_neighbours: int = 3) -> dict[int, list[tuple[int, float]]]:
+def neighbouring_topics(
+    papers: pd.DataFrame, level: str = "coarse", n_neighbours: int = 3
+) -> dict[int, list[tuple[int, float]]]:
     """Per topic id, up to `n_neighbours` other topics bordering it on the map, with how strongly.
 
     Strength is the share of the topic's papers' `NEIGHBOUR_PAPERS` nearest papers on the map that
@@ -142,7 +173,9 @@ def subfield_counts(papers: pd.DataFrame) -> pd.DataFrame:
     area_size = counts.groupby("area")["papers"].transform("sum")
     counts["share_of_area"] = counts["papers"] / area_size
     counts["_area_size"] = area_size
-    counts = counts.sort_values(["_area_size", "area", "papers", "subfield"], ascending=[False, True, False, True], ignore_index=True)
+    counts = counts.sort_values(
+        ["_area_size", "area", "papers", "subfield"], ascending=[False, True, False, True], ignore_index=True
+    )
     return counts.drop(columns="_area_size")
 
 
@@ -216,9 +249,18 @@ def label_reason(row: Mapping, n_papers: int) -> str:
     evidence = list(row["label_evidence"])
     if not evidence:
         return f"No phrase is used by enough of its {row['papers']} papers to name it, so it is numbered."
-    parts = [f'"{phrase}" appears in {percent(share)} of its {row["papers"]} papers against {percent(overall)} of all {n_papers:,}'
-             f" ({_times(share, overall)} as common)" for phrase, share, overall in evidence]
-    return "Named for the phrase" + ("s" if len(parts) > 1 else "") + " its papers use far more than the rest of the map: " + "; ".join(parts) + "."
+    parts = [
+        f'"{phrase}" appears in {percent(share)} of its {row["papers"]} papers against {percent(overall)} of all {n_papers:,}'
+        f" ({_times(share, overall)} as common)"
+        for phrase, share, overall in evidence
+    ]
+    return (
+        "Named for the phrase"
+        + ("s" if len(parts) > 1 else "")
+        + " its papers use far more than the rest of the map: "
+        + "; ".join(parts)
+        + "."
+    )
 
 
 def percent(share: float) -> str:
@@ -233,12 +275,14 @@ def _times(share: float, overall: float) -> str:
 def keyword_table(row: Mapping) -> pd.DataFrame:
     """A topic's distinctive keyphrases: the share of its papers using each, of all papers, and the ratio ("lift")."""
     shares, overall = list(row["keyword_shares"]), list(row["keyword_overall_shares"])
-    return pd.DataFrame({
-        "keyphrase": list(row["keywords"]),
-        "in topic": shares,
-        "whole map": overall,
-        "lift": [round(s / o, 1) if o else float("inf") for s, o in zip(shares, overall)],
-    })
+    return pd.DataFrame(
+        {
+            "keyphrase": list(row["keywords"]),
+            "in topic": shares,
+            "whole map": overall,
+            "lift": [round(s / o, 1) if o else float("inf") for s, o in zip(shares, overall)],
+        }
+    )
 
 
 def mix_line(shares: list[tuple[str, float]]) -> str:
@@ -248,8 +292,10 @@ def mix_line(shares: list[tuple[str, float]]) -> str:
 
 def neighbour_line(row: Mapping) -> str:
     """A topic's neighbours with the share of its papers' nearest papers each holds: `A (12%) · B (3%) · C`."""
-    return " · ".join(f"{label} ({percent(share)} of nearby papers)" if share else label
-                      for label, share in zip(row["neighbours"], row["neighbour_shares"]))
+    return " · ".join(
+        f"{label} ({percent(share)} of nearby papers)" if share else label
+        for label, share in zip(row["neighbours"], row["neighbour_shares"])
+    )
 
 
 def papers_by_id(papers: pd.DataFrame, ids: list[str]) -> pd.DataFrame:
@@ -273,7 +319,8 @@ def topic_choices(breakdown: pd.DataFrame, sizes: pd.DataFrame) -> dict[str, str
     filtered = bool((sizes["in_view"] < sizes["papers"]).any())
     return {
         str(topic): f"{label} ({in_view.get(topic, 0):,} in view)" if filtered else f"{label} ({n:,} papers)"
-        for topic, label, n in zip(breakdown["topic"], breakdown["label"], breakdown["papers"]) if in_view.get(topic, 0)
+        for topic, label, n in zip(breakdown["topic"], breakdown["label"], breakdown["papers"])
+        if in_view.get(topic, 0)
     }
 
 

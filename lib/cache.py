@@ -4,6 +4,7 @@ An artifact is trusted only when its sidecar exists, names the same key and cach
 artifact's bytes hash to the digest the sidecar recorded. Artifacts are written before sidecars,
 each by temp file then rename, so a build killed at any point leaves nothing a later build trusts.
 """
+
 from __future__ import annotations
 
 import glob

@@ -1,6 +1,7 @@
 """`python -m lib build INPUT [--taxonomy FILE] [--out DIR] [--cache DIR] [--format FMT] [--embedder NAME] [--model PATH]
 [--timings FILE]`, `python -m lib extend MAP_DIR INPUT --out DIR [--taxonomy FILE]` and
 `python -m lib fetch [--url URL] [--out DIR] [--timeout S]`."""
+
 from __future__ import annotations
 
 import argparse
@@ -29,29 +30,61 @@ def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="python -m lib", description="PaperMap: paper lists in, topic maps out.")
     commands = root.add_subparsers(dest="command", required=True)
     build_cmd = commands.add_parser("build", help="build the topic map of a paper list into papers.parquet")
-    build_cmd.add_argument("input", type=Path, help="paper list: seed text, Paper Copilot or OpenReview JSON, JSONL, CSV, TSV or Parquet")
-    build_cmd.add_argument("--taxonomy", type=Path, default=DEFAULT_TAXONOMY, help="taxonomy YAML or JSON (default: ICML 2025's)")
+    build_cmd.add_argument(
+        "input", type=Path, help="paper list: seed text, Paper Copilot or OpenReview JSON, JSONL, CSV, TSV or Parquet"
+    )
+    build_cmd.add_argument(
+        "--taxonomy", type=Path, default=DEFAULT_TAXONOMY, help="taxonomy YAML or JSON (default: ICML 2025's)"
+    )
     build_cmd.add_argument("--out", type=Path, default=None, help="output folder (default: data/build/<input name>)")
-    build_cmd.add_argument("--cache", type=Path, default=DEFAULT_CACHE_DIR, help="stage cache folder (default: data/cache)")
-    build_cmd.add_argument("--format", choices=FORMATS, default="auto", help="input format (default: detected from content)")
-    build_cmd.add_argument("--embedder", choices=EMBEDDERS, default="tfidf-svd",
-                           help="text embedding backend (default: tfidf-svd; sentence-transformers needs requirements-embed.txt)")
-    build_cmd.add_argument("--model", default=None,
-                           help="sentence-transformers model folder or name (default: the packaged all-MiniLM-L6-v2)")
-    build_cmd.add_argument("--timings", type=Path, default=None,
-                           help="also write each stage's seconds and whether it came from the cache to FILE as JSON (for bench/build.py)")
+    build_cmd.add_argument(
+        "--cache", type=Path, default=DEFAULT_CACHE_DIR, help="stage cache folder (default: data/cache)"
+    )
+    build_cmd.add_argument(
+        "--format", choices=FORMATS, default="auto", help="input format (default: detected from content)"
+    )
+    build_cmd.add_argument(
+        "--embedder",
+        choices=EMBEDDERS,
+        default="tfidf-svd",
+        help="text embedding backend (default: tfidf-svd; sentence-transformers needs requirements-embed.txt)",
+    )
+    build_cmd.add_argument(
+        "--model",
+        default=None,
+        help="sentence-transformers model folder or name (default: the packaged all-MiniLM-L6-v2)",
+    )
+    build_cmd.add_argument(
+        "--timings",
+        type=Path,
+        default=None,
+        help="also write each stage's seconds and whether it came from the cache to FILE as JSON (for bench/build.py)",
+    )
     build_cmd.add_argument("--quiet", action="store_true", help="no progress bar, no skipped-record lines")
-    fetch_cmd = commands.add_parser("fetch", help="download a paper list (by default all of ICML 2025) into the data folder")
-    fetch_cmd.add_argument("--url", default=ICML2025_URL, help="paper list to download (default: Paper Copilot's ICML 2025 list)")
-    fetch_cmd.add_argument("--out", type=Path, default=None,
-                           help="data folder to save it in (default: PAPERMAP_DATA_DIR, else data/)")
-    fetch_cmd.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                           help=f"seconds to wait for the server (default: {DEFAULT_TIMEOUT:g})")
-    extend_cmd = commands.add_parser("extend", help="add the papers of another list to a finished map without moving any paper on it")
+    fetch_cmd = commands.add_parser(
+        "fetch", help="download a paper list (by default all of ICML 2025) into the data folder"
+    )
+    fetch_cmd.add_argument(
+        "--url", default=ICML2025_URL, help="paper list to download (default: Paper Copilot's ICML 2025 list)"
+    )
+    fetch_cmd.add_argument(
+        "--out", type=Path, default=None, help="data folder to save it in (default: PAPERMAP_DATA_DIR, else data/)"
+    )
+    fetch_cmd.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds to wait for the server (default: {DEFAULT_TIMEOUT:g})",
+    )
+    extend_cmd = commands.add_parser(
+        "extend", help="add the papers of another list to a finished map without moving any paper on it"
+    )
     extend_cmd.add_argument("map", type=Path, help="output folder of a finished build (holding papers.parquet)")
     extend_cmd.add_argument("input", type=Path, help="paper list with the papers to add")
     extend_cmd.add_argument("--out", type=Path, required=True, help="output folder for the grown map")
-    extend_cmd.add_argument("--taxonomy", type=Path, default=DEFAULT_TAXONOMY, help="taxonomy for the new papers' subfields")
+    extend_cmd.add_argument(
+        "--taxonomy", type=Path, default=DEFAULT_TAXONOMY, help="taxonomy for the new papers' subfields"
+    )
     return root
 
 
@@ -74,7 +107,10 @@ def _build(args: argparse.Namespace) -> int:
 
     # disable=None: a bar on a terminal only; piped output stays free of carriage-return noise.
     bar = tqdm(
-        total=len(STAGES), file=sys.stderr, disable=True if args.quiet else None, leave=False,
+        total=len(STAGES),
+        file=sys.stderr,
+        disable=True if args.quiet else None,
+        leave=False,
         bar_format="{desc:<10} {bar} {n_fmt}/{total_fmt} [{elapsed}]",
     )
 

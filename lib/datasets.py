@@ -5,6 +5,7 @@ URL-safe (the dashboard's `?data=` key) and made from its file name, so a link r
 on any server holding the same files. Uploads are saved under `<data folder>/uploads/` after their
 content proved to be a paper list; nothing is written outside that folder.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -32,8 +33,13 @@ MAX_NAME_CHARS = 100
 PAPER_LIST_SUFFIXES = (".txt", ".json", ".jsonl", ".csv", ".tsv", ".parquet")
 # The suffix an upload is saved with, from the format its content was read as (not its name's).
 FORMAT_SUFFIXES = {
-    "text": ".txt", "json": ".json", "openreview": ".json", "jsonl": ".jsonl",
-    "csv": ".csv", "tsv": ".tsv", "parquet": ".parquet",
+    "text": ".txt",
+    "json": ".json",
+    "openreview": ".json",
+    "jsonl": ".jsonl",
+    "csv": ".csv",
+    "tsv": ".tsv",
+    "parquet": ".parquet",
 }
 _ORIGIN_NOTES = {"embedded": " (embedded sample)", "given": " (--data)", "folder": "", "upload": " (uploaded)"}
 
@@ -237,5 +243,13 @@ def describe(sets: tuple[DataSet, ...] | list[DataSet], cache: Path) -> list[dic
         except OSError:
             size = "missing"
         papers = built_papers(data_set, cache)
-        rows.append({"name": data_set.name, "data set": data_set.label, "papers": papers, "size": size, "built": papers is not None})
+        rows.append(
+            {
+                "name": data_set.name,
+                "data set": data_set.label,
+                "papers": papers,
+                "size": size,
+                "built": papers is not None,
+            }
+        )
     return rows

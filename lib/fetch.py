@@ -4,6 +4,7 @@ The download is read whole, checked to be a paper list PaperMap can read, and on
 (atomically), so a broken or partial download never leaves a file behind. Every failure is a
 `FetchError` whose message is one sentence naming the URL.
 """
+
 from __future__ import annotations
 
 import http.client

@@ -3,6 +3,7 @@
 Text from paper lists is untrusted, so every string that reaches hover or labels is HTML-escaped
 (Plotly renders a subset of HTML in those).
 """
+
 from __future__ import annotations
 
 import colorsys
@@ -26,8 +27,13 @@ OTHER = "Other"
 NEUTRAL = "#A0A0A0"  # Other, Unassigned, (none): groups that say nothing
 CONTEXT_COLOUR = "#E3E3E3"  # papers outside the current filters, kept as the map's backdrop
 COLOR_CHOICES = {
-    "subfield": "Subfield", "area": "Area", "topic_label": "Topic", "topic_fine_label": "Fine topic", "status": "Status",
-    "primary_area": "Primary area", "venue": "Venue",
+    "subfield": "Subfield",
+    "area": "Area",
+    "topic_label": "Topic",
+    "topic_fine_label": "Fine topic",
+    "status": "Status",
+    "primary_area": "Primary area",
+    "venue": "Venue",
 }
 LABEL_LEVELS = {"topic_label": "Topics", "topic_fine_label": "Fine topics"}
 MAX_AVOIDED = 60  # labels keep clear of up to this many highlighted papers; past it they would all vanish
@@ -40,7 +46,11 @@ LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its 
 
 def colourable(papers: pd.DataFrame) -> list[str]:
     """The `COLOR_CHOICES` that tell papers apart here: status, primary area and venue only when the data has several values."""
-    return [c for c in COLOR_CHOICES if c in ("subfield", "area", "topic_label", "topic_fine_label") or papers[c].nunique() > 1]
+    return [
+        c
+        for c in COLOR_CHOICES
+        if c in ("subfield", "area", "topic_label", "topic_fine_label") or papers[c].nunique() > 1
+    ]
 
 
 def short_authors(authors: list[str], limit: int = 3) -> str:
@@ -95,7 +105,16 @@ def hover_labels(papers: pd.DataFrame) -> pd.DataFrame:
     that draw the same map repeatedly compute it once and pass it to `map_figure(hover=...)`.
     """
     titles, details = [], []
-    columns = ("title", "authors", "subfield", "subfield_confident", "subfield_runner_up", "topic_fine_label", "topic_assigned_nearest", "keywords")
+    columns = (
+        "title",
+        "authors",
+        "subfield",
+        "subfield_confident",
+        "subfield_runner_up",
+        "topic_fine_label",
+        "topic_assigned_nearest",
+        "keywords",
+    )
     for title, authors, subfield, confident, runner_up, topic, stray, keywords in zip(*(papers[c] for c in columns)):
         titles.append("<br>".join(_escape(line) for line in _wrap(str(title))))
         lines = [_escape(short_authors(list(authors)))] if len(authors) else []
@@ -150,7 +169,9 @@ def category_colours(papers: pd.DataFrame, color_by: str) -> dict[str, str]:
             for subfield, lightness in zip(children, steps):
                 colours[subfield] = _shade(base, float(lightness))
         return {**colours, UNASSIGNED: NEUTRAL}
-    values = [v for v in value_counts(papers.assign(group=_groups(papers, color_by)), "group") if v not in (NONE, UNASSIGNED)]
+    values = [
+        v for v in value_counts(papers.assign(group=_groups(papers, color_by)), "group") if v not in (NONE, UNASSIGNED)
+    ]
     colours = dict(zip(values, PALETTE))
     return {**colours, **{v: NEUTRAL for v in values[len(PALETTE) :]}, NONE: NEUTRAL, UNASSIGNED: NEUTRAL}
 
@@ -198,10 +219,17 @@ def map_figure(
     size = marker_size(len(context))
     backdrop = context[~_isin(context["paper_id"], papers["paper_id"])]
     if len(backdrop):
-        traces.append(_scattergl(
-            x=_coords(backdrop["x"]), y=_coords(backdrop["y"]), mode="markers", name="filtered out",
-            marker={"size": size * 0.8, "color": CONTEXT_COLOUR}, hoverinfo="skip", showlegend=False,
-        ))
+        traces.append(
+            _scattergl(
+                x=_coords(backdrop["x"]),
+                y=_coords(backdrop["y"]),
+                mode="markers",
+                name="filtered out",
+                marker={"size": size * 0.8, "color": CONTEXT_COLOUR},
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
     hover = hover_labels(papers) if hover is None else hover.loc[papers.index]
     titles, details = hover["title"].to_numpy(dtype=object), hover["details"].to_numpy(dtype=object)
     xs, ys, ids = _coords(papers["x"]), _coords(papers["y"]), papers["paper_id"].to_numpy(dtype=object)
@@ -209,7 +237,9 @@ def map_figure(
     # Values past the palette fold into Other; Unassigned and (none) keep their names, in grey.
     kept = {v for v in groups.unique() if colours.get(v, NEUTRAL) != NEUTRAL or v in (NONE, UNASSIGNED)}
     lumped = groups.where(groups.isin(kept), OTHER).to_numpy()
-    rows_of = pd.Series(np.arange(len(papers))).groupby(lumped, sort=False).indices  # value -> row positions, in one pass
+    rows_of = (
+        pd.Series(np.arange(len(papers))).groupby(lumped, sort=False).indices
+    )  # value -> row positions, in one pass
     # Grey groups first, so coloured points are drawn over them; then the legend's order.
     grey = [OTHER, NONE, UNASSIGNED]
     order = grey + [v for v in colours if v not in grey]
@@ -231,28 +261,44 @@ def map_figure(
             _, name, before, shades = units[-1]
             units[-1] = (group, name, np.concatenate([before, rows]), [*shades, *[colours[value]] * len(rows)])
         else:
-            units.append((group, f"{_escape(group)} ({int(in_area.get(group, 0))})", rows, [colours[value]] * len(rows)))
+            units.append(
+                (group, f"{_escape(group)} ({int(in_area.get(group, 0))})", rows, [colours[value]] * len(rows))
+            )
     for group, name, rows, colour in units:
         if group:
             # The area's legend entry, in its own hue, stands for all its subfields' shades.
-            traces.append(_scattergl(
-                x=[None], y=[None], mode="markers", name=name, legendgroup=group,
-                marker={"size": size, "color": colours.get(group, NEUTRAL)}, hoverinfo="skip",
-            ))
+            traces.append(
+                _scattergl(
+                    x=[None],
+                    y=[None],
+                    mode="markers",
+                    name=name,
+                    legendgroup=group,
+                    marker={"size": size, "color": colours.get(group, NEUTRAL)},
+                    hoverinfo="skip",
+                )
+            )
         grey_unit = not group and colour == NEUTRAL
-        traces.append(_scattergl(
-            x=xs[rows],
-            y=ys[rows],
-            mode="markers",
-            name=name,
-            legendgroup=group or None,
-            showlegend=not group,
-            marker={"size": size, "color": colour, "opacity": 0.5 if grey_unit else 0.8, "line": {"width": 0.5, "color": "white"}},
-            customdata=ids[rows],
-            text=titles[rows],
-            hovertext=details[rows],
-            hovertemplate=HOVER_TEMPLATE,
-        ))
+        traces.append(
+            _scattergl(
+                x=xs[rows],
+                y=ys[rows],
+                mode="markers",
+                name=name,
+                legendgroup=group or None,
+                showlegend=not group,
+                marker={
+                    "size": size,
+                    "color": colour,
+                    "opacity": 0.5 if grey_unit else 0.8,
+                    "line": {"width": 0.5, "color": "white"},
+                },
+                customdata=ids[rows],
+                text=titles[rows],
+                hovertext=details[rows],
+                hovertemplate=HOVER_TEMPLATE,
+            )
+        )
     for (name, marked_ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
         traces += _highlight_trace(context, marked_ids, name, colour, size, hover)
     figure = go.Figure(data=traces)
@@ -263,25 +309,50 @@ def map_figure(
         marked = context[_isin(context["paper_id"], {i for ids in (highlight or {}).values() for i in ids})]
         avoid = list(zip(marked["x"], marked["y"])) if len(marked) <= MAX_AVOIDED else []
         # All at once: each add_annotation would validate the whole list again.
-        figure.update_layout(annotations=[
-            {"x": x, "y": y, "text": f"<b>{_escape(label)}</b>", "showarrow": False, "font": {"size": level_font, "color": "#111"},
-             "bgcolor": "rgba(255,255,255,0.75)", "bordercolor": "#888", "borderwidth": 1, "borderpad": 4}
-            for x, y, label in place_labels(topic_positions(papers, context, labels), scale, x_range, level_font, avoid)
-        ])
+        figure.update_layout(
+            annotations=[
+                {
+                    "x": x,
+                    "y": y,
+                    "text": f"<b>{_escape(label)}</b>",
+                    "showarrow": False,
+                    "font": {"size": level_font, "color": "#111"},
+                    "bgcolor": "rgba(255,255,255,0.75)",
+                    "bordercolor": "#888",
+                    "borderwidth": 1,
+                    "borderpad": 4,
+                }
+                for x, y, label in place_labels(
+                    topic_positions(papers, context, labels), scale, x_range, level_font, avoid
+                )
+            ]
+        )
     figure.update_layout(
         height=height,
         margin={"l": 0, "r": 0, "t": 30, "b": 0},
         font={"size": FONT_SIZE, "color": "#111"},
         showlegend=legend,
         legend={
-            "title": {"text": COLOR_CHOICES[color_by] + " "}, "orientation": "h", "x": 0, "y": -0.01, "yanchor": "top",
+            "title": {"text": COLOR_CHOICES[color_by] + " "},
+            "orientation": "h",
+            "x": 0,
+            "y": -0.01,
+            "yanchor": "top",
             "itemsizing": "constant",
             # Three entries a row: Plotly measures wrapped entries a little short and clips the row's last one.
-            "entrywidth": 0.33, "entrywidthmode": "fraction", "font": {"size": FONT_SIZE - 1}, "groupclick": "togglegroup",
+            "entrywidth": 0.33,
+            "entrywidthmode": "fraction",
+            "font": {"size": FONT_SIZE - 1},
+            "groupclick": "togglegroup",
         },
         plot_bgcolor="white",
         dragmode="pan",
-        hoverlabel={"font": {"size": FONT_SIZE, "color": "#111"}, "bgcolor": "white", "bordercolor": "#666", "align": "left"},
+        hoverlabel={
+            "font": {"size": FONT_SIZE, "color": "#111"},
+            "bgcolor": "white",
+            "bordercolor": "#666",
+            "align": "left",
+        },
     )
     # The axes mean nothing and are hidden; their ranges stay the whole map's, so filtering moves
     # nothing. The map stretches to the screen's shape: UMAP distances are not to scale anyway.
@@ -307,19 +378,33 @@ def _coords(values: pd.Series) -> np.ndarray:
 
 
 def _highlight_trace(
-    context: pd.DataFrame, ids: Collection[str], name: str, colour: str, size: float, hover: pd.DataFrame | None,
+    context: pd.DataFrame,
+    ids: Collection[str],
+    name: str,
+    colour: str,
+    size: float,
+    hover: pd.DataFrame | None,
 ) -> list[dict]:
     marked = context[_isin(context["paper_id"], list(ids))]
     if marked.empty:
         return []
     # Hover texts are built for the marked papers only (unless given): a search may mark a few of thousands.
-    labels = hover_labels(marked) if hover is None or not marked.index.isin(hover.index).all() else hover.loc[marked.index]
-    return [_scattergl(
-        x=_coords(marked["x"]), y=_coords(marked["y"]), mode="markers", name=f"{_escape(name)} ({len(marked)})",
-        marker={"size": max(size * 1.8, 12), "color": colour, "line": {"width": 2.5, "color": "#111"}},
-        customdata=marked["paper_id"].to_numpy(dtype=object), text=labels["title"].to_numpy(dtype=object),
-        hovertext=labels["details"].to_numpy(dtype=object), hovertemplate=HOVER_TEMPLATE,
-    )]
+    labels = (
+        hover_labels(marked) if hover is None or not marked.index.isin(hover.index).all() else hover.loc[marked.index]
+    )
+    return [
+        _scattergl(
+            x=_coords(marked["x"]),
+            y=_coords(marked["y"]),
+            mode="markers",
+            name=f"{_escape(name)} ({len(marked)})",
+            marker={"size": max(size * 1.8, 12), "color": colour, "line": {"width": 2.5, "color": "#111"}},
+            customdata=marked["paper_id"].to_numpy(dtype=object),
+            text=labels["title"].to_numpy(dtype=object),
+            hovertext=labels["details"].to_numpy(dtype=object),
+            hovertemplate=HOVER_TEMPLATE,
+        )
+    ]
 
 
 def _padded_range(values: pd.Series) -> list[float]:
@@ -329,7 +414,10 @@ def _padded_range(values: pd.Series) -> list[float]:
 
 
 def place_labels(
-    positions: pd.DataFrame, scale: tuple[float, float], x_range: Sequence[float], font_size: int = FONT_SIZE + 2,
+    positions: pd.DataFrame,
+    scale: tuple[float, float],
+    x_range: Sequence[float],
+    font_size: int = FONT_SIZE + 2,
     avoid: Sequence[tuple[float, float]] = (),
 ) -> list[tuple[float, float, str]]:
     """Label anchors nudged up or down until no two labels' boxes overlap; largest topics first.
@@ -355,7 +443,9 @@ def place_labels(
     return out
 
 
-def topic_positions(papers: pd.DataFrame, context: pd.DataFrame | None = None, label_column: str = "topic_label") -> pd.DataFrame:
+def topic_positions(
+    papers: pd.DataFrame, context: pd.DataFrame | None = None, label_column: str = "topic_label"
+) -> pd.DataFrame:
     """Median map position of each topic with papers in view, and how many are, indexed by label.
 
     With a `context` (the whole map), the position is the whole topic's, and topics with less than
@@ -386,17 +476,32 @@ def topic_size_bar(sizes: pd.DataFrame, title: str = "Papers per topic") -> go.F
     names, labels = [_escape(label) for label in rows["label"]], rows["label"].astype(str).to_numpy()
     filtered = bool((rows["in_view"] < rows["papers"]).any())
     figure = go.Figure()
-    figure.add_trace(go.Bar(
-        x=rows["in_view"].to_numpy() if filtered else rows["papers"].to_numpy(), y=names, orientation="h", name="in view",
-        marker_color=IN_VIEW_COLOUR, customdata=labels, text=rows["papers"].to_numpy() if not filtered else None,
-        hovertemplate="%{y}: %{x} papers" + (" in view" if filtered else "") + "<extra></extra>",
-    ))
+    figure.add_trace(
+        go.Bar(
+            x=rows["in_view"].to_numpy() if filtered else rows["papers"].to_numpy(),
+            y=names,
+            orientation="h",
+            name="in view",
+            marker_color=IN_VIEW_COLOUR,
+            customdata=labels,
+            text=rows["papers"].to_numpy() if not filtered else None,
+            hovertemplate="%{y}: %{x} papers" + (" in view" if filtered else "") + "<extra></extra>",
+        )
+    )
     if filtered:
-        figure.add_trace(go.Bar(
-            x=(rows["papers"] - rows["in_view"]).to_numpy(), y=names, orientation="h", name="filtered out",
-            marker_color=CONTEXT_COLOUR, customdata=labels, text=rows["papers"].to_numpy(), textposition="outside",
-            hovertemplate="%{y}: %{x} papers filtered out<extra></extra>",
-        ))
+        figure.add_trace(
+            go.Bar(
+                x=(rows["papers"] - rows["in_view"]).to_numpy(),
+                y=names,
+                orientation="h",
+                name="filtered out",
+                marker_color=CONTEXT_COLOUR,
+                customdata=labels,
+                text=rows["papers"].to_numpy(),
+                textposition="outside",
+                hovertemplate="%{y}: %{x} papers filtered out<extra></extra>",
+            )
+        )
     figure.update_layout(
         title={"text": _escape(title)},
         barmode="stack",
@@ -426,13 +531,23 @@ def subfield_bar(counts: pd.DataFrame, colours: dict[str, str], title: str = "Pa
     """
     rows = counts.iloc[::-1]
     names = [_escape(s) for s in rows["subfield"]]
-    hover = [f"<b>{_escape(s)}</b><br>{_escape(a)}<br>{n} papers, {share:.0%} of the area"
-             for s, a, n, share in zip(rows["subfield"], rows["area"], rows["papers"], rows["share_of_area"])]
-    figure = go.Figure(go.Bar(
-        x=rows["papers"].to_numpy(), y=names, orientation="h", text=rows["papers"].to_numpy(), textposition="outside",
-        marker_color=[colours.get(s, NEUTRAL) for s in rows["subfield"]], customdata=rows["subfield"].astype(str).to_numpy(),
-        hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
-    ))
+    hover = [
+        f"<b>{_escape(s)}</b><br>{_escape(a)}<br>{n} papers, {share:.0%} of the area"
+        for s, a, n, share in zip(rows["subfield"], rows["area"], rows["papers"], rows["share_of_area"])
+    ]
+    figure = go.Figure(
+        go.Bar(
+            x=rows["papers"].to_numpy(),
+            y=names,
+            orientation="h",
+            text=rows["papers"].to_numpy(),
+            textposition="outside",
+            marker_color=[colours.get(s, NEUTRAL) for s in rows["subfield"]],
+            customdata=rows["subfield"].astype(str).to_numpy(),
+            hovertext=hover,
+            hovertemplate="%{hovertext}<extra></extra>",
+        )
+    )
     figure.update_layout(
         title={"text": _escape(title)},
         height=max(260, 28 * len(rows) + 110),
@@ -458,22 +573,53 @@ def cross_table_heatmap(table: pd.DataFrame, row_title: str, column_title: str, 
     totals = np.maximum(values.sum(axis=1, keepdims=True), 1)
     shares = values / totals
     rows, columns = [_escape(r) for r in table.index], [_escape(c) for c in table.columns]
-    figure = go.Figure(go.Heatmap(
-        z=shares, x=columns, y=rows, text=np.where(values > 0, values.astype(str), ""), texttemplate="%{text}",
-        textfont={"size": FONT_SIZE - 2}, colorscale="Blues", zmin=0, zmax=1, hoverinfo="skip", xgap=1, ygap=1,
-        # A short bar at the top: on a tall table a full-height bar puts its scale off screen.
-        colorbar={"title": {"text": "share of row"}, "tickformat": ".0%", "thickness": 14, "lenmode": "pixels", "len": 220, "y": 1, "yanchor": "top"},
-    ))
+    figure = go.Figure(
+        go.Heatmap(
+            z=shares,
+            x=columns,
+            y=rows,
+            text=np.where(values > 0, values.astype(str), ""),
+            texttemplate="%{text}",
+            textfont={"size": FONT_SIZE - 2},
+            colorscale="Blues",
+            zmin=0,
+            zmax=1,
+            hoverinfo="skip",
+            xgap=1,
+            ygap=1,
+            # A short bar at the top: on a tall table a full-height bar puts its scale off screen.
+            colorbar={
+                "title": {"text": "share of row"},
+                "tickformat": ".0%",
+                "thickness": 14,
+                "lenmode": "pixels",
+                "len": 220,
+                "y": 1,
+                "yanchor": "top",
+            },
+        )
+    )
     row_index, column_index = np.indices(values.shape)
     row_name, column_name = _escape(row_title), _escape(column_title)
-    hover = [f"{row_name}: <b>{rows[r]}</b><br>{column_name}: {columns[c]}<br>{values[r, c]} papers ({shares[r, c]:.0%} of the row)"
-             for r, c in zip(row_index.ravel(), column_index.ravel())]
-    figure.add_trace(go.Scatter(
-        x=[columns[c] for c in column_index.ravel()], y=[rows[r] for r in row_index.ravel()], mode="markers",
-        marker={"size": 20, "color": "rgba(0,0,0,0)"}, showlegend=False,
-        customdata=[[str(table.index[r]), str(table.columns[c]), int(values[r, c])] for r, c in zip(row_index.ravel(), column_index.ravel())],
-        hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
-    ))
+    hover = [
+        f"{row_name}: <b>{rows[r]}</b><br>{column_name}: {columns[c]}<br>{values[r, c]} papers ({shares[r, c]:.0%} of the row)"
+        for r, c in zip(row_index.ravel(), column_index.ravel())
+    ]
+    figure.add_trace(
+        go.Scatter(
+            x=[columns[c] for c in column_index.ravel()],
+            y=[rows[r] for r in row_index.ravel()],
+            mode="markers",
+            marker={"size": 20, "color": "rgba(0,0,0,0)"},
+            showlegend=False,
+            customdata=[
+                [str(table.index[r]), str(table.columns[c]), int(values[r, c])]
+                for r, c in zip(row_index.ravel(), column_index.ravel())
+            ],
+            hovertext=hover,
+            hovertemplate="%{hovertext}<extra></extra>",
+        )
+    )
     figure.update_layout(
         title={"text": _escape(title)} if title else None,
         height=max(300, 30 * len(rows) + 200),
@@ -481,8 +627,14 @@ def cross_table_heatmap(table: pd.DataFrame, row_title: str, column_title: str, 
         font={"size": FONT_SIZE - 2, "color": "#111"},
         # Ranges end at the outer cells: the marker layer would otherwise pad the axes with empty bands.
         # Rows need no axis title: their names say what they are, and a title collides with long ones.
-        xaxis={"title": {"text": _escape(column_title)}, "type": "category", "side": "top", "tickangle": -35, "automargin": True,
-               "range": [-0.5, len(columns) - 0.5]},
+        xaxis={
+            "title": {"text": _escape(column_title)},
+            "type": "category",
+            "side": "top",
+            "tickangle": -35,
+            "automargin": True,
+            "range": [-0.5, len(columns) - 0.5],
+        },
         yaxis={"type": "category", "range": [len(rows) - 0.5, -0.5], "automargin": True},
         hovermode="closest",
         hoverdistance=-1,

@@ -5,6 +5,7 @@ author). Values chosen within a facet add up (any of them); facets narrow each o
 them). Authors are matched by name fragment (`bengio` finds Yoshua Bengio), since a conference
 has too many authors to list. Each facet's URL parameter is its name, so `?subfield=A&subfield=B&status=Oral` is a view.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -80,14 +81,27 @@ def filter_mask(papers: pd.DataFrame, filters: Filters) -> np.ndarray:
         if not chosen:
             continue
         if name == "topic":
-            mask &= (papers["topic_label"].isin(chosen) | papers["topic_fine_label"].isin(_fine_labels(chosen))).to_numpy()
+            mask &= (
+                papers["topic_label"].isin(chosen) | papers["topic_fine_label"].isin(_fine_labels(chosen))
+            ).to_numpy()
         elif name in _LIST_COLUMNS:
-            mask &= np.fromiter((not chosen.isdisjoint(values) for values in papers[_LIST_COLUMNS[name]]), bool, len(papers))
+            mask &= np.fromiter(
+                (not chosen.isdisjoint(values) for values in papers[_LIST_COLUMNS[name]]), bool, len(papers)
+            )
         elif name == "author":
             fragments = [fragment.casefold() for fragment in chosen if fragment.strip()]
-            mask &= np.fromiter(
-                (any(f in author.casefold() for author in authors for f in fragments) for authors in papers["authors"]), bool, len(papers)
-            ) if fragments else True
+            mask &= (
+                np.fromiter(
+                    (
+                        any(f in author.casefold() for author in authors for f in fragments)
+                        for authors in papers["authors"]
+                    ),
+                    bool,
+                    len(papers),
+                )
+                if fragments
+                else True
+            )
         else:
             mask &= papers[name].isin(chosen).to_numpy()
     return mask
@@ -110,7 +124,9 @@ def facet_counts(papers: pd.DataFrame, name: str, limit: int | None = None, min_
         fine = value_counts(papers, "topic_fine_label")
         counts = {**value_counts(papers, "topic_label"), **{f"{label}{FINE_MARK}": n for label, n in fine.items()}}
     elif name in (*_LIST_COLUMNS, "author"):
-        tally = Counter(value for values in papers[_LIST_COLUMNS.get(name, "authors")] for value in dict.fromkeys(values))
+        tally = Counter(
+            value for values in papers[_LIST_COLUMNS.get(name, "authors")] for value in dict.fromkeys(values)
+        )
         counts = dict(sorted(tally.items(), key=lambda item: (-item[1], item[0])))
     else:
         counts = value_counts(papers, name)
@@ -118,7 +134,9 @@ def facet_counts(papers: pd.DataFrame, name: str, limit: int | None = None, min_
     return dict(list(kept.items())[:limit]) if limit else kept
 
 
-def facet_options(papers: pd.DataFrame, filters: Filters, name: str, limit: int | None = None, min_count: int = 1) -> dict[str, int]:
+def facet_options(
+    papers: pd.DataFrame, filters: Filters, name: str, limit: int | None = None, min_count: int = 1
+) -> dict[str, int]:
     """What facet `name`'s widget offers: its values, each with the papers it would show given the
     other facets' choices, most first.
 

@@ -3,6 +3,7 @@
 `candidate_phrases`, `singular` and `display_case` also serve other stages (topics, subfields):
 coarse 1-3-word phrases between stop words, a crude singular, and the corpus's casing.
 """
+
 from __future__ import annotations
 
 import math
@@ -100,8 +101,30 @@ BREAK_WORDS = (STOP_WORDS - GENERIC_MODIFIERS - GENERIC_HEADS) | frozenset(
 )
 # Endings of adjectives that name no concept alone ("scalable", "pairwise", "training-free").
 _ADJECTIVE_ENDINGS = (
-    "ous", "ful", "less", "able", "ible", "ive", "ical", "ional", "ual", "tial", "wise", "-free", "-based", "-aware",
-    "-specific", "-driven", "-agnostic", "-like", "-level", "-efficient", "-centric", "-optimal", "-box", "-preserving",
+    "ous",
+    "ful",
+    "less",
+    "able",
+    "ible",
+    "ive",
+    "ical",
+    "ional",
+    "ual",
+    "tial",
+    "wise",
+    "-free",
+    "-based",
+    "-aware",
+    "-specific",
+    "-driven",
+    "-agnostic",
+    "-like",
+    "-level",
+    "-efficient",
+    "-centric",
+    "-optimal",
+    "-box",
+    "-preserving",
 )
 # Endings shared by adjectives and nouns ("optimal"/"signal", "convex"/"index"): such a word alone
 # must be a noun in the corpus more clearly.
@@ -154,7 +177,10 @@ def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
     if top_n < 1:
         raise ParameterError(f"top_n must be at least 1; got {top_n}")
     # NFKC folds ligatures and superscripts ("ﬁrst" -> "first", "M²IV" -> "M2IV").
-    tokens = [_CASED_TOKEN.findall(_JOINED_DASH.sub("-", _NOT_PROSE.sub(" . ", unicodedata.normalize("NFKC", text)))) for text in texts]
+    tokens = [
+        _CASED_TOKEN.findall(_JOINED_DASH.sub("-", _NOT_PROSE.sub(" . ", unicodedata.normalize("NFKC", text))))
+        for text in texts
+    ]
     definitions = [_acronym_definitions(t) for t in tokens]
     acronyms = _corpus_acronyms(definitions)
     long_forms = _long_form_index(acronyms.values())
@@ -170,7 +196,9 @@ def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
     for doc in docs:
         score = {}
         for key, (count, first, _, ends) in doc.phrases.items():
-            specificity = math.log((n + 1) / (document_frequency[key] + 1)) + (IDF_FLOOR if " " in key else SINGLE_IDF_FLOOR)
+            specificity = math.log((n + 1) / (document_frequency[key] + 1)) + (
+                IDF_FLOOR if " " in key else SINGLE_IDF_FLOOR
+            )
             position = 1 + TITLE_BONUS * (first == 0) + POSITION_BONUS / (1 + first)
             # A phrase said once in one paper only is more often a chance word run than a concept.
             repeated = 1.0 if count > 1 or document_frequency[key] > 1 else SINGLETON
@@ -284,7 +312,7 @@ def _units(
         if not token[0].isalpha() and not (token[0].isdigit() and token[-1] in "dD" and token[:-1].isdigit()):
             units.append((":" if token == ":" else "", sentence))
             sentence += token in _SENTENCE_END
-        elif not token.islower() and (token in known or token[-1] == "s" and token[:-1] in known):
+        elif not token.islower() and (token in known or (token[-1] == "s" and token[:-1] in known)):
             units.append((known.get(token) or known[token[:-1]], sentence))
         else:
             word = token.lower()
@@ -322,7 +350,9 @@ def _runs(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tup
             if stop is None:
                 stop = breaks[word] = " " not in word and (_is_break(word) or word in verbs)
             if not stop and word in maybe_verbs:  # "to approximate the", not "approximate inference"
-                stop = i > 0 and units[i - 1][0] in _BEFORE_VERB or i + 1 < len(units) and units[i + 1][0] in _DETERMINERS
+                stop = (i > 0 and units[i - 1][0] in _BEFORE_VERB) or (
+                    i + 1 < len(units) and units[i + 1][0] in _DETERMINERS
+                )
             if not stop:
                 run.append(unit)
             elif run:
@@ -331,8 +361,12 @@ def _runs(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tup
         if run:
             chunks.append(run)
         runs.append(chunks)
-    gerund_uses = Counter(u for chunks in runs for chunk in chunks for u, _ in chunk if u.endswith("ing") and " " not in u)
-    gerund_heads = Counter(u for chunks in runs for chunk in chunks for u, _ in chunk[1:] if u.endswith("ing") and " " not in u)
+    gerund_uses = Counter(
+        u for chunks in runs for chunk in chunks for u, _ in chunk if u.endswith("ing") and " " not in u
+    )
+    gerund_heads = Counter(
+        u for chunks in runs for chunk in chunks for u, _ in chunk[1:] if u.endswith("ing") and " " not in u
+    )
     gerunds = {w for w, c in gerund_uses.items() if (gerund_heads[w] + 1) / (c + 2) < GERUND_HEAD_SHARE}
     out = []
     for chunks in runs:
@@ -341,8 +375,10 @@ def _runs(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tup
             run = []
             for j, unit in enumerate(chunk):
                 word = unit[0]
-                if word.endswith("ing") and " " not in word and (
-                    word in gerunds or j + 1 < len(chunk) and (id(unit) in openers or " " in chunk[j + 1][0])
+                if (
+                    word.endswith("ing")
+                    and " " not in word
+                    and (word in gerunds or (j + 1 < len(chunk) and (id(unit) in openers or " " in chunk[j + 1][0])))
                 ):
                     if run:
                         pieces.append(run)
@@ -375,14 +411,22 @@ def _word_roles(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[set[str], se
         triples = [t for t in zip([""] + words[:-1], words, words[1:] + [""]) if t[1] and " " not in t[1]]
         uses.update(w for _, w, _ in triples)
         as_verb.update(
-            w for b, w, a in triples
-            if a in _DETERMINERS or b in _BEFORE_VERB or (" " in a and w.endswith("ing")) or (b in _AUXILIARIES and w.endswith("ed"))
+            w
+            for b, w, a in triples
+            if a in _DETERMINERS
+            or b in _BEFORE_VERB
+            or (" " in a and w.endswith("ing"))
+            or (b in _AUXILIARIES and w.endswith("ed"))
         )
         before_of.update(w for _, w, a in triples if a == "of")
         after_determiner.update(w for b, w, _ in triples if b in _DETERMINERS)
     maybe_verbs = {w for w, c in as_verb.items() if c >= VERB_SHARE / 2 * (uses[w] + 1)}
     verbs = {w for w in maybe_verbs if as_verb[w] >= VERB_SHARE * (uses[w] + 1) and not after_determiner[w]}
-    verbs |= {w for w in uses if w.endswith("s") and (w[:-1] in verbs or w.endswith("es") and w[:-2] in verbs) and not after_determiner[w]}
+    verbs |= {
+        w
+        for w in uses
+        if w.endswith("s") and (w[:-1] in verbs or (w.endswith("es") and w[:-2] in verbs)) and not after_determiner[w]
+    }
     relational = {w for w, c in before_of.items() if c >= 2 and c >= RELATIONAL_SHARE * (uses[w] + 1)}
     return verbs, maybe_verbs - verbs, relational
 
@@ -400,7 +444,7 @@ def _is_break(unit: str) -> bool:
 
 
 class _Doc:
-    __slots__ = ("phrases", "words", "tails")
+    __slots__ = ("phrases", "tails", "words")
 
     def __init__(self) -> None:
         self.phrases: dict[str, list] = {}  # singular key -> [count, first sentence, surface form, uses at a run's end]
@@ -420,11 +464,19 @@ def _count_phrases(chunks: Sequence[Sequence[tuple[str, int]]], relational: set[
         for end in range(len(units)):
             last = units[end]
             multiword = " " in last
-            if not multiword and (last in GENERIC_MODIFIERS and last not in GENERIC_HEADS or _is_participle(last)):
+            if not multiword and ((last in GENERIC_MODIFIERS and last not in GENERIC_HEADS) or _is_participle(last)):
                 continue
             for start in range(max(0, end - _MAX_NGRAM + 1), end + 1):
-                if start == end and not multiword and (
-                    last in GENERIC_HEADS or last in GENERIC_MODIFIERS or last in relational or _is_adjective(last) or last[0].isdigit()
+                if (
+                    start == end
+                    and not multiword
+                    and (
+                        last in GENERIC_HEADS
+                        or last in GENERIC_MODIFIERS
+                        or last in relational
+                        or _is_adjective(last)
+                        or last[0].isdigit()
+                    )
                 ):
                     continue
                 key = " ".join(inner[start:end] + [keys[end]])
@@ -466,7 +518,9 @@ def _nounness(key: str, tail: Mapping[str, float], relational: set[str]) -> floa
     words = key.split(" ")
     last = words[-1]
     needed = SINGLE_TAIL_SHARE if len(words) == 1 else TAIL_SHARE
-    if last.endswith(_ADJECTIVE_ENDINGS) or len(words) == 1 and last.endswith(_MAYBE_ADJECTIVE_ENDINGS) and not last.endswith("ment"):
+    if last.endswith(_ADJECTIVE_ENDINGS) or (
+        len(words) == 1 and last.endswith(_MAYBE_ADJECTIVE_ENDINGS) and not last.endswith("ment")
+    ):
         needed *= 2
     factor = min(1.0, tail.get(last, 1.0) / needed)
     if len(words) > 1 and (last in GENERIC_HEADS or last in relational or _singular_word(last) in GENERIC_HEADS):

@@ -5,6 +5,7 @@ Formats: the seed's plain text (a heading, then abstracts separated by blank lin
 The format is detected from content unless given. A file that cannot be read raises `InputError`;
 a record that cannot be used is skipped and reported, never dropped silently.
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -1,4 +1,5 @@
 """Untrusted text made inert for the places that interpret it: Markdown widgets and links."""
+
 from __future__ import annotations
 
 import re

@@ -8,6 +8,7 @@ standard input and each stage's table comes back on its standard output, both pi
 standard input closing (the build ended or was killed) ends the worker. Whatever goes wrong with
 the worker (it cannot start, dies, or sends nothing), the build computes what it lacks itself.
 """
+
 from __future__ import annotations
 
 import os
@@ -59,8 +60,9 @@ class SideStages:
 
     def _start(self, names: list[str]) -> None:
         try:
-            self.worker = subprocess.Popen(WORKER_COMMAND, cwd=REPO_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                           stderr=subprocess.DEVNULL)
+            self.worker = subprocess.Popen(
+                WORKER_COMMAND, cwd=REPO_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
         except OSError:  # no interpreter to start, no memory for it: compute here
             return
         self.finished = False
@@ -78,7 +80,7 @@ class SideStages:
                 with self.done:
                     self.results[name] = table
                     self.done.notify_all()
-        except Exception:  # noqa: BLE001 - a worker that died or garbled its answer: what is missing is computed here
+        except Exception:
             pass
         finally:
             with self.done:

@@ -5,6 +5,7 @@
 Each stage's cache key is made of its upstream keys and its own parameters, so changing one
 parameter recomputes that stage and what depends on it, nothing else.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -119,7 +120,9 @@ class BuildResult:
         cached = sum(s.cached for s in self.stages)
         skipped = f", skipped {len(self.report.skipped)}" if self.report.skipped else ""
         # A build that reused a finished output, or grew one (lib.extend), has that one step.
-        made = {"reuse": "Found the map", "extend": "Grew the map"}.get(self.stages[0].name if len(self.stages) == 1 else "", "Built a map")
+        made = {"reuse": "Found the map", "extend": "Grew the map"}.get(
+            self.stages[0].name if len(self.stages) == 1 else "", "Built a map"
+        )
         return (
             f"{made} of {self.counts['papers']} papers{skipped}{where}: {self.counts['topics']} topics "
             f"({self.counts['fine_topics']} fine), {self.counts['subfields']} subfields, in {self.seconds:.1f} s "
@@ -178,8 +181,12 @@ def build(
         if sidecar is None:
             return None
         report_progress("done", len(STAGES), len(STAGES))
-        return BuildResult(recorded_report(sidecar["load_report"], input_path), sidecar["counts"],
-                           [StageRun("reuse", time.perf_counter() - start, True)], Path(out_dir) / PAPERS_FILE)
+        return BuildResult(
+            recorded_report(sidecar["load_report"], input_path),
+            sidecar["counts"],
+            [StageRun("reuse", time.perf_counter() - start, True)],
+            Path(out_dir) / PAPERS_FILE,
+        )
 
     found = reused(copy_from_cache=False)  # reads only, so no lock: answered at once, even during another build
     if found is not None:
@@ -189,14 +196,20 @@ def build(
         found = reused(copy_from_cache=True)
         if found is not None:
             return found
-        result = _run_stages(input_path, taxonomy_path, embedder, params, specs, keys, ArtifactCache(cache_dir), report_progress)
+        result = _run_stages(
+            input_path, taxonomy_path, embedder, params, specs, keys, ArtifactCache(cache_dir), report_progress
+        )
         table, vectors, query_model, report, stages = result
 
         report_progress("write", len(stages.runs), len(STAGES))
         start = time.perf_counter()
         out_path = None
-        counts = {"papers": len(table), "topics": int(table["topic"].nunique()), "fine_topics": int(table["topic_fine"].nunique()),
-                  "subfields": int(table["subfield"].nunique())}
+        counts = {
+            "papers": len(table),
+            "topics": int(table["topic"].nunique()),
+            "fine_topics": int(table["topic_fine"].nunique()),
+            "subfields": int(table["subfield"].nunique()),
+        }
         if out_dir is not None:
             meta = {
                 "input": str(input_path),
@@ -248,12 +261,23 @@ def _stage_specs(
         # The file name is a parameter too: venue and year may come from it.
         "load": ([], {"input_sha256": input_digest, "input_name": input_name, "input_format": params.input_format}),
         "keywords": (["load"], {"top_n": params.top_keywords}),
-        "subfields": (["load"], {"taxonomy_sha256": taxonomy_digest, "min_score": params.subfield_min_score,
-                                 "random_state": params.random_state}),
+        "subfields": (
+            ["load"],
+            {
+                "taxonomy_sha256": taxonomy_digest,
+                "min_score": params.subfield_min_score,
+                "random_state": params.random_state,
+            },
+        ),
         "embed": (["load"], {"embedder": embedder.name, **embedder.params()}),
-        "project": (["embed"], {"n_neighbors": params.n_neighbors, "min_dist": params.min_dist, "random_state": params.random_state}),
-        "topics": (["project", "load"], {"n_topics": params.n_topics, "n_fine_topics": params.n_fine_topics,
-                                         "random_state": params.random_state}),
+        "project": (
+            ["embed"],
+            {"n_neighbors": params.n_neighbors, "min_dist": params.min_dist, "random_state": params.random_state},
+        ),
+        "topics": (
+            ["project", "load"],
+            {"n_topics": params.n_topics, "n_fine_topics": params.n_fine_topics, "random_state": params.random_state},
+        ),
     }
 
 
@@ -267,8 +291,14 @@ def _stage_keys(specs: dict[str, tuple[list[str], dict[str, Any]]]) -> dict[str,
 
 
 def _run_stages(
-    input_path: str | Path, taxonomy_path: str | Path, embedder: Embedder, params: BuildParams,
-    specs: dict[str, tuple[list[str], dict[str, Any]]], keys: dict[str, str], cache: ArtifactCache, progress: Progress,
+    input_path: str | Path,
+    taxonomy_path: str | Path,
+    embedder: Embedder,
+    params: BuildParams,
+    specs: dict[str, tuple[list[str], dict[str, Any]]],
+    keys: dict[str, str],
+    cache: ArtifactCache,
+    progress: Progress,
 ) -> tuple[pd.DataFrame, np.ndarray, dict[str, np.ndarray], LoadReport, _StageRunner]:
     """Every stage through the cache: the papers table, its vectors, the query model, the load report."""
     from .embed import fit_embed
@@ -337,8 +367,13 @@ def _run_stages(
 class _StageRunner:
     """Runs one stage at a time through the cache, timing it and reporting progress."""
 
-    def __init__(self, cache: ArtifactCache, progress: Progress, specs: dict[str, tuple[list[str], dict[str, Any]]],
-                 keys: dict[str, str]) -> None:
+    def __init__(
+        self,
+        cache: ArtifactCache,
+        progress: Progress,
+        specs: dict[str, tuple[list[str], dict[str, Any]]],
+        keys: dict[str, str],
+    ) -> None:
         self.cache = cache
         self.progress = progress
         self.specs = specs
@@ -379,8 +414,12 @@ def write_output(
     for name, data in contents.items():
         atomic_write_bytes(out_dir / name, data)
     sidecar = {
-        **meta, "rows": len(table), "columns": list(table.columns), "embedding_dim": int(vectors.shape[1]),
-        "files": OUTPUT_FILES, "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in contents.items()},
+        **meta,
+        "rows": len(table),
+        "columns": list(table.columns),
+        "embedding_dim": int(vectors.shape[1]),
+        "files": OUTPUT_FILES,
+        "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in contents.items()},
     }
     atomic_write_bytes(out_dir / SIDECAR_FILE, json.dumps(sidecar, indent=1, default=str).encode())
     return out_dir / PAPERS_FILE
@@ -447,8 +486,11 @@ def is_built(out_dir: str | Path) -> bool:
         columns, files = sidecar.get("columns"), sidecar.get("files")
     except (OSError, ValueError, AttributeError):
         return False
-    return (columns == [c.name for c in OUTPUT_COLUMNS] and files == OUTPUT_FILES
-            and all((out_dir / name).is_file() for name in files.values()))
+    return (
+        columns == [c.name for c in OUTPUT_COLUMNS]
+        and files == OUTPUT_FILES
+        and all((out_dir / name).is_file() for name in files.values())
+    )
 
 
 def read_load_report(out_dir: str | Path) -> dict[str, Any]:

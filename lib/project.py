@@ -6,6 +6,7 @@ Past `sample_threshold` papers the map is fitted on a seeded sample and the othe
 their nearest fitted neighbours, which keeps time and memory linear; `place_new` does the same for
 papers added to an existing map, without moving the papers already on it.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -83,7 +84,9 @@ def place_new(
         raise ParameterError(f"n_neighbors must be at least 1; got {n_neighbors}")
     map_coords = np.asarray(map_coords, dtype=np.float64)
     if len(map_vectors) != len(map_coords) or map_coords.ndim != 2 or map_coords.shape[1] != 2:
-        raise ParameterError(f"map_coords must be ({len(map_vectors)}, 2), one row per map vector; got {map_coords.shape}")
+        raise ParameterError(
+            f"map_coords must be ({len(map_vectors)}, 2), one row per map vector; got {map_coords.shape}"
+        )
     new = umap_np.normalize_rows(np.atleast_2d(new_vectors))
     if len(map_vectors) == 0:
         return np.zeros((len(new), 2))

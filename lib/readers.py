@@ -3,6 +3,7 @@
 Records are raw mappings as the source wrote them (or, for an unreadable one, an `InputError`
 that the loader reports as skipped); `lib.load` normalizes them into the papers table.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -65,7 +66,11 @@ def detect_format(raw: bytes) -> str:
 
 def _decode_loosely(raw: bytes) -> str:
     """Text for format detection: honours a byte-order mark, ignores undecodable bytes."""
-    for bom, encoding in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+    for bom, encoding in (
+        (codecs.BOM_UTF8, "utf-8-sig"),
+        (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"),
+    ):
         if raw.startswith(bom):
             return raw.decode(encoding, errors="ignore")
     return raw.decode("utf-8", errors="ignore")
@@ -124,14 +129,14 @@ def _openreview_records(text: str, path: Path) -> Records:
     if isinstance(data, list):
         return _openreview_notes({"notes": data}, path)
     if not isinstance(data, dict) or not isinstance(data.get("notes"), list):
-        raise InputError(f"{path}: expected OpenReview notes JSON ({{\"notes\": [...]}})")
+        raise InputError(f'{path}: expected OpenReview notes JSON ({{"notes": [...]}})')
     return _openreview_notes(data, path)
 
 
 def _openreview_notes(data: dict, path: Path) -> Records:
     notes = data.get("notes")
     if not isinstance(notes, list):
-        raise InputError(f"{path}: \"notes\" is not a list")
+        raise InputError(f'{path}: "notes" is not a list')
     for n, note in enumerate(notes, 1):
         if not isinstance(note, dict):
             yield f"note {n}", note
@@ -176,7 +181,10 @@ def _delimited_records(text: str, delimiter: str) -> Records:
         if not cells:  # a blank line
             continue
         if len(cells) > len(names):
-            yield f"row {reader.line_num}", InputError(f"{len(cells) - len(names)} more cells than the header has columns")
+            yield (
+                f"row {reader.line_num}",
+                InputError(f"{len(cells) - len(names)} more cells than the header has columns"),
+            )
             continue
         yield f"row {reader.line_num}", fields(names, cells)
 

@@ -7,6 +7,7 @@ stay 0..n-1 however many sessions add at once. Each entry keeps a snapshot of th
 authors, abstract, ...) so a list still reads and exports when its papers' data set is not loaded.
 Functions take an open connection (`connect(path)`); callers close it.
 """
+
 from __future__ import annotations
 
 import json
@@ -167,9 +168,17 @@ def add_papers(db: sqlite3.Connection, name: str, papers: pd.DataFrame, dataset:
                 f"INSERT INTO entries (list_id, {_SNAPSHOT_FIELDS}) VALUES ({', '.join('?' * 11)})"
                 " ON CONFLICT (list_id, dataset, paper_id) DO NOTHING",
                 (
-                    list_id, position, dataset, str(paper["paper_id"]), str(paper["title"]), json.dumps(list(paper.get("authors", []))),
-                    str(paper.get("venue", "")), None if pd.isna(year) else int(year), str(paper.get("url", "")),
-                    str(paper.get("abstract", "")), json.dumps(list(paper.get("keywords", []))),
+                    list_id,
+                    position,
+                    dataset,
+                    str(paper["paper_id"]),
+                    str(paper["title"]),
+                    json.dumps(list(paper.get("authors", []))),
+                    str(paper.get("venue", "")),
+                    None if pd.isna(year) else int(year),
+                    str(paper.get("url", "")),
+                    str(paper.get("abstract", "")),
+                    json.dumps(list(paper.get("keywords", []))),
                 ),
             )
             position += cursor.rowcount
@@ -182,8 +191,19 @@ def entries(db: sqlite3.Connection, name: str) -> list[Entry]:
     rows = db.execute(f"SELECT {_ENTRY_FIELDS} FROM entries WHERE list_id = ? ORDER BY position", (_list_id(db, name),))
     return [
         Entry(
-            entry_id=row[0], position=row[1], dataset=row[2], paper_id=row[3], title=row[4], authors=tuple(json.loads(row[5])),
-            venue=row[6], year=row[7], url=row[8], abstract=row[9], keywords=tuple(json.loads(row[10])), presenter=row[11], note=row[12],
+            entry_id=row[0],
+            position=row[1],
+            dataset=row[2],
+            paper_id=row[3],
+            title=row[4],
+            authors=tuple(json.loads(row[5])),
+            venue=row[6],
+            year=row[7],
+            url=row[8],
+            abstract=row[9],
+            keywords=tuple(json.loads(row[10])),
+            presenter=row[11],
+            note=row[12],
         )
         for row in rows
     ]
@@ -218,7 +238,9 @@ def remove_entry(db: sqlite3.Connection, name: str, entry_id: int) -> None:
         _renumber(db, ids)
 
 
-def update_entry(db: sqlite3.Connection, name: str, entry_id: int, *, presenter: str | None = None, note: str | None = None) -> None:
+def update_entry(
+    db: sqlite3.Connection, name: str, entry_id: int, *, presenter: str | None = None, note: str | None = None
+) -> None:
     """Set the presenter and/or the note of an entry of list `name` (None leaves a field as it is)."""
     with _write(db):
         _entry_ids(db, _list_id(db, name), entry_id, name)

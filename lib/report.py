@@ -3,6 +3,7 @@
 Kept apart from `lib.load` (and free of pandas) so that reading a finished build's report, as the
 CLI does on a cache hit, imports nothing heavy.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -3,6 +3,7 @@
 Every stage reads and writes DataFrames that follow these columns. README.md documents the same
 table (a test checks that every column here is named there).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,21 +39,34 @@ MAP_COLUMNS: tuple[Column, ...] = (
     Column("area", "str", "Top-level taxonomy entry that fits best, or `Unassigned` when none matches."),
     Column("subfield", "str", "Finest taxonomy entry that fits confidently: a child, or the area itself."),
     Column("subfield_score", "float64", "Similarity of the paper to its subfield, 0 to 1."),
-    Column("subfield_runner_up", "str", "Second-best entry at the subfield's depth (a sibling of `subfield`), or empty if none."),
+    Column(
+        "subfield_runner_up",
+        "str",
+        "Second-best entry at the subfield's depth (a sibling of `subfield`), or empty if none.",
+    ),
     Column("subfield_runner_up_score", "float64", "Similarity of the paper to the runner-up, 0 to 1 (0 if none)."),
-    Column("subfield_confident", "bool", "False when the area is a low-confidence best guess; `subfield` is then the area."),
+    Column(
+        "subfield_confident", "bool", "False when the area is a low-confidence best guess; `subfield` is then the area."
+    ),
     Column("topic", "int64", "Coarse topic id, 0 to n_topics - 1, numbered by decreasing size."),
     Column("topic_label", "str", "Short label of the topic from its distinctive keyphrases."),
-    Column("topic_fine", "int64", "Fine topic id, 0 to n_fine_topics - 1, numbered by decreasing size; each lies inside one `topic`."),
+    Column(
+        "topic_fine",
+        "int64",
+        "Fine topic id, 0 to n_fine_topics - 1, numbered by decreasing size; each lies inside one `topic`.",
+    ),
     Column("topic_fine_label", "str", "Short label of the fine topic, distinct among fine topics."),
-    Column("topic_assigned_nearest", "bool", "True when the paper lies outside every dense region of the map and was given its nearest topic."),
+    Column(
+        "topic_assigned_nearest",
+        "bool",
+        "True when the paper lies outside every dense region of the map and was given its nearest topic.",
+    ),
     Column("x", "float64", "Map coordinate."),
     Column("y", "float64", "Map coordinate."),
 )
 
 # The columns of `papers.parquet`, in order: the contract other tools rely on.
 OUTPUT_COLUMNS: tuple[Column, ...] = PAPER_COLUMNS + MAP_COLUMNS
-
 
 
 def empty_table(columns: tuple[Column, ...] = PAPER_COLUMNS) -> pd.DataFrame:

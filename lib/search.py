@@ -4,6 +4,7 @@
 (`embeddings.npy`, one L2-normalised row per paper in `papers.parquet` order) and, for a free text,
 its vector from the map's query model; `load_map_embeddings` reads both from a build's folder.
 """
+
 from __future__ import annotations
 
 import re

@@ -11,6 +11,7 @@ A taxonomy is YAML or JSON of one shape::
 entry's text (zero-shot), each entry's profile in this corpus (the papers the first view files
 there), and each paper's nearest neighbours, over which the first two are spread.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,8 +38,12 @@ UNASSIGNED = "Unassigned"
 
 # The columns `assign_subfields` returns, with their dtypes (documented in lib/schema.py).
 SUBFIELD_COLUMNS = {
-    "area": "str", "subfield": "str", "subfield_score": "float64",
-    "subfield_runner_up": "str", "subfield_runner_up_score": "float64", "subfield_confident": "bool",
+    "area": "str",
+    "subfield": "str",
+    "subfield_score": "float64",
+    "subfield_runner_up": "str",
+    "subfield_runner_up_score": "float64",
+    "subfield_confident": "bool",
 }
 # Without neighbours to agree or disagree, a paper's best entry is confident when it scores at
 # least this many times the runner-up: clearly ahead, not a near tie.
@@ -84,7 +89,9 @@ def load_taxonomy(path: str | Path) -> Taxonomy:
     try:
         data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as error:
-        raise TaxonomyError(f"{path}: not valid {'JSON' if path.suffix.lower() == '.json' else 'YAML'} ({error})".replace("\n", " ")) from None
+        raise TaxonomyError(
+            f"{path}: not valid {'JSON' if path.suffix.lower() == '.json' else 'YAML'} ({error})".replace("\n", " ")
+        ) from None
     return parse_taxonomy(data, str(path))
 
 
@@ -189,8 +196,10 @@ def assign_subfields(
             score_group(entries[index].name, filed)
 
     score_group(None, np.arange(len(texts)))
-    rows = [_walk(taxonomy, column, paper_scores, paper_confident, min_score)
-            for paper_scores, paper_confident in zip(scores, confident)]
+    rows = [
+        _walk(taxonomy, column, paper_scores, paper_confident, min_score)
+        for paper_scores, paper_confident in zip(scores, confident)
+    ]
     return pd.DataFrame(rows, columns=list(SUBFIELD_COLUMNS)).astype(SUBFIELD_COLUMNS)
 
 
@@ -216,7 +225,9 @@ def entry_similarity(texts: Sequence[str], taxonomy: Taxonomy) -> np.ndarray:
 
 def _paper_graph(texts: list[str], n_neighbors: int, random_state: int) -> tuple[sp.csr_matrix, sp.csr_matrix] | None:
     """L2-normalised word TF-IDF rows and the symmetric weighted kNN graph of the papers, or None if no word links two papers."""
-    vectorizer = TfidfVectorizer(stop_words="english", ngram_range=(1, 2), sublinear_tf=True, min_df=2, max_df=0.5, dtype=np.float32)
+    vectorizer = TfidfVectorizer(
+        stop_words="english", ngram_range=(1, 2), sublinear_tf=True, min_df=2, max_df=0.5, dtype=np.float32
+    )
     try:
         tfidf = vectorizer.fit_transform(texts).tocsr()
     except ValueError:  # no word occurs in two papers (or every word is in half of them)
@@ -228,7 +239,9 @@ def _paper_graph(texts: list[str], n_neighbors: int, random_state: int) -> tuple
     # spinning threads made this step 5-10x slower (3,340 titles: 8 s instead of 0.9 s).
     with threadpool_limits(limits=1, user_api="blas"):
         if n_components >= 2:
-            latent = TruncatedSVD(n_components=n_components, algorithm="randomized", random_state=random_state).fit_transform(tfidf)
+            latent = TruncatedSVD(
+                n_components=n_components, algorithm="randomized", random_state=random_state
+            ).fit_transform(tfidf)
         else:
             latent = tfidf.toarray()
         return tfidf, _knn_graph(normalize(latent).astype(np.float32), n_neighbors)
@@ -254,14 +267,18 @@ def _knn_graph(vectors: np.ndarray, n_neighbors: int) -> sp.csr_matrix:
     return graph.maximum(graph.T).tocsr()
 
 
-def _spread(own: np.ndarray, vectors: sp.csr_matrix, weights: sp.csr_matrix, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+def _spread(
+    own: np.ndarray, vectors: sp.csr_matrix, weights: sp.csr_matrix, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Scores of one sibling group from own words, corpus profiles and neighbours; and whether each paper's best is confident."""
     evidence = (own + _profile_similarity(own, vectors)) / 2
     degree = np.asarray(weights.sum(axis=1)).ravel()
     isolated = degree == 0
     # Row-stochastic: each paper's score is a weighted mean of its own evidence and its
     # neighbours' scores, so it stays a 0-1 similarity. A paper with no neighbour keeps its own.
-    walk = sp.diags(np.where(isolated, 0, 1 / np.where(isolated, 1, degree))) @ weights + sp.diags(isolated.astype(float))
+    walk = sp.diags(np.where(isolated, 0, 1 / np.where(isolated, 1, degree))) @ weights + sp.diags(
+        isolated.astype(float)
+    )
     scores = evidence.copy()
     for _ in range(_iterations(alpha)):
         scores = (1 - alpha) * evidence + alpha * (walk @ scores)
@@ -295,14 +312,18 @@ def _iterations(alpha: float) -> int:
     return 1 if alpha == 0 else int(np.ceil(np.log(1e-6) / np.log(alpha)))
 
 
-def _walk(taxonomy: Taxonomy, column: dict[str, int], scores: np.ndarray, confident: np.ndarray, min_score: float) -> tuple:
+def _walk(
+    taxonomy: Taxonomy, column: dict[str, int], scores: np.ndarray, confident: np.ndarray, min_score: float
+) -> tuple:
     """One paper's row: the best area, then down to the best child while each step is confident."""
     siblings = [column[e.name] for e in taxonomy.children(None)]
     chosen = max(siblings, key=lambda i: (scores[i], -i))
     if scores[chosen] <= 0:
         return (UNASSIGNED, UNASSIGNED, 0.0, "", 0.0, False)
     area = taxonomy.entries[chosen].name
-    while confident[chosen] and (children := [column[c.name] for c in taxonomy.children(taxonomy.entries[chosen].name)]):
+    while confident[chosen] and (
+        children := [column[c.name] for c in taxonomy.children(taxonomy.entries[chosen].name)]
+    ):
         child = max(children, key=lambda i: (scores[i], -i))
         if not confident[child] or scores[child] < min_score:
             break

@@ -1,4 +1,5 @@
 """Display tables and captions: the papers DataFrame in, compact text for the pages out."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -59,7 +60,9 @@ def corpus_caption(papers: pd.DataFrame, file_name: str) -> str:
     venues = papers["venue"].replace("", pd.NA).dropna()
     years = papers["year"].dropna()
     name = " ".join(
-        part for part in (venues.mode().iloc[0] if len(venues) else "", str(int(years.mode().iloc[0])) if len(years) else "") if part
+        part
+        for part in (venues.mode().iloc[0] if len(venues) else "", str(int(years.mode().iloc[0])) if len(years) else "")
+        if part
     )
     count = f"{len(papers):,} paper{'s' if len(papers) != 1 else ''} from {file_name}"
     if papers["title_is_derived"].all():
@@ -71,7 +74,9 @@ def corpus_caption(papers: pd.DataFrame, file_name: str) -> str:
     return f"{name}: {count}, {texts}" if name else f"{count}, {texts}"
 
 
-def topic_table(summaries: pd.DataFrame, papers: pd.DataFrame, shown: pd.DataFrame, level: str = "coarse") -> pd.DataFrame:
+def topic_table(
+    summaries: pd.DataFrame, papers: pd.DataFrame, shown: pd.DataFrame, level: str = "coarse"
+) -> pd.DataFrame:
     """Display rows for `lib.topics.topic_summaries` output: the topics with papers in view.
 
     Keyphrases carry the share of the topic's papers using each; representatives become titles.
@@ -80,14 +85,21 @@ def topic_table(summaries: pd.DataFrame, papers: pd.DataFrame, shown: pd.DataFra
     in_view = shown[id_column].value_counts()
     title_of = dict(zip(papers["paper_id"], papers["title"]))
     rows = summaries[summaries["topic"].isin(in_view.index)]
-    table = pd.DataFrame({
-        "topic": rows["label"].to_numpy(),
-        "papers": rows["papers"].to_numpy(),
-        "in view": [int(in_view.get(t, 0)) for t in rows["topic"]],
-        "within": rows["parent_label"].to_numpy(),
-        "keyphrases": [", ".join(f"{k} ({share:.0%})" for k, share in zip(ks, ss)) for ks, ss in zip(rows["keywords"], rows["keyword_shares"])],
-        "representative papers": [" · ".join(title_of.get(pid, pid) for pid in ids[:3]) for ids in rows["representatives"]],
-    })
+    table = pd.DataFrame(
+        {
+            "topic": rows["label"].to_numpy(),
+            "papers": rows["papers"].to_numpy(),
+            "in view": [int(in_view.get(t, 0)) for t in rows["topic"]],
+            "within": rows["parent_label"].to_numpy(),
+            "keyphrases": [
+                ", ".join(f"{k} ({share:.0%})" for k, share in zip(ks, ss))
+                for ks, ss in zip(rows["keywords"], rows["keyword_shares"])
+            ],
+            "representative papers": [
+                " · ".join(title_of.get(pid, pid) for pid in ids[:3]) for ids in rows["representatives"]
+            ],
+        }
+    )
     drop = ["within"] if level == "coarse" else []
     if len(shown) == len(papers):
         drop.append("in view")
@@ -108,7 +120,12 @@ def paper_facts(paper: pd.Series) -> list[tuple[str, str]]:
         ("Published", " · ".join(part for part in published if part)),
         ("Subfield", subfield),
         ("Area", str(paper["area"])),
-        ("Topic", paper["topic_label"] if paper["topic_fine_label"] == paper["topic_label"] else f"{paper['topic_label']} › {paper['topic_fine_label']}"),
+        (
+            "Topic",
+            paper["topic_label"]
+            if paper["topic_fine_label"] == paper["topic_label"]
+            else f"{paper['topic_label']} › {paper['topic_fine_label']}",
+        ),
         ("Keywords", ", ".join(paper["keywords"])),
         ("Author keywords", ", ".join(paper["author_keywords"])),
         ("Primary area", str(paper["primary_area"])),

@@ -1,4 +1,5 @@
 """Short display titles for papers whose source gives only an abstract."""
+
 from __future__ import annotations
 
 import re

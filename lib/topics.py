@@ -1,5 +1,6 @@
 """Topics at two levels: fine regions of the 2D map found by k-means, grouped into coarse ones,
 each labelled by its most distinctive phrases and summarised by keywords and representative papers."""
+
 from __future__ import annotations
 
 import math
@@ -96,7 +97,9 @@ def find_topics(
         raise ParameterError(f"n_topics must be at least 1; got {n_topics}")
     k_fine = default_n_fine_topics(n, k_coarse) if n_fine_topics is None else n_fine_topics
     if k_fine < k_coarse:
-        raise ParameterError(f"n_fine_topics must be at least n_topics ({k_coarse}) so each coarse topic holds a fine one; got {n_fine_topics}")
+        raise ParameterError(
+            f"n_fine_topics must be at least n_topics ({k_coarse}) so each coarse topic holds a fine one; got {n_fine_topics}"
+        )
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
         return TopicLevels(empty, empty, np.zeros(0, dtype=bool))
@@ -113,7 +116,9 @@ def find_topics(
         fine[~sparse_mask] = model.labels_
         if sparse_mask.any():
             # The topic of the nearest dense point: on the map a stray takes its neighbours' colour.
-            nearest = NearestNeighbors(n_neighbors=1).fit(dense).kneighbors(coords[sparse_mask], return_distance=False)[:, 0]
+            nearest = (
+                NearestNeighbors(n_neighbors=1).fit(dense).kneighbors(coords[sparse_mask], return_distance=False)[:, 0]
+            )
             fine[sparse_mask] = model.labels_[nearest]
     sizes = np.bincount(fine, minlength=k_fine)
     if k_coarse == 1:
@@ -173,7 +178,9 @@ class _PhraseUse:
         phrases = counter.get_feature_names_out()
         # Fold plural twins into one column; show each as its most used form and the corpus's casing.
         self.keys, column_of_phrase = np.unique([singular(p) for p in phrases], return_inverse=True)
-        self.shown = _shown_forms(phrases, np.asarray(used.sum(axis=0)).ravel(), column_of_phrase, len(self.keys), display_case(texts))
+        self.shown = _shown_forms(
+            phrases, np.asarray(used.sum(axis=0)).ravel(), column_of_phrase, len(self.keys), display_case(texts)
+        )
         fold = sparse.csr_matrix((np.ones(len(phrases)), (np.arange(len(phrases)), column_of_phrase)))
         self.used = (used @ fold).sign().tocsr()
         self.overall = np.asarray(self.used.sum(axis=0)).ravel() / len(texts)
@@ -187,13 +194,18 @@ class _PhraseUse:
         """Sorted topic ids, papers per topic, and per topic (row) the number of its papers using each phrase."""
         topic_ids = sorted(set(int(t) for t in topics))
         rows = np.searchsorted(topic_ids, topics)
-        membership = sparse.csr_matrix((np.ones(len(topics)), (rows, np.arange(len(topics)))), shape=(len(topic_ids), len(topics)))
+        membership = sparse.csr_matrix(
+            (np.ones(len(topics)), (rows, np.arange(len(topics)))), shape=(len(topic_ids), len(topics))
+        )
         sizes = np.asarray(membership.sum(axis=1)).ravel()
-        per_topic = np.asarray((membership @ self.used).todense()) if self.used is not None else np.zeros((len(topic_ids), 0))
+        per_topic = (
+            np.asarray((membership @ self.used).todense()) if self.used is not None else np.zeros((len(topic_ids), 0))
+        )
         return topic_ids, sizes, per_topic
 
     def ranked(self, users: np.ndarray, size: float, min_share: float) -> tuple[np.ndarray, np.ndarray]:
-        """Phrase columns distinctive of a topic of `size` papers, `users` of which use each phrase, best first; and the topic's share per column.
+        """Phrase columns distinctive of a topic of `size` papers (`users` of them use each phrase),
+        best first, and the topic's share per column.
 
         A phrase scores share x log(share / overall share): common to the topic, rare elsewhere.
         Phrases used by fewer than `min_share` of the topic's papers or by one paper only, and single
@@ -202,7 +214,9 @@ class _PhraseUse:
         share = users / size
         with np.errstate(divide="ignore", invalid="ignore"):
             score = np.where(share > 0, share * np.log(share / self.overall), -np.inf) * self.length_bonus
-        well_covered = (share >= min_share) & (users >= min(2, size)) & ((self.overall <= MAX_LABEL_SHARE) | self.multiword)
+        well_covered = (
+            (share >= min_share) & (users >= min(2, size)) & ((self.overall <= MAX_LABEL_SHARE) | self.multiword)
+        )
         # Covered phrases first, then the rest; within each by score, ties alphabetical.
         order = np.lexsort((self.keys, -score, ~well_covered))
         return order[np.isfinite(score[order]) & (score[order] > 0)], share
@@ -218,7 +232,9 @@ def label_topics(topics: np.ndarray, texts: Sequence[str], min_share: float = 0.
     return _labels(_PhraseUse(texts), np.asarray(topics), min_share)
 
 
-def label_levels(levels: TopicLevels, texts: Sequence[str], min_share: float = 0.05) -> tuple[dict[int, str], dict[int, str]]:
+def label_levels(
+    levels: TopicLevels, texts: Sequence[str], min_share: float = 0.05
+) -> tuple[dict[int, str], dict[int, str]]:
     """`label_topics` for the coarse and the fine level, reading the texts once."""
     use = _PhraseUse(texts)
     return _labels(use, levels.coarse, min_share), _labels(use, levels.fine, min_share)
@@ -238,7 +254,9 @@ def _labels(use: _PhraseUse, topics: np.ndarray, min_share: float) -> dict[int, 
     return labels
 
 
-def _shown_forms(phrases: np.ndarray, uses: np.ndarray, column_of_phrase: np.ndarray, n_keys: int, cased: dict[str, str]) -> list[str]:
+def _shown_forms(
+    phrases: np.ndarray, uses: np.ndarray, column_of_phrase: np.ndarray, n_keys: int, cased: dict[str, str]
+) -> list[str]:
     """Per folded column, its most used variant ("diffusion models" or "diffusion model"), cased as the corpus writes it."""
     best: list[tuple[float, str]] = [(-1, "")] * n_keys
     for phrase, count, column in zip(phrases, uses, column_of_phrase):
@@ -257,8 +275,20 @@ def _compose_label(ranked: Sequence[tuple[str, float]], taken: set[str]) -> str:
         if " " not in first:
             word = f" {first.lower().replace('-', ' ')} "
             holds = [(p, s) for p, s in ranked[i + 1 :] if word in f" {p.lower().replace('-', ' ')} "]
-            partner = next((p for p, _ in ranked[i + 1 : 50] if word not in f" {p.lower().replace('-', ' ')} " and p.count(" ") < LABEL_MAX_WORDS - 1), None)
-            if holds and 2 * holds[0][1] >= share and holds[0][0].count(" ") < LABEL_MAX_WORDS and holds[0][0].lower() not in taken:
+            partner = next(
+                (
+                    p
+                    for p, _ in ranked[i + 1 : 50]
+                    if word not in f" {p.lower().replace('-', ' ')} " and p.count(" ") < LABEL_MAX_WORDS - 1
+                ),
+                None,
+            )
+            if (
+                holds
+                and 2 * holds[0][1] >= share
+                and holds[0][0].count(" ") < LABEL_MAX_WORDS
+                and holds[0][0].lower() not in taken
+            ):
                 label = holds[0][0]
             elif partner:
                 label = f"{first}, {partner}"
@@ -267,7 +297,9 @@ def _compose_label(ranked: Sequence[tuple[str, float]], taken: set[str]) -> str:
     return ""
 
 
-def topics_table(papers: pd.DataFrame, levels: TopicLevels, labels: dict[int, str], fine_labels: dict[int, str]) -> pd.DataFrame:
+def topics_table(
+    papers: pd.DataFrame, levels: TopicLevels, labels: dict[int, str], fine_labels: dict[int, str]
+) -> pd.DataFrame:
     """`paper_id`, `topic`, `topic_label`, `topic_fine`, `topic_fine_label` and `topic_assigned_nearest`, in the papers' order."""
     return pd.DataFrame(
         {
@@ -281,8 +313,22 @@ def topics_table(papers: pd.DataFrame, levels: TopicLevels, labels: dict[int, st
     )
 
 
-SUMMARY_COLUMNS = ("topic", "label", "papers", "share", "parent", "parent_label", "assigned_nearest",
-                   "keywords", "keyword_shares", "keyword_overall_shares", "label_evidence", "representatives", "x", "y")
+SUMMARY_COLUMNS = (
+    "topic",
+    "label",
+    "papers",
+    "share",
+    "parent",
+    "parent_label",
+    "assigned_nearest",
+    "keywords",
+    "keyword_shares",
+    "keyword_overall_shares",
+    "label_evidence",
+    "representatives",
+    "x",
+    "y",
+)
 
 
 def topic_summaries(
@@ -316,8 +362,14 @@ def topic_summaries(
         return pd.DataFrame({c: [] for c in SUMMARY_COLUMNS})
     id_column, label_column = ("topic", "topic_label") if level == "coarse" else ("topic_fine", "topic_fine_label")
     topics = papers[id_column].to_numpy(dtype=np.int64)
-    nearest = papers["topic_assigned_nearest"].to_numpy(dtype=bool) if "topic_assigned_nearest" in papers else np.zeros(len(papers), bool)
-    space = np.asarray(vectors, dtype=np.float64) if vectors is not None else papers[["x", "y"]].to_numpy(dtype=np.float64)
+    nearest = (
+        papers["topic_assigned_nearest"].to_numpy(dtype=bool)
+        if "topic_assigned_nearest" in papers
+        else np.zeros(len(papers), bool)
+    )
+    space = (
+        np.asarray(vectors, dtype=np.float64) if vectors is not None else papers[["x", "y"]].to_numpy(dtype=np.float64)
+    )
     if vectors is not None:
         if len(space) != len(papers):
             raise ParameterError(f"vectors must have one row per paper ({len(papers)}); got {len(space)}")
@@ -340,24 +392,37 @@ def topic_summaries(
             keywords, shares, overall = [], [], []
         label = papers[label_column].iloc[first]
         # A label is one phrase or two joined by ", " (see `_compose_label`); "Topic 3" has none.
-        label_columns = [(part, column_of_shown[part.lower()]) for part in label.split(", ") if part.lower() in column_of_shown]
-        evidence = [(part, round(float(per_topic[row][c] / sizes[row]), 4), round(float(use.overall[c]), 4)) for part, c in label_columns]
-        rows.append({
-            "topic": topic,
-            "label": label,
-            "papers": len(members),
-            "share": len(members) / len(papers),
-            "parent": int(papers["topic"].iloc[first]),
-            "parent_label": papers["topic_label"].iloc[first],
-            "assigned_nearest": int(nearest[members].sum()),
-            "keywords": keywords,
-            "keyword_shares": shares,
-            "keyword_overall_shares": overall,
-            "label_evidence": evidence,
-            "representatives": _representatives(papers["paper_id"].to_numpy()[members], space[members], nearest[members], n_representatives, vectors is not None),
-            "x": float(papers["x"].iloc[members].median()),
-            "y": float(papers["y"].iloc[members].median()),
-        })
+        label_columns = [
+            (part, column_of_shown[part.lower()]) for part in label.split(", ") if part.lower() in column_of_shown
+        ]
+        evidence = [
+            (part, round(float(per_topic[row][c] / sizes[row]), 4), round(float(use.overall[c]), 4))
+            for part, c in label_columns
+        ]
+        rows.append(
+            {
+                "topic": topic,
+                "label": label,
+                "papers": len(members),
+                "share": len(members) / len(papers),
+                "parent": int(papers["topic"].iloc[first]),
+                "parent_label": papers["topic_label"].iloc[first],
+                "assigned_nearest": int(nearest[members].sum()),
+                "keywords": keywords,
+                "keyword_shares": shares,
+                "keyword_overall_shares": overall,
+                "label_evidence": evidence,
+                "representatives": _representatives(
+                    papers["paper_id"].to_numpy()[members],
+                    space[members],
+                    nearest[members],
+                    n_representatives,
+                    vectors is not None,
+                ),
+                "x": float(papers["x"].iloc[members].median()),
+                "y": float(papers["y"].iloc[members].median()),
+            }
+        )
     frame = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
     return frame.sort_values(["papers", "topic"], ascending=[False, True], ignore_index=True)
 

@@ -11,6 +11,7 @@ Shapes: vectors (n, d) float32 with L2-normalised rows (zero rows allowed); knn 
 int64 and distances (n, k) float32, sorted nearest first, the point itself first for a self-query;
 graphs are symmetric scipy.sparse CSR (n, n); layouts (n, 2) float32.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,7 +31,9 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
     return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
 
-def knn_cosine(queries: np.ndarray, base: np.ndarray, k: int, self_query: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def knn_cosine(
+    queries: np.ndarray, base: np.ndarray, k: int, self_query: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact k nearest `base` rows of each `queries` row by cosine distance, in row blocks (never m x n at once).
 
     Rows must be L2-normalised. With `self_query` (queries is base), each point is its own first neighbour.
@@ -63,7 +66,7 @@ def _top_k(sims: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     rows, n = sims.shape
     stride = int(np.sqrt(n / k) / 4)  # below the balance point: fewer candidates for a longer, cheap sample
     if stride < 2:
-        part = np.argpartition(sims, n - k, axis=1)[:, n - k:] if k < n else np.tile(np.arange(n), (rows, 1))
+        part = np.argpartition(sims, n - k, axis=1)[:, n - k :] if k < n else np.tile(np.arange(n), (rows, 1))
         top = np.take_along_axis(sims, part, axis=1)
         order = np.lexsort((part, -top), axis=1)
         return np.take_along_axis(part, order, axis=1), np.take_along_axis(top, order, axis=1)
@@ -79,7 +82,9 @@ def _top_k(sims: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return col[picked], values[picked]
 
 
-def smooth_knn_dist(distances: np.ndarray, k: float, local_connectivity: float = 1.0, n_iter: int = 64) -> tuple[np.ndarray, np.ndarray]:
+def smooth_knn_dist(
+    distances: np.ndarray, k: float, local_connectivity: float = 1.0, n_iter: int = 64
+) -> tuple[np.ndarray, np.ndarray]:
     """Per-point (sigma, rho) so that sum_j exp(-(d_ij - rho_i) / sigma_i) = log2(k), by vectorised bisection.
 
     As umap-learn's smooth_knn_dist with bandwidth 1: the first column (the point itself) is left out of the sum.
@@ -115,7 +120,9 @@ def smooth_knn_dist(distances: np.ndarray, k: float, local_connectivity: float =
     return np.maximum(mid, floor), rho
 
 
-def membership_weights(indices: np.ndarray, distances: np.ndarray, sigma: np.ndarray, rho: np.ndarray, self_query: bool) -> np.ndarray:
+def membership_weights(
+    indices: np.ndarray, distances: np.ndarray, sigma: np.ndarray, rho: np.ndarray, self_query: bool
+) -> np.ndarray:
     """exp(-(d - rho) / sigma), 1 within rho; 0 for a point and itself."""
     shifted = distances.astype(np.float64) - rho[:, None]
     weights = np.where(shifted <= 0, 1.0, np.exp(-np.maximum(shifted, 0) / sigma[:, None]))
@@ -160,7 +167,7 @@ def find_ab_params(spread: float = 1.0, min_dist: float = 0.1) -> tuple[float, f
         r = residual(params)
         normal = jacobian.T @ jacobian
         step = np.linalg.solve(normal + damping * np.diag(np.diag(normal)), -jacobian.T @ r)
-        if (residual(params + step) ** 2).sum() < (r ** 2).sum():
+        if (residual(params + step) ** 2).sum() < (r**2).sum():
             params, damping = params + step, damping * 0.3
         else:
             damping *= 10
@@ -247,7 +254,9 @@ def optimize_layout(
     """
     # x and y as separate contiguous arrays: gathering from 1-D arrays is several times faster than rows of (n, 2).
     x, y = np.ascontiguousarray(head_layout[:, 0]), np.ascontiguousarray(head_layout[:, 1])
-    ox, oy = (x, y) if move_other else (np.ascontiguousarray(tail_layout[:, 0]), np.ascontiguousarray(tail_layout[:, 1]))
+    ox, oy = (
+        (x, y) if move_other else (np.ascontiguousarray(tail_layout[:, 0]), np.ascontiguousarray(tail_layout[:, 1]))
+    )
     n_head, n_tail = len(x), len(ox)
     per_sample = epochs_per_sample(weights).astype(np.float64)
     next_sample = per_sample.copy()
@@ -263,7 +272,7 @@ def optimize_layout(
         dx, dy = x[h] - ox[t], y[h] - oy[t]
         d2 = dx * dx + dy * dy
         d2 = np.maximum(d2, np.float32(1e-12))  # coincident points: no attraction (dx = dy = 0)
-        pow_b = d2 ** b
+        pow_b = d2**b
         coef = -two_ab * pow_b / (d2 * (a * pow_b + 1))
         ax, ay = np.clip(coef * dx, -CLIP, CLIP), np.clip(coef * dy, -CLIP, CLIP)
 
@@ -273,7 +282,7 @@ def optimize_layout(
         nd2 = nx * nx + ny * ny
         apart = nd2 > 0
         nd2 = np.maximum(nd2, np.float32(1e-12))
-        ncoef = two_gb / ((np.float32(0.001) + nd2) * (a * nd2 ** b + 1))
+        ncoef = two_gb / ((np.float32(0.001) + nd2) * (a * nd2**b + 1))
         # umap-learn pushes coincident distinct points by the full clip in each axis, and skips a point drawn as its own sample.
         rx = np.where(apart, np.clip(ncoef * nx, -CLIP, CLIP), CLIP)
         ry = np.where(apart, np.clip(ncoef * ny, -CLIP, CLIP), CLIP)
@@ -323,8 +332,19 @@ def fit_layout(
     span = layout.max(axis=0) - layout.min(axis=0)
     layout = (10.0 * (layout - layout.min(axis=0)) / np.where(span > 0, span, 1)).astype(np.float32)
     a, b = find_ab_params(1.0, min_dist)
-    return optimize_layout(layout, layout, head, tail, weights, n_epochs, a, b, rng,
-                           negative_sample_rate=NEGATIVE_SAMPLE_RATE, initial_alpha=LEARNING_RATE)
+    return optimize_layout(
+        layout,
+        layout,
+        head,
+        tail,
+        weights,
+        n_epochs,
+        a,
+        b,
+        rng,
+        negative_sample_rate=NEGATIVE_SAMPLE_RATE,
+        initial_alpha=LEARNING_RATE,
+    )
 
 
 def place(
@@ -345,7 +365,9 @@ def place(
     indices, distances = knn_cosine(new_vectors, map_vectors, k)
     # umap-learn's transform: local connectivity lowered by one, so a new point's nearest neighbour
     # does not get weight 1 by construction; an exact duplicate (distance 0) still does.
-    sigma, _ = smooth_knn_dist(np.hstack([np.zeros((len(distances), 1), np.float32), distances]), k, local_connectivity=0.0)
+    sigma, _ = smooth_knn_dist(
+        np.hstack([np.zeros((len(distances), 1), np.float32), distances]), k, local_connectivity=0.0
+    )
     weights = np.exp(-distances.astype(np.float64) / sigma[:, None])
     mean_weights = weights / weights.sum(axis=1, keepdims=True)
     coords = np.einsum("ik,ikd->id", mean_weights, map_layout[indices].astype(np.float64))
@@ -354,7 +376,18 @@ def place(
     rng = np.random.default_rng(0) if rng is None else rng
     a, b = find_ab_params(1.0, min_dist)
     head = np.repeat(np.arange(len(coords)), k)
-    refined = optimize_layout(coords.astype(np.float32), np.asarray(map_layout, dtype=np.float32), head, indices.ravel(),
-                              weights.ravel(), refine_epochs, a, b, rng, move_other=False,
-                              negative_sample_rate=NEGATIVE_SAMPLE_RATE, initial_alpha=LEARNING_RATE)
+    refined = optimize_layout(
+        coords.astype(np.float32),
+        np.asarray(map_layout, dtype=np.float32),
+        head,
+        indices.ravel(),
+        weights.ravel(),
+        refine_epochs,
+        a,
+        b,
+        rng,
+        move_other=False,
+        negative_sample_rate=NEGATIVE_SAMPLE_RATE,
+        initial_alpha=LEARNING_RATE,
+    )
     return refined.astype(np.float64)

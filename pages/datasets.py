@@ -1,4 +1,5 @@
 """Data sets: the paper lists on offer; open one, upload one, or fetch all of ICML 2025."""
+
 import sys
 
 import streamlit as st
@@ -23,7 +24,9 @@ listing = st.container()
 upload_column, fetch_column = st.columns(2)
 with upload_column:
     uploaded = st.file_uploader(
-        "Upload a paper list", key="upload", max_upload_size=MAX_UPLOAD_BYTES // 2**20,
+        "Upload a paper list",
+        key="upload",
+        max_upload_size=MAX_UPLOAD_BYTES // 2**20,
         help="Paper Copilot or OpenReview JSON, JSONL, CSV, TSV, Parquet or plain text; the format is read from the content.",
     )
     if uploaded is not None:
@@ -38,7 +41,9 @@ with upload_column:
                 st.session_state["data_set_choice"] = available.find_path(saved).name
 with fetch_column:
     st.markdown("**All of ICML 2025**")
-    st.caption("The 3,340 accepted papers (titles, authors, status, links) from Paper Copilot's public list; needs network access.")
+    st.caption(
+        "The 3,340 accepted papers (titles, authors, status, links) from Paper Copilot's public list; needs network access."
+    )
     if st.button("Fetch ICML 2025", key="fetch"):
         try:
             fetched = ui_state.fetch_icml2025(available.data_dir)

@@ -3,6 +3,7 @@
 Search rings the papers that match; click a point to see its paper; draw a box or lasso to list
 the papers inside it.
 """
+
 import streamlit as st
 
 from lib import exports, figures, ui_state
@@ -27,7 +28,9 @@ ui_state.load_report(view.report)  # what the data set's file held that is not o
 
 search_box, similar_box = st.columns(2)
 with search_box:
-    query = ui_state.url_text("Search titles, abstracts, authors and keywords", key="q", placeholder='e.g. bandits "regret bound"')
+    query = ui_state.url_text(
+        "Search titles, abstracts, authors and keywords", key="q", placeholder='e.g. bandits "regret bound"'
+    )
 with similar_box:
     like = ui_state.url_text("Similar to this text", key="like", placeholder="Paste an abstract or describe an idea")
 
@@ -55,15 +58,29 @@ def map_and_selection() -> None:
         highlight["most similar"] = similar["paper_id"]
     if paper_id:
         highlight["open paper"] = [paper_id]
-    figure = figures.map_figure(shown, color_by, ui_state.label_column(labels), context=papers, highlight=highlight,
-                                hover=ui_state.map_hover(view.map_dir))
+    figure = figures.map_figure(
+        shown,
+        color_by,
+        ui_state.label_column(labels),
+        context=papers,
+        highlight=highlight,
+        hover=ui_state.map_hover(view.map_dir),
+    )
     event = st.plotly_chart(
-        figure, key="map", theme=None, on_select="rerun", selection_mode=("points", "box", "lasso"),
+        figure,
+        key="map",
+        theme=None,
+        on_select="rerun",
+        selection_mode=("points", "box", "lasso"),
         config={"scrollZoom": False, "displaylogo": False},  # the wheel scrolls the page, as a presenter expects
     )
     st.download_button(
-        "Download this view as an interactive HTML file", data=lambda: exports.map_html(figure), file_name=f"{exports.file_stem(view.source.data.name)}-map.html",
-        mime="text/html", on_click="ignore", help="One file that opens in any browser, offline: the map as you see it, with hover and zoom.",
+        "Download this view as an interactive HTML file",
+        data=lambda: exports.map_html(figure),
+        file_name=f"{exports.file_stem(view.source.data.name)}-map.html",
+        mime="text/html",
+        on_click="ignore",
+        help="One file that opens in any browser, offline: the map as you see it, with hover and zoom.",
     )
     selection = ui_state.map_selection(event)
     if selection.clicked and selection.clicked != paper_id:
@@ -86,7 +103,9 @@ def map_and_selection() -> None:
         ui_state.paper_list(listed, key="listed_table")
         ui_state.add_to_list_control(listed, key="map-listed")
     else:
-        st.caption("Click a point to see its paper; draw a box or lasso (toolbar above the map) to list the papers inside.")
+        st.caption(
+            "Click a point to see its paper; draw a box or lasso (toolbar above the map) to list the papers inside."
+        )
         ui_state.paper_list(shown, key="shown_table", what="papers shown")
 
 

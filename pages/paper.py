@@ -1,4 +1,5 @@
 """A paper's page: what it is about, where the map files it, and the papers most like it."""
+
 import streamlit as st
 
 from lib import ui_state
@@ -16,8 +17,13 @@ paper_id = ui_state.url_paper_choice(view.papers)
 def paper_buttons(papers, key: str) -> None:
     """One link-like button per paper (opening its page), with its subfield and similarity below."""
     for number, paper in enumerate(papers.itertuples(index=False), start=1):
-        st.button(f"{number}\\. {markdown_literal(paper.title)}", key=f"{key}-{paper.paper_id}", type="tertiary",
-                  on_click=ui_state.open_paper, args=(paper.paper_id,))
+        st.button(
+            f"{number}\\. {markdown_literal(paper.title)}",
+            key=f"{key}-{paper.paper_id}",
+            type="tertiary",
+            on_click=ui_state.open_paper,
+            args=(paper.paper_id,),
+        )
         st.caption(markdown_literal(f"{paper.subfield} · similarity {paper.similarity:.2f}"))
 
 

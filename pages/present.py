@@ -1,4 +1,5 @@
 """Presentation mode: a reading list one paper at a time, in large type, with its place on the map."""
+
 import streamlit as st
 
 from lib import figures, reading_lists, ui_state
@@ -25,8 +26,17 @@ if not entries:
 step = ui_state.url_step(len(entries))
 entry = entries[step - 1]
 bar[1].markdown(f"Paper **{step}** of **{len(entries)}**")
-bar[2].button("Previous", disabled=step == 1, on_click=ui_state.go_to_step, args=(step - 1,), shortcut="Left", width="stretch")
-bar[3].button("Next", disabled=step == len(entries), on_click=ui_state.go_to_step, args=(step + 1,), shortcut="Right", width="stretch")
+bar[2].button(
+    "Previous", disabled=step == 1, on_click=ui_state.go_to_step, args=(step - 1,), shortcut="Left", width="stretch"
+)
+bar[3].button(
+    "Next",
+    disabled=step == len(entries),
+    on_click=ui_state.go_to_step,
+    args=(step + 1,),
+    shortcut="Right",
+    width="stretch",
+)
 
 st.title(markdown_literal(entry.title), anchor=False)
 st.caption(markdown_literal(" · ".join(part for part in (", ".join(entry.authors), venue_year(entry)) if part)))
@@ -43,11 +53,23 @@ with text:
 with place:
     if reading_lists.on_map([entry], view.papers)[0]:
         st.plotly_chart(
-            figures.map_figure(view.papers, "subfield", "topic_label", context=view.papers, height=560, width_hint=620,
-                               highlight={"this paper": [entry.paper_id]}, legend=False),
-            key="presented-map", theme=None, config={"scrollZoom": False, "displaylogo": False},
+            figures.map_figure(
+                view.papers,
+                "subfield",
+                "topic_label",
+                context=view.papers,
+                height=560,
+                width_hint=620,
+                highlight={"this paper": [entry.paper_id]},
+                legend=False,
+            ),
+            key="presented-map",
+            theme=None,
+            config={"scrollZoom": False, "displaylogo": False},
         )
     else:
-        st.info(markdown_literal(
-            f"Not on this map: the paper was added from {entry.dataset}, and the map shows {view.source.data.name}."
-        ))
+        st.info(
+            markdown_literal(
+                f"Not on this map: the paper was added from {entry.dataset}, and the map shows {view.source.data.name}."
+            )
+        )

@@ -1,4 +1,5 @@
 """Reading lists: create and choose lists, order their papers, assign presenters and notes, export."""
+
 import streamlit as st
 
 from lib import exports, reading_lists, ui_state
@@ -23,15 +24,25 @@ def rename_list(name: str) -> None:
 
 
 def save_entry(name: str, entry_id: int, field: str) -> None:
-    ui_state.change_lists(reading_lists.update_entry, name, entry_id, **{field: st.session_state[f"{field}-{entry_id}"]})
+    ui_state.change_lists(
+        reading_lists.update_entry, name, entry_id, **{field: st.session_state[f"{field}-{entry_id}"]}
+    )
 
 
 names = ui_state.read_lists(reading_lists.list_names)
 choose, create = st.columns([3, 2], vertical_alignment="bottom")
 with choose:
     name = ui_state.list_choice(names)
-with create.form("create_list", border=False, enter_to_submit=True), st.container(horizontal=True, vertical_alignment="bottom"):
-    st.text_input("New list", key="new_list_name", placeholder="Name, e.g. Theory reading group", max_chars=reading_lists.MAX_NAME_LENGTH)
+with (
+    create.form("create_list", border=False, enter_to_submit=True),
+    st.container(horizontal=True, vertical_alignment="bottom"),
+):
+    st.text_input(
+        "New list",
+        key="new_list_name",
+        placeholder="Name, e.g. Theory reading group",
+        max_chars=reading_lists.MAX_NAME_LENGTH,
+    )
     st.form_submit_button("Create list", on_click=create_list)
 
 if name is None:
@@ -43,8 +54,12 @@ with st.expander("Rename or delete this list"):
     rename, delete = st.columns(2, vertical_alignment="bottom")
     rename.text_input("New name", value=name, key=f"rename-{name}", max_chars=reading_lists.MAX_NAME_LENGTH)
     rename.button("Rename", on_click=rename_list, args=(name,))
-    sure = delete.checkbox(f"Yes, delete this list and its {len(entries)} papers", key=f"confirm_delete-{name}")  # per list: a tick must not carry over to the next
-    delete.button("Delete list", disabled=not sure, on_click=ui_state.change_lists, args=(reading_lists.delete_list, name))
+    sure = delete.checkbox(
+        f"Yes, delete this list and its {len(entries)} papers", key=f"confirm_delete-{name}"
+    )  # per list: a tick must not carry over to the next
+    delete.button(
+        "Delete list", disabled=not sure, on_click=ui_state.change_lists, args=(reading_lists.delete_list, name)
+    )
 
 if not entries:
     st.info("This list is empty. Add papers from the map's selection table or from a paper's page.")
@@ -53,11 +68,17 @@ if not entries:
 stem = exports.file_stem(name)
 actions = st.container(horizontal=True, vertical_alignment="center")
 actions.page_link("pages/present.py", label="Present this list", query_params={ui_state.LIST_KEY: name, "step": "1"})
-actions.download_button("Download Markdown agenda", exports.markdown_agenda(name, entries), f"{stem}.md", "text/markdown", on_click="ignore")
-actions.download_button("Download BibTeX", exports.bibtex(entries), f"{stem}.bib", "application/x-bibtex", on_click="ignore")
+actions.download_button(
+    "Download Markdown agenda", exports.markdown_agenda(name, entries), f"{stem}.md", "text/markdown", on_click="ignore"
+)
+actions.download_button(
+    "Download BibTeX", exports.bibtex(entries), f"{stem}.bib", "application/x-bibtex", on_click="ignore"
+)
 actions.download_button("Download CSV", exports.csv_text(entries), f"{stem}.csv", "text/csv", on_click="ignore")
 
-st.caption(f"{len(entries)} paper{'' if len(entries) == 1 else 's'}, in reading order. Presenter and note are saved as you type (press Enter).")
+st.caption(
+    f"{len(entries)} paper{'' if len(entries) == 1 else 's'}, in reading order. Presenter and note are saved as you type (press Enter)."
+)
 for entry in entries:
     # The stored values, fresh on each run: another session may have edited them.
     st.session_state[f"presenter-{entry.entry_id}"] = entry.presenter
@@ -69,14 +90,41 @@ for entry in entries:
             source = " · ".join(part for part in (short_authors(list(entry.authors)), entry.dataset) if part)
             st.caption(markdown_literal(source))
         presenter.text_input(
-            "Presenter", key=f"presenter-{entry.entry_id}", on_change=save_entry, args=(name, entry.entry_id, "presenter"), max_chars=100,
+            "Presenter",
+            key=f"presenter-{entry.entry_id}",
+            on_change=save_entry,
+            args=(name, entry.entry_id, "presenter"),
+            max_chars=100,
         )
-        note.text_input("Note", key=f"note-{entry.entry_id}", on_change=save_entry, args=(name, entry.entry_id, "note"), max_chars=500)
+        note.text_input(
+            "Note",
+            key=f"note-{entry.entry_id}",
+            on_change=save_entry,
+            args=(name, entry.entry_id, "note"),
+            max_chars=500,
+        )
         buttons = moves.container(horizontal=True, gap="small")
         last = len(entries) - 1
-        buttons.button("↑", key=f"up-{entry.entry_id}", help="Move up", disabled=entry.position == 0,
-                       on_click=ui_state.change_lists, args=(reading_lists.move_entry, name, entry.entry_id, entry.position - 1))
-        buttons.button("↓", key=f"down-{entry.entry_id}", help="Move down", disabled=entry.position == last,
-                       on_click=ui_state.change_lists, args=(reading_lists.move_entry, name, entry.entry_id, entry.position + 1))
-        buttons.button("✕", key=f"remove-{entry.entry_id}", help="Remove from the list",
-                       on_click=ui_state.change_lists, args=(reading_lists.remove_entry, name, entry.entry_id))
+        buttons.button(
+            "↑",
+            key=f"up-{entry.entry_id}",
+            help="Move up",
+            disabled=entry.position == 0,
+            on_click=ui_state.change_lists,
+            args=(reading_lists.move_entry, name, entry.entry_id, entry.position - 1),
+        )
+        buttons.button(
+            "↓",
+            key=f"down-{entry.entry_id}",
+            help="Move down",
+            disabled=entry.position == last,
+            on_click=ui_state.change_lists,
+            args=(reading_lists.move_entry, name, entry.entry_id, entry.position + 1),
+        )
+        buttons.button(
+            "✕",
+            key=f"remove-{entry.entry_id}",
+            help="Remove from the list",
+            on_click=ui_state.change_lists,
+            args=(reading_lists.remove_entry, name, entry.entry_id),
+        )

@@ -1,4 +1,5 @@
 """Subfields: papers per subfield, and which topics each subfield's papers fall in; a click opens the map filtered."""
+
 import streamlit as st
 
 from lib import breakdowns, figures, ui_state
@@ -21,14 +22,22 @@ scope = "the papers passing the sidebar filters" if filtered else "all papers"
 counts = breakdowns.subfield_counts(shown)
 bars = st.plotly_chart(
     figures.subfield_bar(counts, figures.category_colours(papers, "subfield"), "Papers per subfield, area by area"),
-    key="subfield_bars", theme=None, on_select="rerun", selection_mode="points", config={"displaylogo": False},
+    key="subfield_bars",
+    theme=None,
+    on_select="rerun",
+    selection_mode="points",
+    config={"displaylogo": False},
 )
-st.caption(f"Counts of {scope}; each area in its colour on the map. Click a bar to open the map filtered to that subfield.")
+st.caption(
+    f"Counts of {scope}; each area in its colour on the map. Click a bar to open the map filtered to that subfield."
+)
 clicked_subfield = breakdowns.clicked_value(bars)
 if clicked_subfield:
     ui_state.open_map(breakdowns.map_filters({"subfield": clicked_subfield}, current))
 
-level = ui_state.url_select("Topics", {"coarse": "Coarse topics", "fine": "Fine topics"}, key="cross_level", default="coarse", horizontal=True)
+level = ui_state.url_select(
+    "Topics", {"coarse": "Coarse topics", "fine": "Fine topics"}, key="cross_level", default="coarse", horizontal=True
+)
 _, topic_column = breakdowns.level_columns(level)
 tables = {"subfield": ("Subfield x topic", "Subfield")}
 if breakdowns.has_values(papers, "primary_area"):
@@ -41,11 +50,17 @@ for rows, (title, row_title) in tables.items():
         st.info(f"No paper in view has a {row_title.lower()}.")
         continue
     event = st.plotly_chart(
-        figures.cross_table_heatmap(table, row_title, "Topic"), key=f"cross_{rows}", theme=None,
-        on_select="rerun", selection_mode="points", config={"displaylogo": False},
+        figures.cross_table_heatmap(table, row_title, "Topic"),
+        key=f"cross_{rows}",
+        theme=None,
+        on_select="rerun",
+        selection_mode="points",
+        config={"displaylogo": False},
     )
-    st.caption(f"Papers of {scope} in each cell; colour: the share of the row's papers. "
-               f"Click a cell to open the map filtered to that {row_title.lower()} and topic.")
+    st.caption(
+        f"Papers of {scope} in each cell; colour: the share of the row's papers. "
+        f"Click a cell to open the map filtered to that {row_title.lower()} and topic."
+    )
     cell = breakdowns.cell_of_selection(event)
     if cell:
         ui_state.open_map(breakdowns.map_filters({rows: cell[0], topic_column: cell[1]}, current))

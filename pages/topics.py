@@ -1,4 +1,5 @@
 """Topics: how big each topic is, why it is named as it is, and what it holds; each one a click from the map."""
+
 import streamlit as st
 
 from lib import breakdowns, figures, ui_state
@@ -10,14 +11,26 @@ papers, shown = view.papers, view.shown
 
 st.subheader("Topics")
 st.caption(markdown_literal(corpus_caption(papers, view.source.data.name)))
-level = ui_state.url_select("Level", {"coarse": "Coarse topics", "fine": "Fine topics"}, key="topic_level", default="coarse", horizontal=True)
+level = ui_state.url_select(
+    "Level", {"coarse": "Coarse topics", "fine": "Fine topics"}, key="topic_level", default="coarse", horizontal=True
+)
 
 _, label_column = breakdowns.level_columns(level)
 sizes = breakdowns.topic_sizes(papers, shown, level)
 filtered = len(shown) < len(papers)
-size_note = "Bars are whole topics of the map; blue: papers passing the sidebar filters, grey: filtered out." if filtered else "Papers per topic, whole map."
-bars = st.plotly_chart(figures.topic_size_bar(sizes, f"Papers per {'fine ' if level == 'fine' else ''}topic"), key="topic_sizes", theme=None,
-                       on_select="rerun", selection_mode="points", config={"displaylogo": False})
+size_note = (
+    "Bars are whole topics of the map; blue: papers passing the sidebar filters, grey: filtered out."
+    if filtered
+    else "Papers per topic, whole map."
+)
+bars = st.plotly_chart(
+    figures.topic_size_bar(sizes, f"Papers per {'fine ' if level == 'fine' else ''}topic"),
+    key="topic_sizes",
+    theme=None,
+    on_select="rerun",
+    selection_mode="points",
+    config={"displaylogo": False},
+)
 st.caption(f"{size_note} Click a bar to open the map filtered to that topic.")
 clicked_topic = breakdowns.clicked_value(bars)
 if clicked_topic:
@@ -30,8 +43,16 @@ if shown.empty:
 summaries = ui_state.topic_summaries(view.map_dir, level)
 table = topic_table(summaries, papers, shown, level)
 st.markdown("#### Every topic" + (" with papers in view" if filtered else ""))
-st.caption("Keyphrases: the share of the topic's papers using each. Representative papers: nearest the topic's centre on the map.")
-st.dataframe(table, hide_index=True, column_config=ui_state.TOPIC_COLUMN_CONFIG, height=ui_state.table_height(len(table)), key="topics_table")
+st.caption(
+    "Keyphrases: the share of the topic's papers using each. Representative papers: nearest the topic's centre on the map."
+)
+st.dataframe(
+    table,
+    hide_index=True,
+    column_config=ui_state.TOPIC_COLUMN_CONFIG,
+    height=ui_state.table_height(len(table)),
+    key="topics_table",
+)
 
 st.markdown("#### One topic in detail")
 breakdown = ui_state.topic_breakdown(view.map_dir, level)
@@ -45,7 +66,11 @@ with st.container(border=True):
     heading, button = st.columns([4, 1], vertical_alignment="center")
     heading.markdown(f"### {markdown_literal(row['label'])}")
     with button:
-        ui_state.map_button("Show on map", breakdowns.map_filters({label_column: row["label"]}, view.filters.to_query()), key="show_topic_on_map")
+        ui_state.map_button(
+            "Show on map",
+            breakdowns.map_filters({label_column: row["label"]}, view.filters.to_query()),
+            key="show_topic_on_map",
+        )
     facts = [f"{row['papers']:,} papers, {row['share']:.0%} of the map"]
     if level == "fine":
         facts.append(f"within {row['parent_label']}")
@@ -56,8 +81,13 @@ with st.container(border=True):
 
     st.markdown("**Distinctive keyphrases** (by share of the topic's papers against all papers)")
     keywords = breakdowns.keyword_table(row)
-    st.dataframe(keywords, hide_index=True, column_config=ui_state.KEYWORD_COLUMN_CONFIG, height=ui_state.table_height(len(keywords)),
-                 key="topic_keywords")
+    st.dataframe(
+        keywords,
+        hide_index=True,
+        column_config=ui_state.KEYWORD_COLUMN_CONFIG,
+        height=ui_state.table_height(len(keywords)),
+        key="topic_keywords",
+    )
 
     st.markdown(f"**Subfields:** {markdown_literal(breakdowns.mix_line(row['subfield_mix']))}")
     if breakdowns.has_values(papers, "status"):
@@ -68,10 +98,14 @@ with st.container(border=True):
 
     st.markdown("**Representative papers** (nearest the topic's centre on the map)")
     representatives = paper_table(breakdowns.papers_by_id(papers, list(row["representatives"])))
-    st.dataframe(representatives, hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG, key="topic_representatives")
+    st.dataframe(
+        representatives, hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG, key="topic_representatives"
+    )
 
     members = breakdowns.topic_papers(shown, level, topic_id)
     with st.expander(f"All {len(members):,} of its papers" + (" that pass the filters" if filtered else "")):
-        st.dataframe(paper_table(members), hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG, key="topic_members")
+        st.dataframe(
+            paper_table(members), hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG, key="topic_members"
+        )
 
 ui_state.load_report(view.report)

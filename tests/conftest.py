@@ -1,4 +1,5 @@
 """Shared fixtures: the shipped sample, the real paper lists when present, planted-topic corpora."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -21,9 +22,15 @@ BENCH = REPO / "bench"
 
 # Three research topics with their own vocabulary, so a correct pipeline must separate them.
 PLANTED_TOPICS = {
-    "privacy": "differential privacy privacy budget private mechanism membership inference noise calibration privacy guarantees".split(" "),
-    "diffusion": "diffusion models denoising score matching image generation sampling steps noise schedule generative".split(" "),
-    "bandits": "multi-armed bandits regret bound exploration arms upper confidence bound online decision making".split(" "),
+    "privacy": "differential privacy privacy budget private mechanism membership inference noise calibration privacy guarantees".split(
+        " "
+    ),
+    "diffusion": "diffusion models denoising score matching image generation sampling steps noise schedule generative".split(
+        " "
+    ),
+    "bandits": "multi-armed bandits regret bound exploration arms upper confidence bound online decision making".split(
+        " "
+    ),
 }
 FILLER = "we study this setting and show that the proposed analysis gives results on benchmarks".split()
 
@@ -35,15 +42,17 @@ def planted_records(per_topic: int = 12, seed: int = 0) -> list[dict]:
     for topic, words in PLANTED_TOPICS.items():
         for i in range(per_topic):
             abstract = " ".join(rng.choice(words) if rng.random() < 0.6 else rng.choice(FILLER) for _ in range(60))
-            records.append({
-                "id": f"{topic}-{i}",
-                "title": f"On {rng.choice(words)} {rng.choice(words)} number {i}",
-                "author": "Ada Lovelace, Alan Turing",
-                "abstract": abstract + ".",
-                "status": "Poster",
-                "site": f"https://example.org/{topic}/{i}",
-                "primary_area": topic,
-            })
+            records.append(
+                {
+                    "id": f"{topic}-{i}",
+                    "title": f"On {rng.choice(words)} {rng.choice(words)} number {i}",
+                    "author": "Ada Lovelace, Alan Turing",
+                    "abstract": abstract + ".",
+                    "status": "Poster",
+                    "site": f"https://example.org/{topic}/{i}",
+                    "primary_area": topic,
+                }
+            )
     return records
 
 
@@ -83,7 +92,11 @@ def ended_pid() -> int:
     """The pid of a process that has ended (and been reaped): what a writer killed earlier leaves behind."""
     import subprocess
 
-    return int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True).stdout)
+    return int(
+        subprocess.run(
+            [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+        ).stdout
+    )
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,6 @@
 """How other programs read PaperMap's exports, for the tests: Markdown rendered to HTML, BibTeX
 parsed as BibTeX parses it, CSV read back as a spreadsheet imports it."""
+
 from __future__ import annotations
 
 import csv
@@ -14,8 +15,16 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet runs a cell s
 
 # What each LaTeX escape prints; any other command, brace or special character in a field came from data.
 _LATEX_ESCAPES = {
-    r"\textbackslash{}": "\\", r"\textbraceleft{}": "{", r"\textbraceright{}": "}", r"\textasciitilde{}": "~",
-    r"\textasciicircum{}": "^", r"\%": "%", r"\&": "&", r"\$": "$", r"\#": "#", r"\_": "_",
+    r"\textbackslash{}": "\\",
+    r"\textbraceleft{}": "{",
+    r"\textbraceright{}": "}",
+    r"\textasciitilde{}": "~",
+    r"\textasciicircum{}": "^",
+    r"\%": "%",
+    r"\&": "&",
+    r"\$": "$",
+    r"\#": "#",
+    r"\_": "_",
 }
 _LATEX_TOKEN = re.compile("|".join(re.escape(escape) for escape in _LATEX_ESCAPES) + r"|[\\{}%&$#_~^]")
 

@@ -1,4 +1,5 @@
 """A paper-list server on 127.0.0.1 for fetch tests: the internet is never touched."""
+
 from __future__ import annotations
 
 import json
@@ -23,7 +24,7 @@ ROUTES = {
 
 
 class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         if self.path == "/slow.json":
             time.sleep(3)
         status, body, length = ROUTES.get(self.path, (404, b"Not Found", None))

@@ -7,6 +7,7 @@ environment it returns, appending one line per attempt to `log`.
 Python reaches the network through `socket.getaddrinfo` (name look-ups, `socket.create_connection`,
 urllib, http.client) and a socket's `connect`/`connect_ex`/`sendto`; those are what the guard wraps.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -49,7 +50,9 @@ def install(record: Callable[[str], object], patch: Callable = setattr) -> None:
     def checked(sock: socket.socket, address) -> None:
         if sock.family in _INTERNET and not _this_machine(address[0]):
             timeout = sock.gettimeout()
-            raise refused(f"connect to {address[0]}:{address[1]} ({'no timeout' if timeout is None else f'timeout {timeout:g} s'})")
+            raise refused(
+                f"connect to {address[0]}:{address[1]} ({'no timeout' if timeout is None else f'timeout {timeout:g} s'})"
+            )
 
     def connect(sock, address):
         checked(sock, address)
@@ -83,9 +86,11 @@ def sitecustomize_env(folder: Path, log: Path) -> dict[str, str]:
     """`os.environ` with a sitecustomize.py in `folder` that guards each Python process started with it."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "sitecustomize.py").write_text(
-        "import network_guard\n"
-        f"network_guard.install(network_guard.append_to({str(log)!r}))\n",
+        f"import network_guard\nnetwork_guard.install(network_guard.append_to({str(log)!r}))\n",
         encoding="utf-8",
     )
     here = str(Path(__file__).resolve().parent)
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), here, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(folder), here, os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+    }

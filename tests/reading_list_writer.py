@@ -1,14 +1,15 @@
 """One session writing a reading list from its own process, for tests/test_reading_lists_processes.py.
 
-    python tests/reading_list_writer.py DB LIST append PREFIX BATCH
-        adds batches of BATCH papers to LIST until killed, printing each batch's name once its
-        transaction has committed.
-    python tests/reading_list_writer.py DB LIST edit PREFIX SEED STEPS
-        prints "ready", waits for a line on stdin, then makes STEPS seeded edits to its own papers in
-        LIST (adds, moves to the front or the back, notes, removes), and prints what its papers must
-        look like now as JSON: their order among themselves (no other session's edit changes it),
-        their notes, how many edits of each kind it made and when it started and ended.
+python tests/reading_list_writer.py DB LIST append PREFIX BATCH
+    adds batches of BATCH papers to LIST until killed, printing each batch's name once its
+    transaction has committed.
+python tests/reading_list_writer.py DB LIST edit PREFIX SEED STEPS
+    prints "ready", waits for a line on stdin, then makes STEPS seeded edits to its own papers in
+    LIST (adds, moves to the front or the back, notes, removes), and prints what its papers must
+    look like now as JSON: their order among themselves (no other session's edit changes it),
+    their notes, how many edits of each kind it made and when it started and ended.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from lib import reading_lists as rl  # noqa: E402 - the repository is put on the path first
+from lib import reading_lists as rl
 
 DATASET = "planted2025.json"
 FRONT, BACK = 0, 10**6  # move_entry clamps a position past the end to the last place
@@ -67,7 +68,9 @@ def edit(db, name: str, prefix: str, seed: int, steps: int) -> None:
                 order.remove(paper)
                 notes.pop(paper, None)
         done[kind] += 1
-    print(json.dumps({"order": order, "notes": notes, "done": done, "started": started, "ended": time.time()}), flush=True)
+    print(
+        json.dumps({"order": order, "notes": notes, "done": done, "started": started, "ended": time.time()}), flush=True
+    )
 
 
 def main(db_path: str, name: str, mode: str, prefix: str, *numbers: str) -> None:

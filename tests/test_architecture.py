@@ -1,5 +1,6 @@
 """House rules that keep the engine testable and offline: Streamlit stays out of lib/, pages only
 compose, and only the fetch command has a way to the network."""
+
 import ast
 
 from conftest import REPO
@@ -18,25 +19,49 @@ def imported_modules(path):
 
 def test_only_ui_state_imports_streamlit():
     ui_state = REPO / "lib" / "ui_state"
-    offenders = [p.name for p in (REPO / "lib").rglob("*.py") if ui_state not in p.parents
-                 and any(m.split(".")[0] == "streamlit" for m in imported_modules(p))]
+    offenders = [
+        p.name
+        for p in (REPO / "lib").rglob("*.py")
+        if ui_state not in p.parents and any(m.split(".")[0] == "streamlit" for m in imported_modules(p))
+    ]
     assert offenders == []
     assert any(m == "streamlit" for m in imported_modules(ui_state / "core.py"))  # the rule checks the right place
 
 
 # Modules that open connections; urllib.parse and the like only handle text.
-NETWORK_MODULES = ("socket", "ssl", "http", "urllib.request", "urllib.error", "requests", "httpx", "urllib3", "aiohttp",
-                   "ftplib", "smtplib", "websocket", "websockets")
+NETWORK_MODULES = (
+    "socket",
+    "ssl",
+    "http",
+    "urllib.request",
+    "urllib.error",
+    "requests",
+    "httpx",
+    "urllib3",
+    "aiohttp",
+    "ftplib",
+    "smtplib",
+    "websocket",
+    "websockets",
+)
 
 
 def network_imports(path):
-    return sorted({m for m in imported_modules(path) if m == "urllib" or any(m == n or m.startswith(n + ".") for n in NETWORK_MODULES)})
+    return sorted(
+        {
+            m
+            for m in imported_modules(path)
+            if m == "urllib" or any(m == n or m.startswith(n + ".") for n in NETWORK_MODULES)
+        }
+    )
 
 
 def test_only_the_fetch_module_imports_networking():
     fetch = REPO / "lib" / "fetch.py"
     sources = [REPO / "dashboard.py", *(REPO / "lib").rglob("*.py"), *(REPO / "pages").glob("*.py")]
-    offenders = {p.relative_to(REPO).as_posix(): network_imports(p) for p in sources if p != fetch and network_imports(p)}
+    offenders = {
+        p.relative_to(REPO).as_posix(): network_imports(p) for p in sources if p != fetch and network_imports(p)
+    }
     assert offenders == {}
     assert "urllib.request" in network_imports(fetch)  # the rule checks the right place
 

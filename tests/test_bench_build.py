@@ -1,4 +1,5 @@
 """bench/build.py's pure helpers, and the floor's settings matching the embedder's. No timing: machines are noisy."""
+
 import math
 from pathlib import Path
 
@@ -19,7 +20,11 @@ def test_median_and_growth_exponent():
 
 def test_exponent_pairs_are_consecutive_plus_ten_thousand_to_the_corpus():
     assert bench.exponent_pairs([10_000, 3340, 87_691, 30_000]) == [
-        (3340, 10_000), (10_000, 30_000), (30_000, 87_691), (10_000, 87_691)]
+        (3340, 10_000),
+        (10_000, 30_000),
+        (30_000, 87_691),
+        (10_000, 87_691),
+    ]
     assert bench.exponent_pairs([3340, 10_000]) == [(3340, 10_000)] and bench.exponent_pairs([3340]) == []
 
 

@@ -1,4 +1,5 @@
 """Figures of the topics and subfields pages: counts drawn right, cells clickable, data text escaped."""
+
 import json
 
 import pandas as pd
@@ -16,13 +17,15 @@ HOSTILE = "<img src=x onerror=alert(1)>"
 
 
 def papers():
-    return pd.DataFrame({
-        "area": ["Theory"] * 5 + ["Applications"] * 3,
-        "subfield": ["Bandits", "Bandits", "Bandits", "Theory", HOSTILE, "Health", "Health", "Climate"],
-        "topic": [0, 0, 0, 1, 1, 1, 2, 2],
-        "topic_label": ["Regret bounds"] * 3 + [HOSTILE] * 3 + ["Clinical data"] * 2,
-        "primary_area": ["theory"] * 5 + ["", "applications", "applications"],
-    })
+    return pd.DataFrame(
+        {
+            "area": ["Theory"] * 5 + ["Applications"] * 3,
+            "subfield": ["Bandits", "Bandits", "Bandits", "Theory", HOSTILE, "Health", "Health", "Climate"],
+            "topic": [0, 0, 0, 1, 1, 1, 2, 2],
+            "topic_label": ["Regret bounds"] * 3 + [HOSTILE] * 3 + ["Clinical data"] * 2,
+            "primary_area": ["theory"] * 5 + ["", "applications", "applications"],
+        }
+    )
 
 
 def everything_said(figure):

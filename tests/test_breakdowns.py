@@ -58,16 +58,23 @@ def test_breakdown_has_one_row_per_topic_with_mixes_that_sum_to_one(planted, see
             members = set(papers.loc[papers[id_column] == row.topic, "paper_id"])
             assert row.representatives and set(row.representatives) <= members
             assert row.label not in row.neighbours and len(set(row.neighbours)) == len(row.neighbours)
-            assert all(0 <= s <= 1 for s in row.neighbour_shares) and list(row.neighbour_shares) == sorted(row.neighbour_shares, reverse=True)
-            assert all(s >= o for s, o in zip(row.keyword_shares, row.keyword_overall_shares))  # distinctive: used more inside
+            assert all(0 <= s <= 1 for s in row.neighbour_shares) and list(row.neighbour_shares) == sorted(
+                row.neighbour_shares, reverse=True
+            )
+            assert all(
+                s >= o for s, o in zip(row.keyword_shares, row.keyword_overall_shares)
+            )  # distinctive: used more inside
 
 
 def test_planted_topics_are_explained_by_their_own_vocabulary(planted):
     table = topic_breakdown(planted, "coarse")
     for row in table.itertuples():
         area = planted.loc[planted["topic"] == row.topic, "primary_area"].mode()[0]
-        own = {"privacy": ("privacy", "private", "membership"), "diffusion": ("diffusion", "denoising", "generat", "noise", "score"),
-               "bandits": ("bandit", "regret", "bound", "arms", "confidence", "exploration", "decision")}[area]
+        own = {
+            "privacy": ("privacy", "private", "membership"),
+            "diffusion": ("diffusion", "denoising", "generat", "noise", "score"),
+            "bandits": ("bandit", "regret", "bound", "arms", "confidence", "exploration", "decision"),
+        }[area]
         assert any(word in row.keywords[0].lower() for word in own), (area, row.keywords)
         phrase, share, overall = row.label_evidence[0]
         assert phrase.lower() in row.label.lower() and share > overall  # why the label: far commoner in the topic
@@ -91,7 +98,11 @@ def test_cross_table_orders_largest_first_and_drops_empty_values(seed):
     assert table.to_numpy().sum() == len(seed)
     assert list(table.sum(axis=1)) == sorted(table.sum(axis=1), reverse=True)
     assert list(table.sum(axis=0)) == sorted(table.sum(axis=0), reverse=True)
-    assert not has_values(seed, "primary_area") and not has_values(seed, "status") and cross_table(seed, "primary_area", "topic_label").empty
+    assert (
+        not has_values(seed, "primary_area")
+        and not has_values(seed, "status")
+        and cross_table(seed, "primary_area", "topic_label").empty
+    )
     with pytest.raises(ParameterError):
         cross_table(seed, "nonsense", "topic_label")
 
@@ -101,7 +112,9 @@ def test_subfield_counts_group_subfields_within_their_area(seed):
     assert counts["papers"].sum() == len(seed) and not counts.duplicated(["area", "subfield"]).any()
     assert all(abs(s - 1) < 1e-9 for s in counts.groupby("area")["share_of_area"].sum())
     areas = list(dict.fromkeys(counts["area"]))
-    assert list(counts["area"]) == [a for a in areas for _ in range((counts["area"] == a).sum())]  # each area in one block
+    assert list(counts["area"]) == [
+        a for a in areas for _ in range((counts["area"] == a).sum())
+    ]  # each area in one block
     sizes = [counts.loc[counts["area"] == a, "papers"].sum() for a in areas]
     assert sizes == sorted(sizes, reverse=True)
 
@@ -110,10 +123,14 @@ def test_topic_sizes_count_the_whole_map_and_what_is_in_view(seed):
     shown = seed[seed["subfield"] == seed["subfield"].mode()[0]]
     sizes = topic_sizes(seed, shown, "fine")
     assert sizes["papers"].sum() == len(seed) and sizes["in_view"].sum() == len(shown)
-    assert (sizes["in_view"] <= sizes["papers"]).all() and list(sizes["papers"]) == sorted(sizes["papers"], reverse=True)
+    assert (sizes["in_view"] <= sizes["papers"]).all() and list(sizes["papers"]) == sorted(
+        sizes["papers"], reverse=True
+    )
     breakdown = topic_breakdown(seed, "fine")
     choices = topic_choices(breakdown, sizes)
-    assert [int(t) for t in choices] == [t for t in breakdown["topic"] if t in set(shown["topic_fine"])]  # only topics in view, largest first
+    assert [int(t) for t in choices] == [
+        t for t in breakdown["topic"] if t in set(shown["topic_fine"])
+    ]  # only topics in view, largest first
     assert all(text.endswith(" in view)") for text in choices.values())
     assert list(topic_choices(breakdown, topic_sizes(seed, seed, "fine")).values())[0].endswith(" papers)")
     first = int(next(iter(choices)))
@@ -123,7 +140,10 @@ def test_topic_sizes_count_the_whole_map_and_what_is_in_view(seed):
 def test_mix_names_the_commonest_values_then_other():
     values = pd.Series(["a"] * 5 + ["b"] * 3 + ["c", "d", ""])
     assert mix(values, top=2) == [("a", 5 / 11), ("b", 3 / 11), ("Other", 3 / 11)]
-    assert mix(values, top=3)[2:] == [("c", 1 / 11), ("Other", 2 / 11)] and mix(values, top=4)[-1] == (NOT_GIVEN, 1 / 11)  # no "Other" of one
+    assert mix(values, top=3)[2:] == [("c", 1 / 11), ("Other", 2 / 11)] and mix(values, top=4)[-1] == (
+        NOT_GIVEN,
+        1 / 11,
+    )  # no "Other" of one
     assert mix(pd.Series(["x", ""]), top=1) == [("x", 0.5), (NOT_GIVEN, 0.5)]
     assert mix(pd.Series([], dtype=str)) == []
     with pytest.raises(ParameterError):
@@ -145,18 +165,31 @@ def test_neighbours_share_a_border_on_the_map():
 def test_map_filters_keep_other_filters_and_replace_the_cell_s():
     current = {"area": ["Theory"], "subfield": ["Old"], "author": ["bengio"], "color": ["status"]}
     params = map_filters({"subfield": "Bandits", "topic_label": "Regret bounds"}, current)
-    assert params == {"area": ["Theory"], "subfield": ["Bandits"], "author": ["bengio"], "topic": ["Regret bounds"]}  # not a colour
+    assert params == {
+        "area": ["Theory"],
+        "subfield": ["Bandits"],
+        "author": ["bengio"],
+        "topic": ["Regret bounds"],
+    }  # not a colour
     fine = map_filters({"primary_area": "privacy", "topic_fine_label": "DP-SGD"})
-    assert fine == {"primary_area": ["privacy"], "topic": [f"DP-SGD{FINE_MARK}"]}  # as the topic facet offers a fine topic
+    assert fine == {
+        "primary_area": ["privacy"],
+        "topic": [f"DP-SGD{FINE_MARK}"],
+    }  # as the topic facet offers a fine topic
     with pytest.raises(ParameterError):
         map_filters({"abstract": "x"})
 
 
 def test_clicks_read_back_the_cell_or_bar_clicked():
-    clicked = {"selection": {"points": [{"curve_number": 1, "customdata": ["Privacy", "<b>DP</b>", 4]}], "point_indices": [3]}}
+    clicked = {
+        "selection": {"points": [{"curve_number": 1, "customdata": ["Privacy", "<b>DP</b>", 4]}], "point_indices": [3]}
+    }
     assert cell_of_selection(clicked) == ("Privacy", "<b>DP</b>")
     assert cell_of_selection({"selection": {"points": [{"customdata": ["Privacy", "DP", 0]}]}}) is None  # an empty cell
-    assert cell_of_selection({"selection": {"points": [], "point_indices": []}}) is None and cell_of_selection(None) is None
+    assert (
+        cell_of_selection({"selection": {"points": [], "point_indices": []}}) is None
+        and cell_of_selection(None) is None
+    )
     bar = {"selection": {"points": [{"customdata": "Bandits"}]}}
     assert cell_of_selection(bar) is None and clicked_value(bar) == "Bandits" and clicked_value(clicked) is None
 
@@ -173,12 +206,19 @@ def test_sentences_and_tables_explain_a_topic(planted):
     row = topic_breakdown(planted, "coarse").iloc[0]
     reason = label_reason(row, len(planted))
     phrase, share, overall = row["label_evidence"][0]
-    assert f'"{phrase}"' in reason and f"{share:.0%}" in reason and f"all {len(planted)}" in reason and "x as common" in reason
+    assert (
+        f'"{phrase}"' in reason
+        and f"{share:.0%}" in reason
+        and f"all {len(planted)}" in reason
+        and "x as common" in reason
+    )
     assert "numbered" in label_reason({**row, "label_evidence": []}, len(planted))
     table = keyword_table(row)
     assert list(table["keyphrase"]) == list(row["keywords"]) and (table["lift"] >= 1).all()
     assert mix_line([("A", 0.6), ("Other", 0.4)]) == "A 60% · Other 40%"
-    assert percent(0.004) == "0.4%" and percent(0.0) == "0%" and percent(0.126) == "13%"  # a rare phrase never reads as 0%
+    assert (
+        percent(0.004) == "0.4%" and percent(0.0) == "0%" and percent(0.126) == "13%"
+    )  # a rare phrase never reads as 0%
     assert neighbour_line({"neighbours": ["X", "Y"], "neighbour_shares": [0.12, 0.0]}) == "X (12% of nearby papers) · Y"
     ordered = papers_by_id(planted, list(row["representatives"])[::-1] + ["missing"])
     assert list(ordered["paper_id"]) == list(row["representatives"])[::-1]

@@ -11,6 +11,7 @@ pytest's tmp folder and to /tmp/papermap_<page>.png.
 
 The whole module skips when Playwright or /usr/bin/chromium is missing.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,7 +26,14 @@ import pandas as pd
 import pytest
 from conftest import bench_module, planted_records
 from export_readers import (
-    FORMULA_STARTS, bibtex_entries, csv_rows, html_elements, latex_text, markdown_html, same_text, unguarded,
+    FORMULA_STARTS,
+    bibtex_entries,
+    csv_rows,
+    html_elements,
+    latex_text,
+    markdown_html,
+    same_text,
+    unguarded,
 )
 
 _browser = bench_module("_browser")
@@ -166,7 +174,7 @@ def _screenshot(page, tmp_path: Path, name: str) -> Path:
     # grow the viewport to the content's height first.
     height = page.evaluate(
         "() => Math.max(document.body.scrollHeight,"
-        " ...Array.from(document.querySelectorAll('[data-testid=\"stMain\"], section.main, [data-testid=\"stAppViewContainer\"]'))"
+        ' ...Array.from(document.querySelectorAll(\'[data-testid="stMain"], section.main, [data-testid="stAppViewContainer"]\'))'
         "  .map(e => e.scrollHeight))"
     )
     page.set_viewport_size({"width": PROJECTOR["width"], "height": max(PROJECTOR["height"], min(int(height), 6000))})
@@ -255,7 +263,9 @@ def test_clicking_a_cross_table_cell_opens_the_map_filtered_to_it(app_url, page,
     page.mouse.move(cell["x"], cell["y"])
     page.wait_for_timeout(300)
     page.mouse.click(cell["x"], cell["y"])
-    page.wait_for_url(lambda url: "subfield-breakdown" not in url and "topic=" in url, timeout=30_000)  # the map is the root page
+    page.wait_for_url(
+        lambda url: "subfield-breakdown" not in url and "topic=" in url, timeout=30_000
+    )  # the map is the root page
     shown, total, points = _map_rendered(page)
     assert (shown, points) == (cell["count"], cell["count"]) and total == SEED_PAPERS
     query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
@@ -280,8 +290,10 @@ def test_clicking_a_point_opens_its_paper_and_a_box_lists_the_papers_inside(app_
     assert page.get_by_text(title[:40]).count() >= 1  # its card, under the map
     # A box over the whole plot, drawn with the mouse as a reader would after picking "Box select".
     page.locator('.modebar-btn[data-val="select"]').first.click()
-    left, top, width, height = page.evaluate("() => { const r = document.querySelector('.js-plotly-plot .nsewdrag')"
-                                             ".getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; }")
+    left, top, width, height = page.evaluate(
+        "() => { const r = document.querySelector('.js-plotly-plot .nsewdrag')"
+        ".getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; }"
+    )
     page.mouse.move(left + 3, top + 3)
     page.mouse.down()
     page.mouse.move(left + width / 2, top + height / 2, steps=5)
@@ -368,8 +380,12 @@ PAYLOADS = [
     "{{7*7}} ${7*7} #{7*7}",
 ]
 # Links a data file may hold: none may become a link anywhere (only plain http(s) links are).
-HOSTILE_SITES = ["javascript:alert(4)", " JavaScript:alert(4)", "data:text/html,<script>alert(4)</script>",
-                 "vbscript:msgbox(4)"]
+HOSTILE_SITES = [
+    "javascript:alert(4)",
+    " JavaScript:alert(4)",
+    "data:text/html,<script>alert(4)</script>",
+    "vbscript:msgbox(4)",
+]
 HOSTILE_LIST_NAME = "<img src=x onerror=alert(9)> =club {{7*7}}"  # list names are text people type
 PAGES = ["Topics", "Subfields", "Paper", "Reading lists", "Data sets", "Present"]  # Present hides the sidebar: last
 # Elements or effects a payload would create if it were taken as HTML or Markdown: 0 on a safe page.
@@ -387,9 +403,15 @@ def hostile_list(tmp_path_factory) -> Path:
     records = planted_records()
     for i, record in enumerate(records):
         payload = PAYLOADS[i % len(PAYLOADS)]
-        record.update(title=f"{payload} {record['title']}", author=f"{payload}, Ada Lovelace", keywords=f"{payload};privacy",
-                      venue=payload, status=["Poster", "<b>Oral</b>"][i % 2], primary_area=f"{record['primary_area']} {payload}",
-                      site=HOSTILE_SITES[i % len(HOSTILE_SITES)])
+        record.update(
+            title=f"{payload} {record['title']}",
+            author=f"{payload}, Ada Lovelace",
+            keywords=f"{payload};privacy",
+            venue=payload,
+            status=["Poster", "<b>Oral</b>"][i % 2],
+            primary_area=f"{record['primary_area']} {payload}",
+            site=HOSTILE_SITES[i % len(HOSTILE_SITES)],
+        )
     path = tmp_path_factory.mktemp("hostile") / "hostile2025.json"
     path.write_text(json.dumps(records))
     return path
@@ -450,7 +472,9 @@ def test_every_page_renders_hostile_text_as_text_with_no_error(hostile_app, brow
         tab.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).click()
         tab.wait_for_timeout(500)
         _wait_until_idle(tab)
-        assert tab.locator('[data-testid="stException"]').count() == 0, f"{title}: {tab.locator('[data-testid=stException]').first.inner_text()}"
+        assert tab.locator('[data-testid="stException"]').count() == 0, (
+            f"{title}: {tab.locator('[data-testid=stException]').first.inner_text()}"
+        )
         visited[title] = tab.evaluate(INJECTED_JS)
     context.close()
     assert tab.dialogs == [] and tab.errors == []
@@ -507,14 +531,21 @@ def test_every_download_keeps_hostile_text_inert(hostile_app, browser, tmp_path)
     map_csv = _download(tab, f"Download all {papers} as CSV", tmp_path)
     tab.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Reading lists").click()
     tab.get_by_text(f"{len(hostile_app.entries)} papers, in reading order").wait_for()  # the seeded list, the only one
-    agenda, bib, list_csv = (_download(tab, f"Download {kind}", tmp_path) for kind in ("Markdown agenda", "BibTeX", "CSV"))
+    agenda, bib, list_csv = (
+        _download(tab, f"Download {kind}", tmp_path) for kind in ("Markdown agenda", "BibTeX", "CSV")
+    )
     assert tab.dialogs == [] and tab.errors == []
 
     # The HTML map, opened from disk: every point's hover drawn, nothing run, fetched or made from data.
     (tmp_path / "map.html").write_text(map_page, encoding="utf-8")
     viewer = _watched_tab(context)
     outside = []
-    viewer.on("request", lambda request: outside.append(request.url) if not request.url.startswith(("file:", "data:", "blob:")) else None)
+    viewer.on(
+        "request",
+        lambda request: (
+            outside.append(request.url) if not request.url.startswith(("file:", "data:", "blob:")) else None
+        ),
+    )
     viewer.goto((tmp_path / "map.html").as_uri())
     viewer.wait_for_function(f"() => ({POINTS_JS})() === {papers}")
     hovers = viewer.evaluate(HOVER_TEXTS_JS)
@@ -559,8 +590,18 @@ def test_every_download_keeps_hostile_text_inert(hostile_app, browser, tmp_path)
     # The list as CSV: no formula, and read back it is the list's text.
     rows = csv_rows(list_csv)
     assert not [cell for row in rows for cell in row.values() if cell.startswith(FORMULA_STARTS)]
-    assert [{column: unguarded(row[column]) for column in ("title", "authors", "presenter", "note", "venue", "url")} for row in rows] == [
-        {"title": e.title, "authors": "; ".join(e.authors), "presenter": e.presenter, "note": e.note, "venue": e.venue, "url": e.url}
+    assert [
+        {column: unguarded(row[column]) for column in ("title", "authors", "presenter", "note", "venue", "url")}
+        for row in rows
+    ] == [
+        {
+            "title": e.title,
+            "authors": "; ".join(e.authors),
+            "presenter": e.presenter,
+            "note": e.note,
+            "venue": e.venue,
+            "url": e.url,
+        }
         for e in entries
     ]
     assert _missing_payloads(unguarded(cell) for row in rows for cell in row.values()) == []

@@ -45,7 +45,9 @@ def test_frames_and_arrays_round_trip_with_their_parameters(tmp_path):
     assert cache.get("embed", "missing") is None
 
 
-@pytest.mark.parametrize("damage", ["truncate", "flip", "drop_sidecar", "drop_artifact", "garble_sidecar", "old_version"])
+@pytest.mark.parametrize(
+    "damage", ["truncate", "flip", "drop_sidecar", "drop_artifact", "garble_sidecar", "old_version"]
+)
 def test_damaged_or_partial_artifacts_are_never_trusted(tmp_path, damage):
     cache = ArtifactCache(tmp_path)
     cache.put("embed", "key", np.ones((4, 3)), {})
@@ -89,7 +91,9 @@ def test_a_write_removes_the_temp_files_of_dead_writers_of_that_file_only(tmp_pa
 
     target = tmp_path / "out.bin"
     killed = tmp_path / f".out.bin.{ended_pid()}.x1y2z3ab.tmp"  # a writer SIGKILLed before its rename
-    other = tmp_path / f".out.bin.1.{ended_pid()}.x1y2z3ab.tmp"  # a dead writer of "out.bin.1": its own next write clears it
+    other = (
+        tmp_path / f".out.bin.1.{ended_pid()}.x1y2z3ab.tmp"
+    )  # a dead writer of "out.bin.1": its own next write clears it
     crafted = tmp_path / ".out.bin.99999999999999999999.x1y2z3ab.tmp"  # no process has that number
     # A live writer whose pid means nothing here (another container sharing the folder): its lock says it writes.
     elsewhere = tmp_path / f".out.bin.{ended_pid()}.q9w8e7rt.tmp"

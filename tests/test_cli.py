@@ -11,7 +11,9 @@ from lib.pipeline import BuildParams, build, read_papers
 
 
 def cli(*args, cwd=REPO):
-    return subprocess.run([sys.executable, "-m", "lib", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "lib", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=600
+    )
 
 
 def test_build_command_writes_papers_parquet_and_prints_one_summary(tmp_path):
@@ -26,7 +28,7 @@ def test_build_command_writes_papers_parquet_and_prints_one_summary(tmp_path):
 
 @pytest.mark.parametrize(
     "content, problem",
-    [(b"", "empty"), (b"[{\"title\": \"x\",}]", "invalid JSON"), (b"\xff\xfe\xfa garbage \xe9", "UTF")],
+    [(b"", "empty"), (b'[{"title": "x",}]', "invalid JSON"), (b"\xff\xfe\xfa garbage \xe9", "UTF")],
 )
 def test_bad_input_exits_non_zero_with_one_line_naming_the_file(tmp_path, content, problem):
     path = tmp_path / "broken_list.json"
@@ -40,7 +42,15 @@ def test_bad_input_exits_non_zero_with_one_line_naming_the_file(tmp_path, conten
 
 def test_skipped_records_are_listed_one_per_line(tmp_path):
     path = tmp_path / "partial.json"
-    path.write_text(json.dumps([{"id": "a", "title": "Kernel methods for graphs"}, {"id": "b", "title": ""}, {"id": "a", "title": "Kernel methods for graphs"}]))
+    path.write_text(
+        json.dumps(
+            [
+                {"id": "a", "title": "Kernel methods for graphs"},
+                {"id": "b", "title": ""},
+                {"id": "a", "title": "Kernel methods for graphs"},
+            ]
+        )
+    )
     done = cli("build", path, "--out", tmp_path / "out", "--cache", tmp_path / "cache")
     assert done.returncode == 0, done.stderr
     skipped = [line for line in done.stderr.splitlines() if line.startswith("skipped ")]
@@ -49,7 +59,16 @@ def test_skipped_records_are_listed_one_per_line(tmp_path):
 
 
 def test_missing_taxonomy_is_one_clear_line(tmp_path):
-    done = cli("build", SEED_SAMPLE, "--taxonomy", tmp_path / "none.yaml", "--cache", tmp_path / "cache", "--out", tmp_path / "o")
+    done = cli(
+        "build",
+        SEED_SAMPLE,
+        "--taxonomy",
+        tmp_path / "none.yaml",
+        "--cache",
+        tmp_path / "cache",
+        "--out",
+        tmp_path / "o",
+    )
     assert done.returncode == 2 and done.stderr.startswith("error: ") and "none.yaml" in done.stderr
 
 

@@ -5,6 +5,7 @@ The kills hit a real `python -m lib build` process. The stage it is in is read f
 the CLI's progress bar, which it draws on a terminal only: its stderr is a pseudo-terminal here.
 Reruns and clean builds call the same CLI in this process, which saves the interpreter start.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -42,7 +43,9 @@ BAR_STAGE = re.compile(r"\r(\w+) ")
 SEEDED = random.Random(6)
 # Kill points inside a stage: (stage, fraction of the time it took in the clean build), to land mid-stage and mid-write.
 SMALL_INSIDE = [(SEEDED.choice(STAGES), round(SEEDED.uniform(0.1, 0.9), 2)) for _ in range(3)]
-LARGE_INSIDE = [(SEEDED.choice(["embed", "project", "topics"]), round(SEEDED.uniform(0.1, 0.9), 2))]  # beside the side process
+LARGE_INSIDE = [
+    (SEEDED.choice(["embed", "project", "topics"]), round(SEEDED.uniform(0.1, 0.9), 2))
+]  # beside the side process
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,9 @@ def small(tmp_path_factory) -> Built:
 def large(tmp_path_factory) -> Built:
     """Enough papers for keywords and subfields to run in a second process; titles only, to stay quick."""
     records = planted_records(per_topic=SIDE_STAGES_FROM // 3 + 1)
-    return clean_build(tmp_path_factory.mktemp("large"), [{k: v for k, v in r.items() if k != "abstract"} for r in records])
+    return clean_build(
+        tmp_path_factory.mktemp("large"), [{k: v for k, v in r.items() if k != "abstract"} for r in records]
+    )
 
 
 def assert_same_output(out: Path, clean: Path) -> None:
@@ -132,8 +137,14 @@ def kill_build(args: list[str], at_stage: str, delay: float = 0.0, whole_group: 
     except OSError as error:  # a container without /dev/pts
         pytest.skip(f"no pseudo-terminal for the progress bar: {error}")
     fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # tqdm draws nothing 0 columns wide
-    process = subprocess.Popen([sys.executable, "-m", "lib", *args], cwd=REPO, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=terminal, start_new_session=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lib", *args],
+        cwd=REPO,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=terminal,
+        start_new_session=True,
+    )
     os.close(terminal)
     shown, deadline = "", None
     try:
@@ -168,14 +179,18 @@ def kill_build(args: list[str], at_stage: str, delay: float = 0.0, whole_group: 
     return Kill(shown, group, left_running)
 
 
-def assert_killed_build_recovers(built: Built, tmp_path: Path, at_stage: str, fraction: float = 0.0, whole_group: bool = True) -> Kill:
+def assert_killed_build_recovers(
+    built: Built, tmp_path: Path, at_stage: str, fraction: float = 0.0, whole_group: bool = True
+) -> Kill:
     """Kill a cold build of `built.papers` `fraction` of `at_stage`'s clean time into that stage, then
     rerun it: it must write what the clean build wrote, and leave no temp file in the stage cache."""
     cache, out = tmp_path / "cache", tmp_path / "out"
     for halved in range(4):  # a build running faster than the clean one may end first: kill it earlier
         shutil.rmtree(cache, ignore_errors=True)
         shutil.rmtree(out, ignore_errors=True)
-        kill = kill_build(cli_args(built.papers, cache, out), at_stage, fraction * built.seconds[at_stage] / 2**halved, whole_group)
+        kill = kill_build(
+            cli_args(built.papers, cache, out), at_stage, fraction * built.seconds[at_stage] / 2**halved, whole_group
+        )
         if kill is not None:
             break
     assert kill is not None, f"the build ended every time before the kill at {at_stage}"
@@ -244,7 +259,7 @@ def damage_artifact(cache: Path, stage: str, kind: str) -> None:
     elif kind == "garbage":
         artifact.write_bytes(random.Random(stage).randbytes(len(data)))
     elif kind == "flipped":  # one byte in the middle: the file may still parse, with other values
-        artifact.write_bytes(data[: len(data) // 2] + bytes([data[len(data) // 2] ^ 0xFF]) + data[len(data) // 2 + 1:])
+        artifact.write_bytes(data[: len(data) // 2] + bytes([data[len(data) // 2] ^ 0xFF]) + data[len(data) // 2 + 1 :])
     else:  # "old_cache_version": written by a PaperMap whose artifacts meant something else
         sidecar.write_text(json.dumps({**meta, "cache_version": CACHE_VERSION - 1}))
 
@@ -274,7 +289,9 @@ def test_a_damaged_stage_artifact_is_computed_again(small, small_cache, tmp_path
     stages = rebuild(small.papers, small_cache, tmp_path / "out")
     assert {s["name"] for s in stages if not s["cached"]} == {stage, "write"}
     assert_same_output(tmp_path / "out", small.out)
-    assert ArtifactCache(small_cache).get(stage, stage_sidecar(small_cache, stage).stem) is not None, "the damage is still there"
+    assert ArtifactCache(small_cache).get(stage, stage_sidecar(small_cache, stage).stem) is not None, (
+        "the damage is still there"
+    )
 
 
 @pytest.mark.parametrize("stage", CACHED_STAGES)

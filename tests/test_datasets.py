@@ -1,4 +1,5 @@
 """The data sets on offer, their URL names, and uploads: checked by content, kept inside their folder."""
+
 import json
 import re
 
@@ -52,7 +53,10 @@ def test_default_catalog_offers_the_embedded_sample_first():
 def test_catalog_lists_the_folders_paper_lists_by_name_and_nothing_else(data_dir):
     offered = catalog(data_dir)
     assert [(s.origin, s.path.name) for s in offered.sets] == [
-        ("embedded", "icml2025_seed.txt"), ("folder", "a list (2024).csv"), ("folder", "b_list.json"), ("folder", "empty.json"),
+        ("embedded", "icml2025_seed.txt"),
+        ("folder", "a list (2024).csv"),
+        ("folder", "b_list.json"),
+        ("folder", "empty.json"),
     ]
     names = [s.name for s in offered.sets]
     assert all(URL_SAFE.match(n) for n in names) and len(set(names)) == len(names)
@@ -186,7 +190,13 @@ def test_url_names_are_url_safe(name):
 
 
 def test_human_size():
-    assert [human_size(n) for n in (0, 812, 4352, 200 * 1024 * 1024, 262_000_000)] == ["0 B", "812 B", "4.2 KB", "200 MB", "250 MB"]
+    assert [human_size(n) for n in (0, 812, 4352, 200 * 1024 * 1024, 262_000_000)] == [
+        "0 B",
+        "812 B",
+        "4.2 KB",
+        "200 MB",
+        "250 MB",
+    ]
 
 
 def test_describe_tells_built_sets_from_the_rest(tmp_path):
@@ -195,10 +205,18 @@ def test_describe_tells_built_sets_from_the_rest(tmp_path):
     offered = catalog(tmp_path / "data", given=data)
     cache = tmp_path / "cache"
     before = describe(offered.sets, cache)
-    assert [(r["name"], r["papers"], r["built"]) for r in before] == [("planted2025.json", None, False), ("icml2025_seed.txt", None, False)]
+    assert [(r["name"], r["papers"], r["built"]) for r in before] == [
+        ("planted2025.json", None, False),
+        ("icml2025_seed.txt", None, False),
+    ]
     assert before[0]["size"] == human_size(len(PLANTED))
-    build(data, taxonomy_path=DEFAULT_TAXONOMY, out_dir=map_folder(data, DEFAULT_TAXONOMY, cache), cache_dir=cache,
-          embedder=HashingEmbedder())
+    build(
+        data,
+        taxonomy_path=DEFAULT_TAXONOMY,
+        out_dir=map_folder(data, DEFAULT_TAXONOMY, cache),
+        cache_dir=cache,
+        embedder=HashingEmbedder(),
+    )
     after = describe(offered.sets, cache)
     assert [(r["papers"], r["built"]) for r in after] == [(12, True), (None, False)]
     data.write_bytes(PLANTED + b"\n")  # an edited file is a new map, not yet built
@@ -214,4 +232,3 @@ def test_map_folder_is_named_for_the_files_and_versions_and_fails_in_one_sentenc
     assert map_folder(SEED_SAMPLE, DEFAULT_TAXONOMY, tmp_path) != folder
     with pytest.raises(PaperMapError, match="missing.json: cannot be read"):
         map_folder(tmp_path / "missing.json", DEFAULT_TAXONOMY, tmp_path)
-

@@ -54,7 +54,9 @@ def test_embedder_rejects_bad_parameters():
 @pytest.mark.parametrize("n", [0, 1, 2, 3, MIN_UMAP_POINTS - 1, MIN_UMAP_POINTS, 19])
 def test_every_corpus_size_gets_a_finite_deterministic_map(n):  # 19 is the seed sample's size
     words = "kernels privacy diffusion bandits graphs robustness transformers sampling causality fairness".split()
-    vectors = HashingEmbedder().embed([f"{words[i % 10]} {words[(i * 3) % 10]} {words[(i * 7) % 10]} paper{i}" for i in range(n)])
+    vectors = HashingEmbedder().embed(
+        [f"{words[i % 10]} {words[(i * 3) % 10]} {words[(i * 7) % 10]} paper{i}" for i in range(n)]
+    )
     coords = project(vectors)
     assert coords.shape == (n, 2) and np.all(np.isfinite(coords))
     assert np.array_equal(coords, project(vectors))
@@ -166,7 +168,11 @@ def test_embedders_are_chosen_by_name_and_bad_choices_are_one_clear_error():
 
 def test_a_missing_sentence_transformers_package_is_a_named_error_not_a_traceback(monkeypatch):
     real_find_spec = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "sentence_transformers" else real_find_spec(name, *a))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "sentence_transformers" else real_find_spec(name, *a),
+    )
     with pytest.raises(EmbedderUnavailable, match="requirements-embed.txt") as error:
         make_embedder("sentence-transformers")
     assert isinstance(error.value, PaperMapError)
@@ -181,8 +187,12 @@ def minilm():
 
 
 def test_sentence_transformer_backend_gives_unit_rows_that_group_by_meaning(minilm):
-    texts = ["Differential privacy for training deep networks.", "Private learning with calibrated noise.",
-             "Denoising diffusion models for image synthesis.", "Score-based generative models of images."]
+    texts = [
+        "Differential privacy for training deep networks.",
+        "Private learning with calibrated noise.",
+        "Denoising diffusion models for image synthesis.",
+        "Score-based generative models of images.",
+    ]
     vectors = minilm.embed(texts)
     assert vectors.shape == (4, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)

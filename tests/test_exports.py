@@ -1,4 +1,5 @@
 """Exports of a reading list (Markdown, BibTeX, CSV) and of the map (HTML), fed hostile titles."""
+
 import re
 
 import pandas as pd
@@ -17,24 +18,48 @@ BIB_BREAKER = '} @misc(evil, title = "injected") \\input{x} {'  # closes the fie
 
 def entry(title, position=0, **fields):
     values = dict(
-        entry_id=position + 1, position=position, dataset="seed.txt", paper_id=f"p{position}", title=title,
-        authors=("Ada Lovelace", "Alan Turing"), venue="ICML", year=2025, url="https://example.org/1",
-        abstract="An abstract.", keywords=("privacy",), presenter="Grace", note="Read section 3.",
+        entry_id=position + 1,
+        position=position,
+        dataset="seed.txt",
+        paper_id=f"p{position}",
+        title=title,
+        authors=("Ada Lovelace", "Alan Turing"),
+        venue="ICML",
+        year=2025,
+        url="https://example.org/1",
+        abstract="An abstract.",
+        keywords=("privacy",),
+        presenter="Grace",
+        note="Read section 3.",
     )
     return Entry(**{**values, **fields})
 
 
 def hostile_entries():
-    return [entry(IMG, 0, note=LINK), entry(FORMULA, 1, presenter="-2+3"), entry(LINK, 2, url="javascript:alert(1)"), entry(TEX, 3),
-            entry(BIB_BREAKER, 4, authors=(BIB_BREAKER, "Ada Lovelace"), venue=TEX)]
+    return [
+        entry(IMG, 0, note=LINK),
+        entry(FORMULA, 1, presenter="-2+3"),
+        entry(LINK, 2, url="javascript:alert(1)"),
+        entry(TEX, 3),
+        entry(BIB_BREAKER, 4, authors=(BIB_BREAKER, "Ada Lovelace"), venue=TEX),
+    ]
 
 
 def test_markdown_agenda_lists_papers_in_order_as_inert_text():
     agenda = exports.markdown_agenda("Journal <club>", hostile_entries())
     assert agenda.startswith("# Reading list: Journal \\<club\\>\n")
     tags, text = html_elements(markdown_html(agenda))
-    assert {tag for tag, _ in tags} == {"h1", "ol", "li", "strong", "ul", "a"}  # the agenda's own structure, nothing from data
-    assert [attrs["href"] for tag, attrs in tags if tag == "a"] == ["https://example.org/1"] * 4  # the javascript: link is dropped
+    assert {tag for tag, _ in tags} == {
+        "h1",
+        "ol",
+        "li",
+        "strong",
+        "ul",
+        "a",
+    }  # the agenda's own structure, nothing from data
+    assert [attrs["href"] for tag, attrs in tags if tag == "a"] == [
+        "https://example.org/1"
+    ] * 4  # the javascript: link is dropped
     assert [tag for tag, _ in tags].count("strong") == 5
     for hostile in (IMG, FORMULA, LINK, TEX, BIB_BREAKER):
         assert hostile in text  # shown as the text it is
@@ -60,7 +85,9 @@ def test_bibtex_keys_are_stable_and_unique_and_missing_fields_are_left_out():
     same = [entry("On the Privacy of Noise", 0), entry("On the privacy budget", 1)]
     assert exports.citation_key(same[0]) == "lovelace2025privacy"
     assert [re.search(r"@inproceedings\{([^,]+),", block)[1] for block in exports.bibtex(same).split("\n\n")] == [
-        "lovelace2025privacy", "lovelace2025privacyb"]
+        "lovelace2025privacy",
+        "lovelace2025privacyb",
+    ]
     bare = entry("Ünïcode Élan", 0, authors=(), venue="", year=None, url="")
     assert exports.citation_key(bare) == "unicode"
     assert exports.bibtex([bare]) == "@inproceedings{unicode,\n  title = {Ünïcode Élan}\n}\n"
@@ -81,12 +108,23 @@ def test_csv_cells_cannot_run_as_formulas():
 
 
 def test_map_html_is_standalone_and_shows_hostile_titles_as_text():
-    papers = pd.DataFrame({
-        "paper_id": ["a", "b"], "title": [IMG, "</script><script>alert(1)</script>"], "authors": [["A"], ["B"]],
-        "subfield": ["X", "Y"], "area": ["X", "Y"], "subfield_confident": [True, True], "subfield_runner_up": ["", ""],
-        "topic_label": ["t", "t"], "topic_fine_label": ["t", "t"], "topic_assigned_nearest": [False, False],
-        "keywords": [["k"], ["k"]], "x": [0.0, 1.0], "y": [0.0, 1.0],
-    })
+    papers = pd.DataFrame(
+        {
+            "paper_id": ["a", "b"],
+            "title": [IMG, "</script><script>alert(1)</script>"],
+            "authors": [["A"], ["B"]],
+            "subfield": ["X", "Y"],
+            "area": ["X", "Y"],
+            "subfield_confident": [True, True],
+            "subfield_runner_up": ["", ""],
+            "topic_label": ["t", "t"],
+            "topic_fine_label": ["t", "t"],
+            "topic_assigned_nearest": [False, False],
+            "keywords": [["k"], ["k"]],
+            "x": [0.0, 1.0],
+            "y": [0.0, 1.0],
+        }
+    )
     page = exports.map_html(map_figure(papers, "subfield", None)).decode("utf-8")
     assert page.lower().startswith("<!doctype html>") and page.rstrip().endswith("</html>")
     assert len(page) > 1_000_000 and "Plotly.newPlot" in page  # plotly.js itself is inside

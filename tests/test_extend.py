@@ -1,4 +1,5 @@
 """Growing a map: papers of a later list are placed on a finished map, which does not move."""
+
 import json
 
 import numpy as np
@@ -29,7 +30,9 @@ def test_old_papers_stay_where_readers_saw_them(grown):
     before, after = read_papers(tmp_path / "map" / "papers.parquet"), result.papers
     assert is_built(tmp_path / "grown") and len(after) == len(before) + 6
     old = after.iloc[: len(before)]
-    assert old[["paper_id", "x", "y", "topic", "topic_label"]].equals(before[["paper_id", "x", "y", "topic", "topic_label"]])
+    assert old[["paper_id", "x", "y", "topic", "topic_label"]].equals(
+        before[["paper_id", "x", "y", "topic", "topic_label"]]
+    )
     assert [issue.problem for issue in result.report.skipped] == ["already on the map"]
     assert result.summary().startswith("Grew the map of 42 papers")
     vectors = np.load(tmp_path / "grown" / "embeddings.npy")
@@ -46,7 +49,9 @@ def test_new_papers_join_their_own_topic_and_region(grown):
         assert paper["topic"] in set(kin["topic"])  # a topic of its planted kin (a planted topic may span two)
         centre = kin[["x", "y"]].median().to_numpy()
         others = base[~base["paper_id"].str.startswith(planted)][["x", "y"]].median().to_numpy()
-        assert np.linalg.norm(paper[["x", "y"]].to_numpy(float) - centre) < np.linalg.norm(paper[["x", "y"]].to_numpy(float) - others)
+        assert np.linalg.norm(paper[["x", "y"]].to_numpy(float) - centre) < np.linalg.norm(
+            paper[["x", "y"]].to_numpy(float) - others
+        )
 
 
 def test_growing_needs_a_finished_map_and_new_papers(tmp_path, grown):

@@ -1,4 +1,5 @@
 """Fetching a paper list over HTTP, against a local server on 127.0.0.1 (never the internet)."""
+
 import os
 import subprocess
 import sys
@@ -91,8 +92,9 @@ def test_the_default_address_is_paper_copilots_icml_2025_list():
 
 def fetch_cli(*args, data_dir):
     env = {**os.environ, "PAPERMAP_DATA_DIR": str(data_dir)}
-    return subprocess.run([sys.executable, "-m", "lib", "fetch", *args], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "lib", "fetch", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_fetch_command_saves_into_the_data_folder_and_prints_one_line(server, tmp_path):

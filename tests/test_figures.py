@@ -23,25 +23,27 @@ from lib.tables import paper_table
 
 def papers(n=40, groups=5):
     rng = np.random.default_rng(0)
-    return pd.DataFrame({
-        "paper_id": [f"p{i}" for i in range(n)],
-        "title": [f"Paper {i}" for i in range(n)],
-        "authors": [["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"]] * n,
-        "subfield": [f"Subfield {i % groups}" for i in range(n)],
-        "area": ["Area"] * n,
-        "status": [""] * n,
-        "venue": ["ICML"] * n,
-        "keywords": [["kernels", "graphs"]] * n,
-        "subfield_confident": [i % 4 != 0 for i in range(n)],
-        "subfield_runner_up": ["Subfield 9"] * n,
-        "topic": [i % 3 for i in range(n)],
-        "topic_label": [f"Topic {i % 3}" for i in range(n)],
-        "topic_fine_label": [f"Fine {i % 6}" for i in range(n)],
-        "topic_assigned_nearest": [i == 1 for i in range(n)],
-        "url": [""] * n,
-        "x": rng.normal(size=n),
-        "y": rng.normal(size=n),
-    })
+    return pd.DataFrame(
+        {
+            "paper_id": [f"p{i}" for i in range(n)],
+            "title": [f"Paper {i}" for i in range(n)],
+            "authors": [["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"]] * n,
+            "subfield": [f"Subfield {i % groups}" for i in range(n)],
+            "area": ["Area"] * n,
+            "status": [""] * n,
+            "venue": ["ICML"] * n,
+            "keywords": [["kernels", "graphs"]] * n,
+            "subfield_confident": [i % 4 != 0 for i in range(n)],
+            "subfield_runner_up": ["Subfield 9"] * n,
+            "topic": [i % 3 for i in range(n)],
+            "topic_label": [f"Topic {i % 3}" for i in range(n)],
+            "topic_fine_label": [f"Fine {i % 6}" for i in range(n)],
+            "topic_assigned_nearest": [i == 1 for i in range(n)],
+            "url": [""] * n,
+            "x": rng.normal(size=n),
+            "y": rng.normal(size=n),
+        }
+    )
 
 
 def point_colours(figure):
@@ -49,7 +51,11 @@ def point_colours(figure):
     colours = {}
     for trace in figure.data:
         if trace.customdata is not None:
-            shades = trace.marker.color if isinstance(trace.marker.color, (list, tuple)) else [trace.marker.color] * len(trace.customdata)
+            shades = (
+                trace.marker.color
+                if isinstance(trace.marker.color, (list, tuple))
+                else [trace.marker.color] * len(trace.customdata)
+            )
             colours.update(zip(trace.customdata, shades))
     return colours
 
@@ -63,7 +69,9 @@ def test_every_paper_is_one_point_carrying_its_id():
     figure = map_figure(table)
     assert sorted(plotted_ids(figure)) == sorted(table["paper_id"])
     assert {trace.type for trace in figure.data} == {"scattergl"}
-    assert len([t for t in figure.data if t.customdata is not None]) == 1 and len(figure.layout.annotations) == 3  # one area
+    assert (
+        len([t for t in figure.data if t.customdata is not None]) == 1 and len(figure.layout.annotations) == 3
+    )  # one area
     assert figure.layout.legend.orientation == "h"  # under the map: its length never squeezes the map
 
 
@@ -81,10 +89,21 @@ def test_many_groups_fold_into_one_grey_other_drawn_first():
 def test_subfields_take_shades_of_their_areas_hue_and_group_in_the_legend():
     table = papers(n=60)
     table["area"] = ["Deep Learning"] * 30 + ["Optimization"] * 30
-    table["subfield"] = ["Large Language Models", "Deep Learning", "Diffusion Models"] * 10 + ["Convex Optimization", "Optimization"] * 15
+    table["subfield"] = ["Large Language Models", "Deep Learning", "Diffusion Models"] * 10 + [
+        "Convex Optimization",
+        "Optimization",
+    ] * 15
     colours = category_colours(table, "subfield")
-    hue = {name: colorsys.rgb_to_hls(*(int(colours[name][i : i + 2], 16) / 255 for i in (1, 3, 5)))[0] for name in colours if name != UNASSIGNED}
-    assert hue["Large Language Models"] == pytest.approx(hue["Deep Learning"], abs=0.02) == pytest.approx(hue["Diffusion Models"], abs=0.02)
+    hue = {
+        name: colorsys.rgb_to_hls(*(int(colours[name][i : i + 2], 16) / 255 for i in (1, 3, 5)))[0]
+        for name in colours
+        if name != UNASSIGNED
+    }
+    assert (
+        hue["Large Language Models"]
+        == pytest.approx(hue["Deep Learning"], abs=0.02)
+        == pytest.approx(hue["Diffusion Models"], abs=0.02)
+    )
     assert abs(hue["Convex Optimization"] - hue["Deep Learning"]) > 0.05
     assert len({colours[n] for n in hue}) == len(hue)
     figure = map_figure(table)
@@ -110,14 +129,18 @@ def test_filtering_keeps_colours_axes_and_the_rest_as_a_backdrop():
 
 
 def test_labels_never_overlap_and_thin_topics_lose_theirs():
-    crowded = pd.DataFrame({"x": [0.0, 0.01, 0.02, 0.9], "y": [0.0, 0.0, 0.01, 0.9], "papers": [50, 40, 30, 20]},
-                           index=["Graph neural networks", "Diffusion models", "Bandits", "Privacy"])
+    crowded = pd.DataFrame(
+        {"x": [0.0, 0.01, 0.02, 0.9], "y": [0.0, 0.0, 0.01, 0.9], "papers": [50, 40, 30, 20]},
+        index=["Graph neural networks", "Diffusion models", "Bandits", "Privacy"],
+    )
     placed = place_labels(crowded, scale=(300, 300), x_range=[-1, 1])
     assert [label for _, _, label in placed][:2] == ["Graph neural networks", "Diffusion models"]
     ys = sorted(y for x, y, label in placed if x < 0.5)
     assert all(b - a > 0.05 for a, b in zip(ys, ys[1:]))  # stacked, not on top of each other
     assert all(-1 <= x - 0.01 and x + 0.01 <= 1 for x, _, _ in placed)
-    edge = place_labels(pd.DataFrame({"x": [0.99], "y": [0.0], "papers": [5]}, index=["A long label at the edge"]), (300, 300), [-1, 1])
+    edge = place_labels(
+        pd.DataFrame({"x": [0.99], "y": [0.0], "papers": [5]}, index=["A long label at the edge"]), (300, 300), [-1, 1]
+    )
     assert edge[0][0] < 0.7  # pulled inside so the box is not clipped
     table = papers()
     thin = table[(table["topic"] != 0) | (table.index == 0)]  # one paper of topic 0 left in view
@@ -131,7 +154,9 @@ def test_untrusted_text_is_escaped_in_hover_legend_and_labels():
     table["topic_label"] = "<b onmouseover=alert(1)>x</b>"
     figure = map_figure(table)
     paper_trace = next(t for t in figure.data if t.customdata is not None)
-    rendered = " ".join([*hover_html(paper_trace), *(t.name for t in figure.data), *(a.text for a in figure.layout.annotations)])
+    rendered = " ".join(
+        [*hover_html(paper_trace), *(t.name for t in figure.data), *(a.text for a in figure.layout.annotations)]
+    )
     assert "<script>" not in rendered and "<img" not in rendered and "<b onmouseover" not in rendered
     assert "&lt;script&gt;" in rendered
     table["title"] = '"Who experiences model decay?" A study'
@@ -167,7 +192,14 @@ def test_paper_table_drops_columns_nobody_has():
 
 def test_hover_says_when_a_subfield_is_uncertain_and_what_else_it_could_be():
     figure = map_figure(papers(n=8, groups=1))
-    hover = dict(zip(*(np.concatenate([getattr(t, a) for t in figure.data if t.customdata is not None]) for a in ("customdata", "hovertext"))))
+    hover = dict(
+        zip(
+            *(
+                np.concatenate([getattr(t, a) for t in figure.data if t.customdata is not None])
+                for a in ("customdata", "hovertext")
+            )
+        )
+    )
     assert "(uncertain; or Subfield 9)" in hover["p0"]  # p0: not confident
     assert "uncertain" not in hover["p1"]
     assert "Topic: Fine 1 (nearest" in hover["p1"] and "Topic: Fine 2<br>" in hover["p2"]  # only strays are marked
@@ -178,7 +210,10 @@ def test_highlighted_papers_are_drawn_on_top_even_when_filtered_out():
     part = table[table["subfield"] == "Subfield 3"]
     figure = map_figure(part, context=table, highlight={"matches": ["p0", "p3", "missing"], "open paper": ["p8"]})
     matches, top = figure.data[-2:]
-    assert matches.name == "matches (2)" and list(matches.customdata) == ["p0", "p3"]  # p0 is filtered out, still marked
+    assert matches.name == "matches (2)" and list(matches.customdata) == [
+        "p0",
+        "p3",
+    ]  # p0 is filtered out, still marked
     assert matches.marker.size > figure.data[1].marker.size and "Paper 0" in hover_html(matches)[0]
     assert top.name == "open paper (1)" and top.marker.color != matches.marker.color
     assert not map_figure(part, context=table, highlight={"matches": ["missing"]}).data[-1].name.startswith("matches")

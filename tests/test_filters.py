@@ -10,17 +10,19 @@ from lib.filters import (
     value_counts,
 )
 
-PAPERS = pd.DataFrame({
-    "paper_id": ["a", "b", "c", "d"],
-    "area": ["Deep Learning", "Deep Learning", "Optimization", "Optimization"],
-    "subfield": ["Large Language Models", "Deep Learning", "Convex Optimization", "Convex Optimization"],
-    "topic_label": ["Language models", "Language models", "Convex solvers", "Convex solvers"],
-    "topic_fine_label": ["Reasoning", "Tokenizers", "Convex solvers", "Step sizes"],
-    "keywords": [["reasoning", "LLM"], ["LLM"], ["step size"], []],
-    "status": ["Oral", "Poster", "Poster", ""],
-    "primary_area": ["", "", "", ""],
-    "authors": [["Yoshua Bengio", "Ada Lovelace"], ["Ada Lovelace"], ["Alan Turing"], []],
-})
+PAPERS = pd.DataFrame(
+    {
+        "paper_id": ["a", "b", "c", "d"],
+        "area": ["Deep Learning", "Deep Learning", "Optimization", "Optimization"],
+        "subfield": ["Large Language Models", "Deep Learning", "Convex Optimization", "Convex Optimization"],
+        "topic_label": ["Language models", "Language models", "Convex solvers", "Convex solvers"],
+        "topic_fine_label": ["Reasoning", "Tokenizers", "Convex solvers", "Step sizes"],
+        "keywords": [["reasoning", "LLM"], ["LLM"], ["step size"], []],
+        "status": ["Oral", "Poster", "Poster", ""],
+        "primary_area": ["", "", "", ""],
+        "authors": [["Yoshua Bengio", "Ada Lovelace"], ["Ada Lovelace"], ["Alan Turing"], []],
+    }
+)
 
 
 def ids(frame):
@@ -30,7 +32,11 @@ def ids(frame):
 def test_no_choice_shows_everything_and_choices_within_a_filter_add_up():
     assert filter_papers(PAPERS).equals(PAPERS) and not Filters().active()
     assert ids(filter_papers(PAPERS, Filters(subfield=("Convex Optimization",)))) == ["c", "d"]
-    assert ids(filter_papers(PAPERS, Filters(subfield=("Large Language Models", "Convex Optimization")))) == ["a", "c", "d"]
+    assert ids(filter_papers(PAPERS, Filters(subfield=("Large Language Models", "Convex Optimization")))) == [
+        "a",
+        "c",
+        "d",
+    ]
 
 
 def test_an_area_includes_its_subfields_but_a_subfield_named_like_its_area_is_exact():
@@ -39,7 +45,11 @@ def test_an_area_includes_its_subfields_but_a_subfield_named_like_its_area_is_ex
 
 
 def test_facets_narrow_each_other():
-    assert ids(filter_papers(PAPERS, Filters(area=("Deep Learning",), subfield=("Large Language Models", "Convex Optimization")))) == ["a"]
+    assert ids(
+        filter_papers(
+            PAPERS, Filters(area=("Deep Learning",), subfield=("Large Language Models", "Convex Optimization"))
+        )
+    ) == ["a"]
     assert ids(filter_papers(PAPERS, Filters(area=("Optimization",), subfield=("Large Language Models",)))) == []
     assert ids(filter_papers(PAPERS, Filters(keyword=("LLM",), status=("Poster",)))) == ["b"]
 
@@ -78,7 +88,11 @@ def test_filters_round_trip_through_url_parameters_and_ignore_the_rest():
 
 
 def test_counts_are_sorted_by_size_then_name():
-    assert value_counts(PAPERS, "subfield") == {"Convex Optimization": 2, "Deep Learning": 1, "Large Language Models": 1}
+    assert value_counts(PAPERS, "subfield") == {
+        "Convex Optimization": 2,
+        "Deep Learning": 1,
+        "Large Language Models": 1,
+    }
 
 
 def test_url_choices_keep_valid_values_in_order_once():

@@ -1,5 +1,6 @@
 """The CLI on broken paper lists (tests/hostile_lists.py): each is refused with one line naming the
 file, or mapped with every record either kept or reported as skipped. Nothing raises a traceback."""
+
 import pytest
 from hostile_lists import PARTLY, REFUSED
 

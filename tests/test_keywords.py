@@ -92,10 +92,23 @@ def test_no_near_duplicates_generic_words_or_verbs():
     phrases = extract_keywords([text, *others])[0]
     assert "large language models" in phrases and any(p.startswith("reward model") for p in phrases)
     stems = [" " + " ".join(_stems(p)) + " " for p in phrases]
-    for i, a in enumerate(stems):  # "model"/"models", "language model"/"large language model", "reward model"/"reward modeling"
+    for i, a in enumerate(
+        stems
+    ):  # "model"/"models", "language model"/"large language model", "reward model"/"reward modeling"
         assert not any(a in b for j, b in enumerate(stems) if i != j), phrases
     words = {w for p in phrases for w in p.lower().split()}
-    assert not words & {"novel", "approach", "method", "results", "significantly", "improves", "propose", "outperforms", "existing", "strong"}
+    assert not words & {
+        "novel",
+        "approach",
+        "method",
+        "results",
+        "significantly",
+        "improves",
+        "propose",
+        "outperforms",
+        "existing",
+        "strong",
+    }
 
 
 def test_the_corpus_tells_verbs_from_nouns():

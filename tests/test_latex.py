@@ -6,15 +6,21 @@ from lib.latex import readable
 from lib.load import load_papers
 
 
-@pytest.mark.parametrize("raw, shown", [
-    (r"$K^2$VAE: a Koopman-Kalman enhanced VAE", "K²VAE: a Koopman-Kalman enhanced VAE"),
-    (r"$\epsilon$-VAE: Denoising as Visual Decoding", "ε-VAE: Denoising as Visual Decoding"),
-    (r"$\texttt{I$^2$MoE}$: Interpretable Multimodal Interaction-aware Mixture-of-Experts", "I²MoE: Interpretable Multimodal Interaction-aware Mixture-of-Experts"),
-    (r"bounds of $O_{\eta}(\sqrt{W})$ for $|\mathcal{U}|$ users", "bounds of O_η(√W) for |U| users"),
-    (r"our results, \emph{collectively showcasing} a coupling", "our results, collectively showcasing a coupling"),
-    (r"code at \url{https://example.org/x}", "code at https://example.org/x"),
-    (r"improves by 50\% on $\ell_1$ tasks", "improves by 50% on ℓ₁ tasks"),
-])
+@pytest.mark.parametrize(
+    "raw, shown",
+    [
+        (r"$K^2$VAE: a Koopman-Kalman enhanced VAE", "K²VAE: a Koopman-Kalman enhanced VAE"),
+        (r"$\epsilon$-VAE: Denoising as Visual Decoding", "ε-VAE: Denoising as Visual Decoding"),
+        (
+            r"$\texttt{I$^2$MoE}$: Interpretable Multimodal Interaction-aware Mixture-of-Experts",
+            "I²MoE: Interpretable Multimodal Interaction-aware Mixture-of-Experts",
+        ),
+        (r"bounds of $O_{\eta}(\sqrt{W})$ for $|\mathcal{U}|$ users", "bounds of O_η(√W) for |U| users"),
+        (r"our results, \emph{collectively showcasing} a coupling", "our results, collectively showcasing a coupling"),
+        (r"code at \url{https://example.org/x}", "code at https://example.org/x"),
+        (r"improves by 50\% on $\ell_1$ tasks", "improves by 50% on ℓ₁ tasks"),
+    ],
+)
 def test_inline_latex_reads_as_text(raw, shown):
     assert readable(raw) == shown
 

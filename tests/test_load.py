@@ -1,4 +1,5 @@
 """The loader: every reader, format detection, bad input, the load report, and the real paper lists."""
+
 from __future__ import annotations
 
 import codecs
@@ -130,13 +131,25 @@ def test_text_without_heading_takes_venue_from_file_name(tmp_path):
 
 COPILOT_RECORDS = [
     {
-        "id": "a1", "title": "Comma Authors", "author": "Ada Lovelace, Alan Turing", "status": "Poster",
-        "site": "https://openreview.net/forum?id=a1", "abstract": "An abstract.", "keywords": "bandits;regret bounds",
-        "primary_area": "Theory", "track": "main",
+        "id": "a1",
+        "title": "Comma Authors",
+        "author": "Ada Lovelace, Alan Turing",
+        "status": "Poster",
+        "site": "https://openreview.net/forum?id=a1",
+        "abstract": "An abstract.",
+        "keywords": "bandits;regret bounds",
+        "primary_area": "Theory",
+        "track": "main",
     },
     {
-        "id": "a2", "title": "Semicolon Authors", "author": "Turing, Alan;Lovelace, Ada", "status": "Oral",
-        "site": "", "abstract": "", "keywords": "", "primary_area": "",
+        "id": "a2",
+        "title": "Semicolon Authors",
+        "author": "Turing, Alan;Lovelace, Ada",
+        "status": "Oral",
+        "site": "",
+        "abstract": "",
+        "keywords": "",
+        "primary_area": "",
     },
     {"id": "a3", "title": "Own Venue", "author": "", "venue": "UAI 2024", "status": "Spotlight"},
 ]
@@ -181,16 +194,29 @@ def v2(value):
 
 
 def test_openreview_api_v2_notes(tmp_path):
-    notes = {"notes": [
-        {"id": "abc123", "forum": "abc123", "content": {
-            "title": v2("Sparse Mixtures"), "abstract": v2("We study  sparse\nmixtures."),
-            "authors": v2(["Ada Lovelace", "Alan Turing"]), "keywords": v2(["mixtures", "sparsity"]),
-            "venue": v2("ICML 2025 oral"), "primary_area": v2("probabilistic_methods"),
-            "pdf": v2("/pdf/abc123.pdf"),
-        }},
-        {"id": "def456", "content": {"title": v2("A Poster"), "venue": v2("ICML 2025 poster")}},
-        {"id": "ghi789", "content": {"title": v2("Moral Uncertainty"), "venue": v2("Moral Philosophy Workshop 2024")}},
-    ], "count": 3}
+    notes = {
+        "notes": [
+            {
+                "id": "abc123",
+                "forum": "abc123",
+                "content": {
+                    "title": v2("Sparse Mixtures"),
+                    "abstract": v2("We study  sparse\nmixtures."),
+                    "authors": v2(["Ada Lovelace", "Alan Turing"]),
+                    "keywords": v2(["mixtures", "sparsity"]),
+                    "venue": v2("ICML 2025 oral"),
+                    "primary_area": v2("probabilistic_methods"),
+                    "pdf": v2("/pdf/abc123.pdf"),
+                },
+            },
+            {"id": "def456", "content": {"title": v2("A Poster"), "venue": v2("ICML 2025 poster")}},
+            {
+                "id": "ghi789",
+                "content": {"title": v2("Moral Uncertainty"), "venue": v2("Moral Philosophy Workshop 2024")},
+            },
+        ],
+        "count": 3,
+    }
     result = load(write(tmp_path / "export.json", json.dumps(notes, indent=2)))
     assert result.report.format == "openreview"
     papers = by_title(result.papers)
@@ -205,14 +231,28 @@ def test_openreview_api_v2_notes(tmp_path):
     assert papers["A Poster"]["status"] == "Poster"
     # "oral" inside a word is not a presentation type.
     assert papers["Moral Uncertainty"]["status"] == ""
-    assert (papers["Moral Uncertainty"]["venue"], papers["Moral Uncertainty"]["year"]) == ("Moral Philosophy Workshop", 2024)
+    assert (papers["Moral Uncertainty"]["venue"], papers["Moral Uncertainty"]["year"]) == (
+        "Moral Philosophy Workshop",
+        2024,
+    )
 
 
 def test_openreview_api_v1_plain_values(tmp_path):
-    notes = {"notes": [{"id": "n1", "forum": "f1", "content": {
-        "title": "Plain Values", "abstract": "An abstract.", "authors": ["A. One", "B. Two"],
-        "keywords": ["k1"], "venue": "ICLR 2019 Conference Spotlight",
-    }}]}
+    notes = {
+        "notes": [
+            {
+                "id": "n1",
+                "forum": "f1",
+                "content": {
+                    "title": "Plain Values",
+                    "abstract": "An abstract.",
+                    "authors": ["A. One", "B. Two"],
+                    "keywords": ["k1"],
+                    "venue": "ICLR 2019 Conference Spotlight",
+                },
+            }
+        ]
+    }
     result = load(write(tmp_path / "v1.json", json.dumps(notes)))
     assert result.report.format == "openreview"
     row = result.papers.iloc[0]
@@ -237,7 +277,9 @@ def test_jsonl_records_blank_lines_and_a_broken_line(tmp_path):
         json.dumps({"paper_id": "j1", "title": "First", "authors": ["A", "B"], "year": 2023, "venue": "COLT"}),
         "",
         '{"paper_id": "j2", "title": "Broken"',
-        json.dumps({"paper_id": "j3", "Title": "Mixed\u2028Separator", "Abstract": "Has a U+2028 inside."}, ensure_ascii=False),
+        json.dumps(
+            {"paper_id": "j3", "Title": "Mixed\u2028Separator", "Abstract": "Has a U+2028 inside."}, ensure_ascii=False
+        ),
     ]
     result = load(write(tmp_path / "papers.jsonl", "\r\n".join(lines) + "\r\n"))
     assert result.report.format == "jsonl"
@@ -252,7 +294,17 @@ def test_jsonl_records_blank_lines_and_a_broken_line(tmp_path):
 def test_csv_with_aliases_and_quoted_cells(tmp_path):
     rows = [
         ["Title", "Summary", "author", "Year", "Link", "Decision", "Keyword", "Subject_Area", "Conference"],
-        ["Quoted, With Comma", "Line one\nline two.", "A. One; B. Two", "2022", "https://x.org/1", "Oral", "a;b", "Vision", "CVPR"],
+        [
+            "Quoted, With Comma",
+            "Line one\nline two.",
+            "A. One; B. Two",
+            "2022",
+            "https://x.org/1",
+            "Oral",
+            "a;b",
+            "Vision",
+            "CVPR",
+        ],
         ["Second", "", "Solo Author", "", "", "", "", "", ""],
     ]
     path = tmp_path / "list.csv"
@@ -264,7 +316,12 @@ def test_csv_with_aliases_and_quoted_cells(tmp_path):
     assert first["title"] == "Quoted, With Comma" and first["abstract"] == "Line one line two."
     assert first["authors"] == ["A. One", "B. Two"] and first["author_keywords"] == ["a", "b"]
     assert (first["year"], first["url"], first["status"], first["primary_area"], first["venue"]) == (
-        2022, "https://x.org/1", "Oral", "Vision", "CVPR")
+        2022,
+        "https://x.org/1",
+        "Oral",
+        "Vision",
+        "CVPR",
+    )
     assert second["authors"] == ["Solo Author"] and pd.isna(second["year"]) and second["abstract"] == ""
 
 
@@ -278,7 +335,7 @@ def test_tsv_with_aliases(tmp_path):
 
 
 def test_csv_ragged_rows(tmp_path):
-    text = "title,abstract\nToo Long,abstract,extra cell\nShort Row\n\"Normal\",\"Fine.\"\n"
+    text = 'title,abstract\nToo Long,abstract,extra cell\nShort Row\n"Normal","Fine."\n'
     result = load(write(tmp_path / "ragged.csv", text))
     assert result.report.records_read == 3
     assert list(result.papers["title"]) == ["Short Row", "Normal"]
@@ -288,15 +345,17 @@ def test_csv_ragged_rows(tmp_path):
 
 
 def test_parquet_with_list_columns_and_nulls(tmp_path):
-    frame = pd.DataFrame({
-        "Title": ["Parquet One", "Parquet Two", None],
-        "abstract": ["First abstract.", None, "Only an abstract here."],
-        "authors": [["A", "B", "C"], [], ["D"]],
-        "keywords": [["k1", "k2"], None, []],
-        "year": pd.array([2024, None, 2023], dtype="Int64"),
-        "id": ["q1", "q2", "q3"],
-        "primary_area": [["not", "text"], None, ["x"]],
-    })
+    frame = pd.DataFrame(
+        {
+            "Title": ["Parquet One", "Parquet Two", None],
+            "abstract": ["First abstract.", None, "Only an abstract here."],
+            "authors": [["A", "B", "C"], [], ["D"]],
+            "keywords": [["k1", "k2"], None, []],
+            "year": pd.array([2024, None, 2023], dtype="Int64"),
+            "id": ["q1", "q2", "q3"],
+            "primary_area": [["not", "text"], None, ["x"]],
+        }
+    )
     path = tmp_path / "papers.parquet"
     frame.to_parquet(path)
     result = load(path)
@@ -314,7 +373,11 @@ def test_parquet_with_list_columns_and_nulls(tmp_path):
 @pytest.mark.parametrize("suffix", ["json", "csv", "parquet"])
 def test_fields_named_alike_give_their_first_value_that_is_not_blank(tmp_path, suffix):
     # "Title" and " title " are one field; the last column named so used to win even when blank.
-    rows = [{"Title": "First Wins", " title ": "Second"}, {"Title": " ", " title ": "Blank First"}, {"Title": None, " title ": "Null First"}]
+    rows = [
+        {"Title": "First Wins", " title ": "Second"},
+        {"Title": " ", " title ": "Blank First"},
+        {"Title": None, " title ": "Null First"},
+    ]
     path = tmp_path / f"alike.{suffix}"
     if suffix == "json":
         path.write_text(json.dumps(rows))
@@ -336,22 +399,25 @@ def test_damaged_parquet_is_an_input_error(tmp_path):
 # --- format detection and the override -------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("content", "expected"), [
-    (b"[{\"title\": \"a\"}]", "json"),
-    (b"\n  [\n  {\"title\": \"a\"}\n]", "json"),
-    (codecs.BOM_UTF8 + b"[{\"title\": \"a\"}]", "json"),
-    ("[{\"title\": \"é\"}]".encode("utf-16"), "json"),
-    (b"{\"notes\": [{\"id\": \"x\", \"content\": {}}]}", "openreview"),
-    (b"{\n  \"count\": 1,\n  \"notes\": []\n}", "openreview"),
-    (b"{\"count\": 1, \"results\": [{\"title\": \"a\"}]}", "json"),
-    (b"{\"title\": \"a\"}\n{\"title\": \"b\"}\n", "jsonl"),
-    (b"{\"title\": \"" + b"x" * 100_000 + b"\"}\n{\"title\": \"b\"}\n", "jsonl"),  # first line past the sample
-    (b"title,abstract\na,b\n", "csv"),
-    (b"\"Title\",\"Summary\"\na,b\n", "csv"),
-    ("Title\tAuthor\na\tb\n".encode("utf-16"), "tsv"),
-    (b"ICML 2025 papers\n\nAn abstract, with a comma.\n", "text"),
-    (b"PAR1\x00\x00", "parquet"),
-])
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (b'[{"title": "a"}]', "json"),
+        (b'\n  [\n  {"title": "a"}\n]', "json"),
+        (codecs.BOM_UTF8 + b'[{"title": "a"}]', "json"),
+        ('[{"title": "é"}]'.encode("utf-16"), "json"),
+        (b'{"notes": [{"id": "x", "content": {}}]}', "openreview"),
+        (b'{\n  "count": 1,\n  "notes": []\n}', "openreview"),
+        (b'{"count": 1, "results": [{"title": "a"}]}', "json"),
+        (b'{"title": "a"}\n{"title": "b"}\n', "jsonl"),
+        (b'{"title": "' + b"x" * 100_000 + b'"}\n{"title": "b"}\n', "jsonl"),  # first line past the sample
+        (b"title,abstract\na,b\n", "csv"),
+        (b'"Title","Summary"\na,b\n', "csv"),
+        ("Title\tAuthor\na\tb\n".encode("utf-16"), "tsv"),
+        (b"ICML 2025 papers\n\nAn abstract, with a comma.\n", "text"),
+        (b"PAR1\x00\x00", "parquet"),
+    ],
+)
 def test_detect_format(content, expected):
     assert detect_format(content) == expected
 
@@ -418,9 +484,16 @@ def test_utf16_with_bom_is_read(tmp_path, suffix):
     assert row["title"] == "Schrödinger Bridges" and row["authors"] == ["Zoë Ünal", "Łukasz"]
 
 
-@pytest.mark.parametrize("content", [
-    b"", b"   \n\t\r\n", codecs.BOM_UTF8 + b"\n  \n", "  \n".encode("utf-16"),
-], ids=["empty", "whitespace", "utf8-bom-only", "utf16-whitespace"])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"   \n\t\r\n",
+        codecs.BOM_UTF8 + b"\n  \n",
+        "  \n".encode("utf-16"),
+    ],
+    ids=["empty", "whitespace", "utf8-bom-only", "utf16-whitespace"],
+)
 def test_empty_file_is_an_input_error(tmp_path, content):
     path = write(tmp_path / "empty.json", content)
     with pytest.raises(InputError, match=re.escape(str(path)) + ".*empty"):
@@ -434,11 +507,14 @@ def test_missing_file_and_directory_are_input_errors(tmp_path):
         load_papers(tmp_path)
 
 
-@pytest.mark.parametrize("content", [
-    json.dumps({"paper": {"title": "x"}, "meta": 1}, indent=2),
-    json.dumps({"papers": "not a list"}, indent=2),
-    json.dumps({"notes": {"id": "x"}}),
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        json.dumps({"paper": {"title": "x"}, "meta": 1}, indent=2),
+        json.dumps({"papers": "not a list"}, indent=2),
+        json.dumps({"notes": {"id": "x"}}),
+    ],
+)
 def test_json_object_of_the_wrong_shape_is_an_input_error(tmp_path, content):
     path = write(tmp_path / "shape.json", content)
     with pytest.raises(InputError, match=re.escape(str(path))):
@@ -563,7 +639,10 @@ def test_wrong_field_types_never_crash(tmp_path):
 @pytest.mark.parametrize("suffix", ["json", "jsonl"])
 def test_lone_surrogates_from_json_escapes_become_replacement_characters(tmp_path, suffix):
     # json reads "\ud800" as a lone surrogate, which no encoder can write: it crashed the content id.
-    records = [{"id": "\udc00", "title": "Lone \ud800 high", "abstract": "x", "author": ["\udfff"]}, {"title": "A \ud83d"}]
+    records = [
+        {"id": "\udc00", "title": "Lone \ud800 high", "abstract": "x", "author": ["\udfff"]},
+        {"title": "A \ud83d"},
+    ]
     content = "\n".join(json.dumps(r) for r in records) if suffix == "jsonl" else json.dumps(records)
     assert "\\ud800" in content  # the file itself is plain ASCII
     result = load(write(tmp_path / f"surrogates.{suffix}", content))

@@ -4,6 +4,7 @@ Each session chooses its own sidebar filter and clicks its own paper; afterwards
 its own filter and paper, with no error. No timing is asserted (bench/load.py prints the figures).
 Skips when Playwright or /usr/bin/chromium is missing, like tests/test_browser.py.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,7 +26,9 @@ SESSIONS = 3
 
 @pytest.fixture(scope="module")
 def result(tmp_path_factory):
-    return load.load_test(SEED_SAMPLE, sessions=SESSIONS, cache=tmp_path_factory.mktemp("cache"), timeout_s=120, timed=False)
+    return load.load_test(
+        SEED_SAMPLE, sessions=SESSIONS, cache=tmp_path_factory.mktemp("cache"), timeout_s=120, timed=False
+    )
 
 
 def test_concurrent_sessions_finish_every_step_with_no_error(result):

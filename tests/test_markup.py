@@ -26,5 +26,12 @@ def test_markdown_literal_leaves_only_escaped_punctuation(text):
 def test_safe_url_offers_only_web_links():
     assert safe_url("https://openreview.net/forum?id=x") == "https://openreview.net/forum?id=x"
     assert safe_url(" http://example.org/a ") == "http://example.org/a"
-    for bad in ("javascript:alert(1)", "JaVaScRiPt:alert(1)", "data:text/html,<script>alert(1)</script>", "//evil.org/x", "", "http://[::1"):
+    for bad in (
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "//evil.org/x",
+        "",
+        "http://[::1",
+    ):
         assert safe_url(bad) == ""

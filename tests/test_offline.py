@@ -5,6 +5,7 @@ machine; the fetch command alone tries, with a timeout, and says the machine see
 the test process or, through a sitecustomize.py, in a `python -m lib` child process. How the fetch
 behaves against a real server (slow, broken, refused) is in test_fetch.py.
 """
+
 import re
 import socket
 import subprocess
@@ -47,12 +48,19 @@ def test_the_guard_refuses_and_records_the_outside_and_lets_this_machine_through
         sock.connect((OUTSIDE_IP, 80))
     with pytest.raises(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
         sock.sendto(b"x", (OUTSIDE_IP, 53))
-    assert attempts == ["look up example.org", f"connect to {OUTSIDE_IP}:80 (timeout 5 s)", f"connect to {OUTSIDE_IP}:53 (no timeout)"]
+    assert attempts == [
+        "look up example.org",
+        f"connect to {OUTSIDE_IP}:80 (timeout 5 s)",
+        f"connect to {OUTSIDE_IP}:53 (no timeout)",
+    ]
 
 
 @pytest.mark.parametrize(
     "url, attempt",
-    [(ICML2025_URL, "look up raw.githubusercontent.com"), (f"http://{OUTSIDE_IP}/icml2025.json", f"connect to {OUTSIDE_IP}:80 (timeout 5 s)")],
+    [
+        (ICML2025_URL, "look up raw.githubusercontent.com"),
+        (f"http://{OUTSIDE_IP}/icml2025.json", f"connect to {OUTSIDE_IP}:80 (timeout 5 s)"),
+    ],
 )
 def test_fetch_alone_reaches_out_with_a_timeout_and_says_it_is_offline(attempts, tmp_path, url, attempt):
     with pytest.raises(FetchError, match="this machine seems to be offline"):
@@ -63,7 +71,9 @@ def test_fetch_alone_reaches_out_with_a_timeout_and_says_it_is_offline(attempts,
 
 def test_a_build_every_page_and_every_export_stay_on_this_machine(attempts, planted_file, tmp_path, monkeypatch):
     data = planted_file
-    papers = build(data, cache_dir=tmp_path / "cache", out_dir=tmp_path / "out").papers  # every stage, from an empty cache
+    papers = build(
+        data, cache_dir=tmp_path / "cache", out_dir=tmp_path / "out"
+    ).papers  # every stage, from an empty cache
     db_path = tmp_path / "lists.sqlite"
     with closing(reading_lists.connect(db_path)) as db:
         reading_lists.create_list(db, LIST_NAME)
@@ -75,13 +85,23 @@ def test_a_build_every_page_and_every_export_stay_on_this_machine(attempts, plan
     app = started(paper="privacy-0")  # the map, with a paper's card open
     for page in PAGES:
         app.switch_page(page)
-        app.query_params["paper"], app.query_params["list"] = "privacy-0", LIST_NAME  # the paper and list pages show one
+        app.query_params["paper"], app.query_params["list"] = (
+            "privacy-0",
+            LIST_NAME,
+        )  # the paper and list pages show one
         app.run()
         assert not app.exception, (page, app.exception)
-    assert set(PAGES) == set(re.findall(r'st\.Page\("(pages/[^"]+)"', (REPO / "dashboard.py").read_text()))  # every page
+    assert set(PAGES) == set(
+        re.findall(r'st\.Page\("(pages/[^"]+)"', (REPO / "dashboard.py").read_text())
+    )  # every page
 
-    downloads = [exports.markdown_agenda(LIST_NAME, entries), exports.bibtex(entries), exports.csv_text(entries),
-                 exports.table_csv(paper_table(papers)), exports.map_html(map_figure(papers, "subfield", "topic_label"))]
+    downloads = [
+        exports.markdown_agenda(LIST_NAME, entries),
+        exports.bibtex(entries),
+        exports.csv_text(entries),
+        exports.table_csv(paper_table(papers)),
+        exports.map_html(map_figure(papers, "subfield", "topic_label")),
+    ]
     assert all(downloads) and attempts == []
 
 
@@ -92,13 +112,21 @@ def test_the_build_command_makes_no_outside_connection(planted_file, tmp_path):
     env = sitecustomize_env(tmp_path / "site", log)
 
     def lib_command(*args):
-        return subprocess.run([sys.executable, "-m", "lib", *map(str, args)], cwd=REPO, env=env, capture_output=True,
-                              text=True, timeout=600)
+        return subprocess.run(
+            [sys.executable, "-m", "lib", *map(str, args)],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
 
     built = lib_command("build", data, "--out", tmp_path / "out", "--cache", tmp_path / "cache")
     assert built.returncode == 0, built.stderr
     assert (tmp_path / "out" / "papers.parquet").exists()
     assert not log.exists()
-    fetched = lib_command("fetch", "--url", f"http://{OUTSIDE_IP}/icml2025.json", "--timeout", 5, "--out", tmp_path / "data")
+    fetched = lib_command(
+        "fetch", "--url", f"http://{OUTSIDE_IP}/icml2025.json", "--timeout", 5, "--out", tmp_path / "data"
+    )
     assert fetched.returncode == 2 and "this machine seems to be offline" in fetched.stderr
     assert log.read_text().splitlines() == [f"connect to {OUTSIDE_IP}:80 (timeout 5 s)"]  # the guard works in a child

@@ -1,4 +1,5 @@
 """The topics and subfields pages under AppTest, on the planted list (with primary areas) plus hostile records."""
+
 import base64
 import json
 
@@ -70,7 +71,9 @@ def test_topics_page_shows_sizes_every_topic_and_one_in_detail(env):
     sizes = charts(app)[0]["data"]
     assert len(sizes) == 1 and len(sizes[0]["y"]) == len(table)  # one bar per topic, nothing filtered out
     assert any(m.value.startswith("**Why this label.**") for m in app.markdown)
-    assert any("**Subfields:**" in m.value for m in app.markdown) and any("**Statuses:**" in m.value for m in app.markdown)
+    assert any("**Subfields:**" in m.value for m in app.markdown) and any(
+        "**Statuses:**" in m.value for m in app.markdown
+    )
     assert any("Neighbouring topics" in m.value for m in app.markdown)
     keywords = tables(app, "lift")[0]
     assert len(keywords) and (keywords["lift"] >= 1).all()
@@ -88,7 +91,9 @@ def test_topics_page_switches_level_and_topic(env):
     assert set(fine["within"]) <= set(coarse["topic"])  # each fine topic lies inside a coarse one
     detail = app.selectbox(key="topic_detail_fine")
     last = detail.options[-1]
-    topic_id = next(str(t) for t in range(100) if detail.format_func(str(t)) == last)  # options show labels; values are topic ids
+    topic_id = next(
+        str(t) for t in range(100) if detail.format_func(str(t)) == last
+    )  # options show labels; values are topic ids
     detail.set_value(topic_id).run()
     assert not app.exception
     heading = next(m.value for m in app.markdown if m.value.startswith("### "))
@@ -139,7 +144,9 @@ def test_clicking_a_cell_opens_the_map_filtered_to_its_row_and_topic(env):
     app = opened("pages/subfields.py")
     cells = charts(app)[2]["data"][1]["customdata"]
     area, topic, count = max(cells, key=lambda c: c[2])
-    app.session_state["cross_primary_area"] = {"selection": {"points": [{"customdata": [area, topic, count]}], "point_indices": [0], "box": [], "lasso": []}}
+    app.session_state["cross_primary_area"] = {
+        "selection": {"points": [{"customdata": [area, topic, count]}], "point_indices": [0], "box": [], "lasso": []}
+    }
     app.run()
     assert not app.exception
     assert map_count(app) == count
@@ -150,7 +157,9 @@ def test_clicking_a_bar_opens_the_map_filtered_to_its_subfield(env):
     app = opened("pages/subfields.py")
     bars = charts(app)[0]["data"][0]
     subfield, count = bars["customdata"][-1], numbers(bars["x"])[-1]  # the top bar
-    app.session_state["subfield_bars"] = {"selection": {"points": [{"customdata": subfield}], "point_indices": [0], "box": [], "lasso": []}}
+    app.session_state["subfield_bars"] = {
+        "selection": {"points": [{"customdata": subfield}], "point_indices": [0], "box": [], "lasso": []}
+    }
     app.run()
     assert not app.exception
     assert map_count(app) == count and app.multiselect(key="subfield").value == [subfield]
@@ -185,7 +194,9 @@ def test_clicking_a_topic_bar_opens_the_map_filtered_to_that_fine_topic(env):
     app = opened("pages/topics.py", topic_level="fine")
     bars = charts(app)[0]["data"][0]
     label, count = bars["customdata"][-1], numbers(bars["x"])[-1]  # the largest fine topic, drawn on top
-    app.session_state["topic_sizes"] = {"selection": {"points": [{"customdata": label}], "point_indices": [0], "box": [], "lasso": []}}
+    app.session_state["topic_sizes"] = {
+        "selection": {"points": [{"customdata": label}], "point_indices": [0], "box": [], "lasso": []}
+    }
     app.run()
     assert not app.exception
     assert map_count(app) == count and app.multiselect(key="topic").value == [f"{label}{FINE_MARK}"]

@@ -1,4 +1,5 @@
 """The data sets page under AppTest: listing, opening (`?data=`), uploading and fetching."""
+
 import json
 import re
 
@@ -54,7 +55,9 @@ def test_page_lists_the_data_sets_and_opening_one_maps_it_on_every_page(env):
     assert app.query_params["data"] in ("small2024.json", ["small2024.json"])  # a link reopens it
     # A page switch drops the URL's query; the session keeps the data set.
     app.switch_page("pages/subfields.py").run()
-    assert not app.exception and any(m.value.startswith("**12 of 12 papers**") for m in app.markdown)  # the sidebar's count
+    assert not app.exception and any(
+        m.value.startswith("**12 of 12 papers**") for m in app.markdown
+    )  # the sidebar's count
     rows = {r["name"]: r for r in listed(on_data_sets_page(app))}
     assert rows["small2024.json"]["papers"] == 12 and rows["small2024.json"]["built"]
 
@@ -114,7 +117,9 @@ def test_fetch_offline_shows_one_sentence(env, monkeypatch):
     app.button(key="fetch").click().run()
     assert not app.exception
     assert len(app.error) == 1
-    assert app.error[0].value.startswith(f"Could not download {markdown_literal(url)}") and "offline" in app.error[0].value
+    assert (
+        app.error[0].value.startswith(f"Could not download {markdown_literal(url)}") and "offline" in app.error[0].value
+    )
     assert len(listed(app)) == 3
 
 
@@ -152,11 +157,15 @@ def test_an_upload_over_the_limit_is_one_error_with_both_sizes_and_not_saved(env
     import lib.ui_state.data_sets
 
     # A 2 KB limit stands in for the real 200 MB one, so the test holds no 200 MB in memory.
-    monkeypatch.setattr(lib.ui_state.data_sets, "save_upload", functools.partial(lib.datasets.save_upload, max_bytes=2048))
+    monkeypatch.setattr(
+        lib.ui_state.data_sets, "save_upload", functools.partial(lib.datasets.save_upload, max_bytes=2048)
+    )
     app = on_data_sets_page(started())
     app.file_uploader(key="upload").upload("huge.json", json.dumps(planted_records()).encode()).run()
     assert not app.exception and len(app.error) == 1
-    assert re.fullmatch(r"huge is \d+(\.\d)? KB; uploads are limited to 2 KB\.", plain(app.error[0].value)), app.error[0].value
+    assert re.fullmatch(r"huge is \d+(\.\d)? KB; uploads are limited to 2 KB\.", plain(app.error[0].value)), app.error[
+        0
+    ].value
     assert not (env / "uploads").exists()
     app.file_uploader(key="upload").upload("justover.json", b" " * 2049).run()  # "2.0 KB" would not say why
     assert plain(app.error[0].value) == "justover is 2,049 bytes; uploads are limited to 2,048 bytes."

@@ -1,5 +1,6 @@
 """The dashboard on broken paper lists (tests/hostile_lists.py), opened with `?data=<name>`: the
 sentence the CLI prints for the same file, or the map of the kept papers and what was skipped."""
+
 import pytest
 from conftest import plain, started
 from hostile_lists import PARTLY, REFUSED
@@ -25,7 +26,9 @@ def folder(tmp_path, monkeypatch, hostile_cache):
 def test_an_unusable_list_shows_the_clis_sentence_and_the_way_out(name, folder, hostile_cache, capsys):
     path = folder / name
     path.write_bytes(REFUSED[name])
-    assert main(["build", str(path), "--cache", str(hostile_cache), "--out", str(folder.parent / "out"), "--quiet"]) == 2
+    assert (
+        main(["build", str(path), "--cache", str(hostile_cache), "--out", str(folder.parent / "out"), "--quiet"]) == 2
+    )
     sentence = capsys.readouterr().err.strip().removeprefix("error: ")
     app = started(data=name)
     assert [plain(e.value) for e in app.error] == [sentence] and not app.warning

@@ -1,4 +1,5 @@
 """The paper page under AppTest: details, similar papers that open their own page, inert data text."""
+
 import json
 
 import pytest
@@ -12,8 +13,12 @@ HOSTILE_ABSTRACT = "**bold** [y](javascript:alert(1)) differential privacy budge
 @pytest.fixture
 def app_env(tmp_path, monkeypatch):
     records = planted_records()
-    records[0].update(title=HOSTILE_TITLE, abstract=HOSTILE_ABSTRACT + " " + records[0]["abstract"],
-                      site="javascript:alert(1)", author="**Eve** [x](javascript:alert(1))")
+    records[0].update(
+        title=HOSTILE_TITLE,
+        abstract=HOSTILE_ABSTRACT + " " + records[0]["abstract"],
+        site="javascript:alert(1)",
+        author="**Eve** [x](javascript:alert(1))",
+    )
     data = tmp_path / "planted2025.json"
     data.write_text(json.dumps(records))
     monkeypatch.setenv("PAPERMAP_DATA", str(data))

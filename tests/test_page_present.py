@@ -1,4 +1,5 @@
 """Presentation mode under AppTest: one paper per step, its place on the map, steps in the URL."""
+
 import json
 from contextlib import closing
 
@@ -32,7 +33,9 @@ def test_steps_through_the_list_with_the_paper_highlighted_on_the_map(lists_db):
     assert app.title[0].value == markdown_literal(IMG)  # shows as text
     assert "Paper **1** of **3**" in [m.value for m in app.main.markdown]
     assert highlighted_ids(app) == [["privacy-0"]]
-    previous, following = (next(b for b in app.button if b.proto.label.startswith(word)) for word in ("Previous", "Next"))
+    previous, following = (
+        next(b for b in app.button if b.proto.label.startswith(word)) for word in ("Previous", "Next")
+    )
     assert previous.disabled and not following.disabled
     following.click().run()
     assert not app.exception
@@ -51,7 +54,10 @@ def test_step_in_the_url_is_clamped_and_presenter_and_note_show(lists_db):
     app = present(list="Club", step="99")
     assert app.title[0].value == "Last" and app.query_params["step"] in ("2", ["2"])
     texts = [m.value for m in app.main.markdown]
-    assert f"Presented by **{markdown_literal('Grace <b>')}**" in texts and f"_{markdown_literal('Focus on **section 3**')}_" in texts
+    assert (
+        f"Presented by **{markdown_literal('Grace <b>')}**" in texts
+        and f"_{markdown_literal('Focus on **section 3**')}_" in texts
+    )
     assert next(b for b in app.button if b.proto.label.startswith("Next")).disabled
     make_list(lists_db, "Another", ["Opening paper", "Closing paper"], prefix="bandits")
     app.run().selectbox(key="list").select("Another").run()  # another list starts at its first paper
@@ -65,7 +71,9 @@ def test_a_paper_from_another_data_set_shows_its_snapshot_without_the_map(lists_
     assert app.title[0].value == "Elsewhere"
     assert not app.get("plotly_chart")
     assert plain(app.info[0].value).startswith("Not on this map") and "other2024.json" in plain(app.info[0].value)
-    assert "An abstract" not in app.info[0].value and any("Abstract with" in m.value for m in app.main.markdown)  # the snapshot
+    assert "An abstract" not in app.info[0].value and any(
+        "Abstract with" in m.value for m in app.main.markdown
+    )  # the snapshot
 
 
 def test_no_lists_and_empty_list_say_what_to_do(lists_db):

@@ -1,4 +1,5 @@
 """The reading-lists page and the "add to a reading list" control under AppTest, with a private database."""
+
 from contextlib import closing
 
 import pandas as pd
@@ -16,11 +17,18 @@ LINK = "**b** [x](javascript:alert(1))"
 
 def rows(titles, prefix="privacy"):
     n = len(titles)
-    return pd.DataFrame({
-        "paper_id": [f"{prefix}-{i}" for i in range(n)], "title": titles, "authors": [["Ada Lovelace", "Alan Turing"]] * n,
-        "venue": ["ICML"] * n, "year": pd.array([2025] * n, dtype="Int64"), "url": ["https://example.org/1"] * n,
-        "abstract": [f"Abstract with {LINK}."] * n, "keywords": [["privacy budget", "noise"]] * n,
-    })
+    return pd.DataFrame(
+        {
+            "paper_id": [f"{prefix}-{i}" for i in range(n)],
+            "title": titles,
+            "authors": [["Ada Lovelace", "Alan Turing"]] * n,
+            "venue": ["ICML"] * n,
+            "year": pd.array([2025] * n, dtype="Int64"),
+            "url": ["https://example.org/1"] * n,
+            "abstract": [f"Abstract with {LINK}."] * n,
+            "keywords": [["privacy budget", "noise"]] * n,
+        }
+    )
 
 
 def make_list(path, name, titles, dataset="planted2025.json", prefix="privacy"):
@@ -70,7 +78,11 @@ def test_entries_show_in_order_as_text_and_can_be_edited(lists_db):
     make_list(lists_db, "Club", [IMG, LINK, "Third paper"])
     app = open_page(list="Club")
     titles = [t for t in markdown_texts(app) if t.startswith("**")]
-    assert titles == [f"**1. {markdown_literal(IMG)}**", f"**2. {markdown_literal(LINK)}**", "**3. Third paper**"]  # text, not markup
+    assert titles == [
+        f"**1. {markdown_literal(IMG)}**",
+        f"**2. {markdown_literal(LINK)}**",
+        "**3. Third paper**",
+    ]  # text, not markup
     first, second, third = (e.entry_id for e in stored(lists_db, "Club"))
     app.button(key=f"down-{first}").click().run()
     assert [e.entry_id for e in stored(lists_db, "Club")] == [second, first, third]
@@ -79,7 +91,10 @@ def test_entries_show_in_order_as_text_and_can_be_edited(lists_db):
     app.text_input(key=f"note-{first}").input("Bring =questions").run()
     assert not app.exception
     entries = stored(lists_db, "Club")
-    assert [e.entry_id for e in entries] == [second, first] and (entries[1].presenter, entries[1].note) == ("Grace", "Bring =questions")
+    assert [e.entry_id for e in entries] == [second, first] and (entries[1].presenter, entries[1].note) == (
+        "Grace",
+        "Bring =questions",
+    )
     assert app.text_input(key=f"presenter-{first}").value == "Grace"  # the page shows what is stored
     assert app.button(key=f"up-{second}").disabled and app.button(key=f"down-{first}").disabled  # the ends
     labels = [b.proto.label for b in app.get("download_button")]
@@ -169,7 +184,10 @@ def test_add_to_list_control_creates_a_list_and_adds_papers(lists_db, control_ap
     assert not app.exception and not app.error
     assert app.success[0].value == "Added 2 papers to Reading group."
     assert app.selectbox(key="test-list").value == "Reading group"  # the new list is now the target
-    assert [(e.paper_id, e.dataset) for e in stored(lists_db, "Reading group")] == [("a", "planted2025.json"), ("b", "planted2025.json")]
+    assert [(e.paper_id, e.dataset) for e in stored(lists_db, "Reading group")] == [
+        ("a", "planted2025.json"),
+        ("b", "planted2025.json"),
+    ]
     app.number_input(key="how_many").set_value(3).run()
     app.button(key="test-add").click().run()
     assert app.success[0].value == "Added 1 paper to Reading group (2 already there)."

@@ -1,4 +1,5 @@
 """The dashboard's pages under Streamlit's AppTest, on a small planted list with a private cache."""
+
 import base64
 import json
 
@@ -36,7 +37,9 @@ def test_map_page_shows_every_paper_coloured_by_subfield(app_env):
     assert map_points(app) == 36
     figure = json.loads(app.get("plotly_chart")[0].proto.spec)
     paper_traces = [trace for trace in figure["data"] if "customdata" in trace]
-    assert paper_traces and all(array_length(trace["customdata"]) for trace in paper_traces)  # ids travel with the points
+    assert paper_traces and all(
+        array_length(trace["customdata"]) for trace in paper_traces
+    )  # ids travel with the points
     assert any(a["text"] for a in figure["layout"]["annotations"])  # topic labels drawn
     assert len(app.dataframe) == 1 and len(app.dataframe[0].value) == 36
     assert "planted2025.json" in plain(app.get("caption")[0].value)
@@ -52,7 +55,10 @@ def test_a_long_table_under_the_map_is_capped_and_says_so(app_env, monkeypatch):
     figure = json.loads(app.get("plotly_chart")[0].proto.spec)
     hover = [text for trace in figure["data"] if "customdata" in trace for text in trace["hovertext"]]
     abstracts = [record["abstract"][:40] for record in planted_records()]
-    assert len(hover) == 36 and not any(abstract in text for text in hover for abstract in abstracts)  # hover never carries abstracts
+    assert len(hover) == 36 and not any(
+        abstract in text for text in hover for abstract in abstracts
+    )  # hover never carries abstracts
+
 
 def test_subfield_filter_changes_what_is_shown(app_env):
     app = started()
@@ -77,7 +83,10 @@ def test_area_and_subfield_filters_combine_and_keep_the_map_as_backdrop(app_env)
     backdrop = [t for t in figure["data"] if t.get("name") == "filtered out"]
     assert len(backdrop) == 1 and array_length(backdrop[0]["x"]) == 36 - in_area
     offered = [o.rsplit(" (", 1)[0] for o in app.multiselect(key="subfield").options]
-    assert offered and sum(int(o.rsplit("(", 1)[1].rstrip(")")) for o in app.multiselect(key="subfield").options) == in_area
+    assert (
+        offered
+        and sum(int(o.rsplit("(", 1)[1].rstrip(")")) for o in app.multiselect(key="subfield").options) == in_area
+    )
     subfield = offered[-1]
     app.multiselect(key="subfield").select(subfield).run()
     assert not app.exception
@@ -108,12 +117,16 @@ def test_colour_choice_regroups_the_map(app_env):
 
 def test_unreadable_data_is_one_clear_error_not_a_traceback(tmp_path, monkeypatch):
     broken = tmp_path / "broken.json"
-    broken.write_text("[{\"title\": ")
+    broken.write_text('[{"title": ')
     monkeypatch.setenv("PAPERMAP_DATA", str(broken))
     monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
     app = AppTest.from_file(DASHBOARD, default_timeout=60).run()
     assert not app.exception
-    assert len(app.error) == 1 and "broken.json" in plain(app.error[0].value) and "invalid JSON" in plain(app.error[0].value)
+    assert (
+        len(app.error) == 1
+        and "broken.json" in plain(app.error[0].value)
+        and "invalid JSON" in plain(app.error[0].value)
+    )
 
 
 def test_every_facet_filters_and_lives_in_the_url(app_env):

@@ -1,5 +1,6 @@
 """The keywords/subfields worker (lib.parallel): the same tables as one process, from any main
 script, and a build that finishes whatever happens to the worker."""
+
 import subprocess
 import sys
 import textwrap
@@ -39,8 +40,9 @@ def recording_worker(tmp_path, monkeypatch):
     return mark
 
 
-def test_tables_from_the_worker_equal_those_made_in_one_process(planted_file, tmp_path, in_one_process, worker_allowed,
-                                                                 monkeypatch):
+def test_tables_from_the_worker_equal_those_made_in_one_process(
+    planted_file, tmp_path, in_one_process, worker_allowed, monkeypatch
+):
     ran = recording_worker(tmp_path, monkeypatch)
     with_worker = run(planted_file, tmp_path, "worker").papers
     assert ran.exists(), "the build did not start the worker"
@@ -56,14 +58,18 @@ def test_small_lists_and_cached_stages_start_no_worker(planted_file, tmp_path, m
     assert not ran.exists()
 
 
-@pytest.mark.parametrize("command, failure", [
-    (["/nonexistent/python3"], "cannot start"),
-    ([sys.executable, "-c", "raise SystemExit(3)"], "exits at once"),
-    ([sys.executable, "-c", "import sys; sys.stdin.buffer.read(10); print('not a table')"], "answers garbage"),
-    ([sys.executable, "-c", "import os, sys; sys.stdin.buffer.read(10); os.kill(os.getpid(), 9)"], "is killed"),
-])
-def test_a_worker_that_fails_leaves_the_build_to_finish_in_one_process(planted_file, tmp_path, in_one_process,
-                                                                        worker_allowed, monkeypatch, command, failure):
+@pytest.mark.parametrize(
+    "command, failure",
+    [
+        (["/nonexistent/python3"], "cannot start"),
+        ([sys.executable, "-c", "raise SystemExit(3)"], "exits at once"),
+        ([sys.executable, "-c", "import sys; sys.stdin.buffer.read(10); print('not a table')"], "answers garbage"),
+        ([sys.executable, "-c", "import os, sys; sys.stdin.buffer.read(10); os.kill(os.getpid(), 9)"], "is killed"),
+    ],
+)
+def test_a_worker_that_fails_leaves_the_build_to_finish_in_one_process(
+    planted_file, tmp_path, in_one_process, worker_allowed, monkeypatch, command, failure
+):
     monkeypatch.setattr(lib.parallel, "WORKER_COMMAND", command)
     pd.testing.assert_frame_equal(in_one_process, run(planted_file, tmp_path, "failing").papers, obj=failure)
 
@@ -76,7 +82,8 @@ def test_the_worker_never_runs_the_main_script_of_the_process_that_builds(plante
     imported_again = tmp_path / "imported_again"
     mark = tmp_path / "worker_ran"
     worker = [sys.executable, "-c", RECORDING.format(mark=str(mark))]
-    script.write_text(textwrap.dedent(f"""
+    script.write_text(
+        textwrap.dedent(f"""
         import sys, time
         if __name__ != "__main__":
             open({str(imported_again)!r}, "w").close()
@@ -90,7 +97,8 @@ def test_the_worker_never_runs_the_main_script_of_the_process_that_builds(plante
         result = lib.pipeline.build({str(planted_file)!r}, cache_dir={str(tmp_path / "cache")!r},
                                     out_dir={str(tmp_path / "out")!r})
         print(result.counts["papers"])
-    """))
+    """)
+    )
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["36"]

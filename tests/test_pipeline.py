@@ -116,7 +116,9 @@ def test_bad_inputs_raise_named_errors_before_any_work(tmp_path):
 def test_a_list_with_no_usable_paper_is_an_error_not_an_empty_map(tmp_path):
     unusable = tmp_path / "titleless.json"
     unusable.write_text(json.dumps([{"id": "a", "title": ""}, {"id": "b"}]))
-    with pytest.raises(InputError, match="titleless.json: no paper could be read from its 2 records; the first: record 1"):
+    with pytest.raises(
+        InputError, match="titleless.json: no paper could be read from its 2 records; the first: record 1"
+    ):
         run(unusable, tmp_path)
 
 
@@ -197,15 +199,19 @@ def test_a_damaged_output_is_never_reused(planted_file, tmp_path):
     for store in (tmp_path / "cache" / "output").iterdir():
         (store / "embeddings.npy").write_bytes(b"junk")  # and the cache's copy damaged too
     rebuilt = run(planted_file, tmp_path, out_dir=tmp_path / "a")
-    assert "reuse" not in [s.name for s in rebuilt.stages] and all(s.cached for s in rebuilt.stages if s.name != "write")
+    assert "reuse" not in [s.name for s in rebuilt.stages] and all(
+        s.cached for s in rebuilt.stages if s.name != "write"
+    )
     assert (tmp_path / "a" / "papers.parquet").read_bytes() == clean
     pd.testing.assert_frame_equal(rebuilt.papers, first.papers)
 
 
 def test_the_cli_answers_a_finished_build_without_importing_the_stages(tmp_path):
     args = ["build", str(SEED_SAMPLE), "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out"), "--quiet"]
-    script = ("import sys; from lib.cli import main; code = main(sys.argv[1:]); "
-              "print(sorted(m for m in ('pandas', 'sklearn', 'umap', 'numba') if m in sys.modules))")
+    script = (
+        "import sys; from lib.cli import main; code = main(sys.argv[1:]); "
+        "print(sorted(m for m in ('pandas', 'sklearn', 'umap', 'numba') if m in sys.modules))"
+    )
     subprocess.run([sys.executable, "-c", script, *args], cwd=REPO, check=True, capture_output=True)
     warm = subprocess.run([sys.executable, "-c", script, *args], cwd=REPO, check=True, capture_output=True, text=True)
     assert warm.stdout.splitlines()[-1] == "[]", warm.stdout
@@ -230,8 +236,11 @@ def test_a_second_build_of_the_same_folder_waits_for_the_first_and_reuses_its_ma
 
     started, release = threading.Event(), threading.Event()
     results, waiting = {}, threading.Event()
-    first = threading.Thread(target=lambda: results.setdefault("first", run(
-        planted_file, tmp_path, out_dir=tmp_path / "out", embedder=_HeldEmbedder(started, release))))
+    first = threading.Thread(
+        target=lambda: results.setdefault(
+            "first", run(planted_file, tmp_path, out_dir=tmp_path / "out", embedder=_HeldEmbedder(started, release))
+        )
+    )
     first.start()
     assert started.wait(30)  # the first build holds the folder, inside its embed stage
 
@@ -239,8 +248,11 @@ def test_a_second_build_of_the_same_folder_waits_for_the_first_and_reuses_its_ma
         if stage == "wait":
             waiting.set()
 
-    second = threading.Thread(target=lambda: results.setdefault("second", run(
-        planted_file, tmp_path, out_dir=tmp_path / "out", progress=second_progress)))
+    second = threading.Thread(
+        target=lambda: results.setdefault(
+            "second", run(planted_file, tmp_path, out_dir=tmp_path / "out", progress=second_progress)
+        )
+    )
     second.start()
     assert waiting.wait(30) and "second" not in results  # it says it waits, and does wait
     release.set()
@@ -253,20 +265,34 @@ def test_a_second_build_of_the_same_folder_waits_for_the_first_and_reuses_its_ma
 def test_a_build_whose_lock_holder_was_killed_is_not_blocked(planted_file, tmp_path):
     import threading
 
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import time\n"
-        "from pathlib import Path\n"
-        "from lib.pipeline import _build_lock\n"
-        f"with _build_lock(Path({str(tmp_path / 'out')!r}), Path({str(tmp_path / 'cache')!r}), print):\n"
-        "    print('held', flush=True); time.sleep(60)\n")], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import time\n"
+                "from pathlib import Path\n"
+                "from lib.pipeline import _build_lock\n"
+                f"with _build_lock(Path({str(tmp_path / 'out')!r}), Path({str(tmp_path / 'cache')!r}), print):\n"
+                "    print('held', flush=True); time.sleep(60)\n"
+            ),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
     finally:
         holder.kill()
         holder.wait()
     stages, results = [], []
-    builder = threading.Thread(target=lambda: results.append(run(
-        planted_file, tmp_path, out_dir=tmp_path / "out", progress=lambda stage, *_: stages.append(stage))), daemon=True)
+    builder = threading.Thread(
+        target=lambda: results.append(
+            run(planted_file, tmp_path, out_dir=tmp_path / "out", progress=lambda stage, *_: stages.append(stage))
+        ),
+        daemon=True,
+    )
     builder.start()
     builder.join(60)
     assert results, "the build still waits for a lock whose holder is dead"

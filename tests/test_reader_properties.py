@@ -4,6 +4,7 @@ is kept. Arbitrary bytes, read as any format, load or are refused in one line na
 
 Derandomized and without an example database, so every run (and CI) tries the same examples.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -23,24 +24,48 @@ from lib.cache import frame_bytes
 from lib.errors import InputError
 from lib.load import FIELD_ALIASES, FORMATS, LoadResult, load_papers
 
-PROPERTY = settings(max_examples=150, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(
+    max_examples=150, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 # --- strategies ------------------------------------------------------------------------------------
 
 # Text of every Unicode category: control characters, format characters, astral emoji, unassigned
 # code points, and lone surrogates (JSON writes them as "\ud800" escapes; UTF-8 cannot hold them).
 ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=30)
-ODD_TEXT = st.sampled_from([
-    "", " \t ", "\x00\x07\x1b", "\u2028\u2029\x85", "\ufeff", "\r\n", '"', ",", "\t", "NaN", "null", "[]",
-    "$$", "\\frac{}{}", "$\\alpha$", "😀🧪", "Нейронные сети", "深度学习 的 研究", "مرحبا", "\u202eevil",
-    "=HYPERLINK(\"http://x\")",
-])
-LONG_TEXT = st.sampled_from(["a", "word "]).map(lambda unit: unit * 30_000)  # past the abstract cut and csv's 128 KiB field limit
+ODD_TEXT = st.sampled_from(
+    [
+        "",
+        " \t ",
+        "\x00\x07\x1b",
+        "\u2028\u2029\x85",
+        "\ufeff",
+        "\r\n",
+        '"',
+        ",",
+        "\t",
+        "NaN",
+        "null",
+        "[]",
+        "$$",
+        "\\frac{}{}",
+        "$\\alpha$",
+        "😀🧪",
+        "Нейронные сети",
+        "深度学习 的 研究",
+        "مرحبا",
+        "\u202eevil",
+        '=HYPERLINK("http://x")',
+    ]
+)
+LONG_TEXT = st.sampled_from(["a", "word "]).map(
+    lambda unit: unit * 30_000
+)  # past the abstract cut and csv's 128 KiB field limit
 TEXT = ANY_TEXT | ODD_TEXT | LONG_TEXT
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | TEXT  # floats include NaN and infinities
-JSON_VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
-                           max_leaves=12)
+JSON_VALUES = st.recursive(
+    SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4), max_leaves=12
+)
 ALIASES = sorted({alias for aliases in FIELD_ALIASES.values() for alias in aliases})
 # Field names the loader knows, as given or with other case and spaces, and anything else.
 KEYS = st.sampled_from(ALIASES) | st.sampled_from(ALIASES).map(lambda k: f" {k.upper()} ") | ANY_TEXT
@@ -63,7 +88,9 @@ def usable_records(draw) -> dict:
 
 # (item, whether its title must be kept): records, usable records, and things that are not records.
 ENTRIES = st.lists(
-    RECORDS.map(lambda r: (r, False)) | usable_records().map(lambda r: (r, True)) | JSON_VALUES.map(lambda v: (v, False)),
+    RECORDS.map(lambda r: (r, False))
+    | usable_records().map(lambda r: (r, True))
+    | JSON_VALUES.map(lambda v: (v, False)),
     max_size=12,
 )
 
@@ -93,8 +120,10 @@ def as_jsonl(items: list, ensure_ascii: bool) -> tuple[str, int]:
 
 def as_openreview(items: list, ensure_ascii: bool) -> tuple[str, int]:
     """API v2 notes: each field wrapped as {"value": ...}; a non-record item stays a bare note."""
-    notes = [{"id": f"n{n}", "content": {k: {"value": v} for k, v in item.items()}} if isinstance(item, dict) else item
-             for n, item in enumerate(items)]
+    notes = [
+        {"id": f"n{n}", "content": {k: {"value": v} for k, v in item.items()}} if isinstance(item, dict) else item
+        for n, item in enumerate(items)
+    ]
     return json.dumps({"notes": notes}, ensure_ascii=ensure_ascii), len(items)
 
 
@@ -111,8 +140,11 @@ def as_delimited(items: list, delimiter: str) -> tuple[str, int]:
 def as_parquet(items: list) -> tuple[bytes, int]:
     """One row per record, every value as text (a Parquet column holds one type) or null; lone
     surrogates, which Parquet's UTF-8 cannot hold, as U+FFFD."""
+
     def cell(value):
-        return None if value is None else SURROGATE.sub("\ufffd", value if isinstance(value, str) else json.dumps(value))
+        return (
+            None if value is None else SURROGATE.sub("\ufffd", value if isinstance(value, str) else json.dumps(value))
+        )
 
     rows = [{SURROGATE.sub("\ufffd", k): cell(v) for k, v in item.items()} for item in items if isinstance(item, dict)]
     frame = pd.DataFrame(rows)
@@ -178,8 +210,12 @@ def check_complete(result: LoadResult) -> None:
 
 
 @PROPERTY
-@given(entries=ENTRIES, writer=st.sampled_from(WRITERS), encoding=st.sampled_from(sorted(ENCODINGS)),
-       ensure_ascii=st.booleans())
+@given(
+    entries=ENTRIES,
+    writer=st.sampled_from(WRITERS),
+    encoding=st.sampled_from(sorted(ENCODINGS)),
+    ensure_ascii=st.booleans(),
+)
 def test_arbitrary_records_are_kept_or_reported_in_every_format(folder, entries, writer, encoding, ensure_ascii):
     raw, written, refusable = written_file([item for item, _ in entries], writer, encoding, ensure_ascii)
     path = folder / f"papers.{writer.split()[0]}"
@@ -195,14 +231,51 @@ def test_arbitrary_records_are_kept_or_reported_in_every_format(folder, entries,
 
 
 # Pieces of every format's syntax, so that random files are often almost valid.
-SYNTAX = st.sampled_from([
-    "[", "]", "{", "}", ",", ":", '"', "\n", "\r\n", "\t", " ", '"title"', '"abstract"', '"id"', '"notes"', '"content"',
-    '"value"', '"papers"', "title,abstract\n", "title\tabstract\n", "null", "true", "NaN", "-Infinity", "1e999", "7" * 5000,
-    '"\\ud800"', '"\\u0000"', '"x"', "\\", "PAR1", "\ufeff", "\x00", "$\\frac{", "😀",
-])
+SYNTAX = st.sampled_from(
+    [
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        ":",
+        '"',
+        "\n",
+        "\r\n",
+        "\t",
+        " ",
+        '"title"',
+        '"abstract"',
+        '"id"',
+        '"notes"',
+        '"content"',
+        '"value"',
+        '"papers"',
+        "title,abstract\n",
+        "title\tabstract\n",
+        "null",
+        "true",
+        "NaN",
+        "-Infinity",
+        "1e999",
+        "7" * 5000,
+        '"\\ud800"',
+        '"\\u0000"',
+        '"x"',
+        "\\",
+        "PAR1",
+        "\ufeff",
+        "\x00",
+        "$\\frac{",
+        "😀",
+    ]
+)
 RAW_TEXT = st.lists(SYNTAX | ANY_TEXT, max_size=40).map("".join)
-RAW_FILES = st.binary(max_size=200) | RAW_TEXT.map(lambda text: text.encode("utf-8", "surrogatepass")) | RAW_TEXT.map(
-    lambda text: codecs.BOM_UTF16_LE + text.encode("utf-16-le", "surrogatepass"))
+RAW_FILES = (
+    st.binary(max_size=200)
+    | RAW_TEXT.map(lambda text: text.encode("utf-8", "surrogatepass"))
+    | RAW_TEXT.map(lambda text: codecs.BOM_UTF16_LE + text.encode("utf-16-le", "surrogatepass"))
+)
 
 
 @PROPERTY

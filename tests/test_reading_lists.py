@@ -1,4 +1,5 @@
 """Reading lists in SQLite: named lists, ordered entries, and no lost update between sessions."""
+
 import threading
 from contextlib import closing
 
@@ -10,16 +11,18 @@ from lib.errors import ReadingListError
 
 
 def papers(n, prefix="p"):
-    return pd.DataFrame({
-        "paper_id": [f"{prefix}{i}" for i in range(n)],
-        "title": [f"Title {prefix}{i}" for i in range(n)],
-        "authors": [["Ada Lovelace", "Alan Turing"]] * n,
-        "venue": ["ICML"] * n,
-        "year": pd.array([2025] * n, dtype="Int64"),
-        "url": [f"https://example.org/{i}" for i in range(n)],
-        "abstract": ["An abstract."] * n,
-        "keywords": [["privacy", "noise"]] * n,
-    })
+    return pd.DataFrame(
+        {
+            "paper_id": [f"{prefix}{i}" for i in range(n)],
+            "title": [f"Title {prefix}{i}" for i in range(n)],
+            "authors": [["Ada Lovelace", "Alan Turing"]] * n,
+            "venue": ["ICML"] * n,
+            "year": pd.array([2025] * n, dtype="Int64"),
+            "url": [f"https://example.org/{i}" for i in range(n)],
+            "abstract": ["An abstract."] * n,
+            "keywords": [["privacy", "noise"]] * n,
+        }
+    )
 
 
 @pytest.fixture
@@ -46,16 +49,19 @@ def test_lists_are_created_renamed_and_deleted(db):
     assert db.execute("SELECT COUNT(*) FROM entries").fetchone()[0] == 0  # entries went with their list
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda db: rl.create_list(db, "   "), "needs a name"),
-    (lambda db: rl.create_list(db, "x" * 81), "at most 80"),
-    (lambda db: rl.create_list(db, "JOURNAL CLUB"), "already exists"),
-    (lambda db: rl.rename_list(db, "Other", "Journal club"), "already exists"),
-    (lambda db: rl.rename_list(db, "Nope", "New"), "no reading list named 'Nope'"),
-    (lambda db: rl.entries(db, "Nope"), "no reading list"),
-    (lambda db: rl.add_papers(db, "Nope", papers(1), "seed.txt"), "no reading list"),
-    (lambda db: rl.remove_entry(db, "Journal club", 999), "no longer in the reading list"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda db: rl.create_list(db, "   "), "needs a name"),
+        (lambda db: rl.create_list(db, "x" * 81), "at most 80"),
+        (lambda db: rl.create_list(db, "JOURNAL CLUB"), "already exists"),
+        (lambda db: rl.rename_list(db, "Other", "Journal club"), "already exists"),
+        (lambda db: rl.rename_list(db, "Nope", "New"), "no reading list named 'Nope'"),
+        (lambda db: rl.entries(db, "Nope"), "no reading list"),
+        (lambda db: rl.add_papers(db, "Nope", papers(1), "seed.txt"), "no reading list"),
+        (lambda db: rl.remove_entry(db, "Journal club", 999), "no longer in the reading list"),
+    ],
+)
 def test_bad_requests_are_one_sentence_errors(db, call, message):
     rl.create_list(db, "Journal club")
     rl.create_list(db, "Other")
@@ -75,7 +81,9 @@ def test_papers_are_appended_once_with_a_snapshot(db):
     assert ids(db, "club") == ["p0", "p1", "p2", "p3", "p0"]
     first = entries[0]
     assert first.title == "Title p0" and first.authors == ("Ada Lovelace", "Alan Turing") and first.year == 2025
-    assert first.keywords == ("privacy", "noise") and first.dataset == "seed.txt" and first.presenter == first.note == ""
+    assert (
+        first.keywords == ("privacy", "noise") and first.dataset == "seed.txt" and first.presenter == first.note == ""
+    )
     missing_year = papers(1, "q").assign(year=pd.array([None], dtype="Int64"))
     rl.add_papers(db, "club", missing_year, "seed.txt")
     assert rl.entries(db, "club")[-1].year is None
@@ -141,7 +149,7 @@ def test_concurrent_sessions_adding_at_once_keep_positions_consistent(tmp_path):
             with closing(rl.connect(path)) as db:
                 for i in range(15):
                     rl.add_papers(db, "club", papers(2, f"w{worker}-{i}-"), "seed.txt")
-        except Exception as error:  # noqa: BLE001 - reported by the assertion below
+        except Exception as error:
             errors.append(error)
 
     threads = [threading.Thread(target=session, args=(w,)) for w in range(4)]

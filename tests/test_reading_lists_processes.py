@@ -3,6 +3,7 @@ committed and breaks nothing, and sessions editing one list at once lose no upda
 
 (tests/test_reading_lists.py covers threads and connections within one process.)
 """
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,12 @@ def writer(db_path):
     started: list[subprocess.Popen] = []
 
     def start(*args: object, stdin=None) -> subprocess.Popen:
-        process = subprocess.Popen([sys.executable, str(WRITER), str(db_path), LIST, *map(str, args)], stdin=stdin,
-                                   stdout=subprocess.PIPE, text=True)
+        process = subprocess.Popen(
+            [sys.executable, str(WRITER), str(db_path), LIST, *map(str, args)],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         started.append(process)
         return process
 
@@ -76,7 +81,9 @@ def test_a_writer_killed_mid_write_keeps_every_committed_batch_and_no_part_of_an
             entries = assert_sound(db)
         batches = [e.paper_id.rsplit("-", 1)[0] for e in entries]
         in_list = list(dict.fromkeys(batches))
-        assert [b for b in in_list if b in set(reported)] == reported, "a batch reported committed is gone or out of order"
+        assert [b for b in in_list if b in set(reported)] == reported, (
+            "a batch reported committed is gone or out of order"
+        )
         runs = [b for i, b in enumerate(batches) if i == 0 or batches[i - 1] != b]
         assert runs == in_list and all(batches.count(b) == BATCH for b in in_list), "part of a batch was kept"
     with closing(rl.connect(db_path)) as db:
@@ -96,7 +103,9 @@ def test_sessions_in_separate_processes_editing_one_list_lose_no_update(db_path,
         out, _ = process.communicate(timeout=120)
         assert process.returncode == 0
         done[prefix] = json.loads(out)
-    assert max(d["started"] for d in done.values()) < min(d["ended"] for d in done.values()), "the sessions did not overlap"
+    assert max(d["started"] for d in done.values()) < min(d["ended"] for d in done.values()), (
+        "the sessions did not overlap"
+    )
     with closing(rl.connect(db_path)) as db:
         entries = assert_sound(db)
     assert sorted(e.paper_id for e in entries) == sorted(p for d in done.values() for p in d["order"])

@@ -1,6 +1,7 @@
 """Every third-party module the code imports is declared, pinned, in the requirements file that
 installs its folder: a package that a machine happened to have once made CI pass while a fresh
 machine failed at collection."""
+
 from __future__ import annotations
 
 import ast
@@ -62,7 +63,10 @@ def _guarded(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
             for handler in node.handlers:
                 caught = handler.type
                 names = [caught] if not isinstance(caught, ast.Tuple) else caught.elts
-                if any(isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError", "Exception") for n in names):
+                if any(
+                    isinstance(n, ast.Name) and n.id in ("ImportError", "ModuleNotFoundError", "Exception")
+                    for n in names
+                ):
                     return True
     return False
 
@@ -78,8 +82,13 @@ def third_party_imports(path: Path) -> list[tuple[str, int, bool]]:
             modules, optional = [alias.name for alias in node.names], _guarded(node, parents)
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
             modules, optional = [node.module], _guarded(node, parents)
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "importorskip"
-              and node.args and isinstance(node.args[0], ast.Constant)):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "importorskip"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
             modules, optional = [node.args[0].value], True
         else:
             continue
@@ -118,10 +127,18 @@ def test_every_imported_package_is_declared_for_its_folder(folder):
 
 def test_the_check_sees_what_a_file_imports(tmp_path):
     sample = tmp_path / "sample.py"
-    sample.write_text("import os\nimport numpy.linalg\nfrom yaml import safe_load\nfrom . import near\n"
-                      "try:\n    import torch\nexcept ImportError:\n    torch = None\n"
-                      "def f(pytest):\n    pytest.importorskip('yake')\n", encoding="utf-8")
-    assert third_party_imports(sample) == [("numpy", 2, False), ("yaml", 3, False), ("torch", 6, True), ("yake", 10, True)]
+    sample.write_text(
+        "import os\nimport numpy.linalg\nfrom yaml import safe_load\nfrom . import near\n"
+        "try:\n    import torch\nexcept ImportError:\n    torch = None\n"
+        "def f(pytest):\n    pytest.importorskip('yake')\n",
+        encoding="utf-8",
+    )
+    assert third_party_imports(sample) == [
+        ("numpy", 2, False),
+        ("yaml", 3, False),
+        ("torch", 6, True),
+        ("yake", 10, True),
+    ]
     assert distributions("yaml") == ["pyyaml"] and distributions("sklearn") == ["scikit-learn"]
 
 

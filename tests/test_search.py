@@ -37,13 +37,15 @@ def test_query_terms_keep_quoted_phrases_whole():
 
 
 def test_text_search_needs_every_word_in_any_field_ignoring_case():
-    papers = pd.DataFrame({
-        "title": ["Regret of Multi-Armed Bandits", "Private C++ kernels", "Diffusion"],
-        "abstract": ["We bound regret from the start.", "", "Score matching (for images)."],
-        "authors": [["Ada Lovelace"], ["Alan Turing"], []],
-        "keywords": [["online learning"], [], ["generative models"]],
-        "author_keywords": [[], ["privacy"], []],
-    })
+    papers = pd.DataFrame(
+        {
+            "title": ["Regret of Multi-Armed Bandits", "Private C++ kernels", "Diffusion"],
+            "abstract": ["We bound regret from the start.", "", "Score matching (for images)."],
+            "authors": [["Ada Lovelace"], ["Alan Turing"], []],
+            "keywords": [["online learning"], [], ["generative models"]],
+            "author_keywords": [[], ["privacy"], []],
+        }
+    )
     assert text_matches(papers, "BANDIT regret").tolist() == [True, False, False]  # word starts, any case
     assert text_matches(papers, "bandits privacy").tolist() == [False, False, False]  # all words must match
     assert text_matches(papers, "lovelace").tolist() == [True, False, False]  # authors
@@ -58,7 +60,9 @@ def test_text_search_needs_every_word_in_any_field_ignoring_case():
 
 
 def test_a_phrase_does_not_span_two_fields():
-    papers = pd.DataFrame({"title": ["Bandits"], "abstract": ["Regret"], "authors": [[]], "keywords": [[]], "author_keywords": [[]]})
+    papers = pd.DataFrame(
+        {"title": ["Bandits"], "abstract": ["Regret"], "authors": [[]], "keywords": [[]], "author_keywords": [[]]}
+    )
     assert not text_matches(papers, '"bandits regret"').any()
 
 

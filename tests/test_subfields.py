@@ -24,10 +24,23 @@ IJCAI_TAXONOMY = REPO_ROOT / "data" / "taxonomy" / "ijcai2023.yaml"
 SMALL = {
     "name": "Tiny",
     "subfields": [
-        {"name": "Trustworthy ML", "description": "privacy fairness robustness",
-         "children": [{"name": "Privacy", "description": "differential privacy of training data", "terms": ["differential privacy", "membership inference"]},
-                      {"name": "Fairness", "description": "group fairness and bias", "terms": ["demographic parity"]}]},
-        {"name": "Generative Models", "description": "diffusion models and image generation", "terms": ["diffusion", "denoising"]},
+        {
+            "name": "Trustworthy ML",
+            "description": "privacy fairness robustness",
+            "children": [
+                {
+                    "name": "Privacy",
+                    "description": "differential privacy of training data",
+                    "terms": ["differential privacy", "membership inference"],
+                },
+                {"name": "Fairness", "description": "group fairness and bias", "terms": ["demographic parity"]},
+            ],
+        },
+        {
+            "name": "Generative Models",
+            "description": "diffusion models and image generation",
+            "terms": ["diffusion", "denoising"],
+        },
     ],
 }
 
@@ -36,7 +49,9 @@ def test_default_taxonomy_has_the_ten_icml_areas_with_children():
     taxonomy = load_taxonomy(DEFAULT_TAXONOMY)
     areas = taxonomy.children(None)
     assert len(areas) == 10
-    assert {"Deep Learning", "Optimization", "Trustworthy Machine Learning", "Probabilistic Methods"} <= {a.name for a in areas}
+    assert {"Deep Learning", "Optimization", "Trustworthy Machine Learning", "Probabilistic Methods"} <= {
+        a.name for a in areas
+    }
     assert all(taxonomy.children(a.name) for a in areas)
     names = [e.name for e in taxonomy.entries]
     assert len(names) == len(set(names))
@@ -104,11 +119,16 @@ def test_default_taxonomy_files_real_abstracts_sensibly():
 
 
 # Descriptions that share only their headline words with the planted topics of conftest.py.
-PLANTED = parse_taxonomy({"name": "Planted", "subfields": [
-    {"name": "Privacy", "description": "differential privacy guarantees"},
-    {"name": "Generative Models", "description": "diffusion models for image generation"},
-    {"name": "Online Learning", "description": "multi-armed bandits and regret"},
-]})
+PLANTED = parse_taxonomy(
+    {
+        "name": "Planted",
+        "subfields": [
+            {"name": "Privacy", "description": "differential privacy guarantees"},
+            {"name": "Generative Models", "description": "diffusion models for image generation"},
+            {"name": "Online Learning", "description": "multi-armed bandits and regret"},
+        ],
+    }
+)
 PLANTED_AREA = {"privacy": "Privacy", "diffusion": "Generative Models", "bandits": "Online Learning"}
 
 
@@ -126,9 +146,16 @@ def check_columns(result: pd.DataFrame, taxonomy, n: int) -> None:
     for row in result.itertuples():
         assert 0 <= row.subfield_runner_up_score <= row.subfield_score <= 1
         if row.area == UNASSIGNED:
-            assert (row.subfield, row.subfield_runner_up, row.subfield_score, row.subfield_confident) == (UNASSIGNED, "", 0, False)
+            assert (row.subfield, row.subfield_runner_up, row.subfield_score, row.subfield_confident) == (
+                UNASSIGNED,
+                "",
+                0,
+                False,
+            )
             continue
-        assert parent[row.area] is None and (row.subfield == row.area or row.subfield in _descendants(taxonomy, row.area))
+        assert parent[row.area] is None and (
+            row.subfield == row.area or row.subfield in _descendants(taxonomy, row.area)
+        )
         if row.subfield_runner_up:
             assert row.subfield_runner_up != row.subfield and parent[row.subfield_runner_up] == parent[row.subfield]
         if not row.subfield_confident:
@@ -204,19 +231,25 @@ def test_the_19_paper_seed_is_filed_by_its_own_words():
     assert list(result["area"]) == [taxonomy.entries[areas[j]].name for j in own[:, areas].argmax(axis=1)]
     by_text = dict(zip(texts, result["area"]))
     assert by_text[next(t for t in texts if "differential privacy" in t)] == "Trustworthy Machine Learning"
-    assert by_text[next(t for t in texts if "partial differential equation" in t)] == "Application-Driven Machine Learning"
+    assert (
+        by_text[next(t for t in texts if "partial differential equation" in t)] == "Application-Driven Machine Learning"
+    )
     assert result["subfield_confident"].mean() > 0.5 and (result["subfield"] != result["area"]).any()
 
 
 def test_a_list_whose_papers_share_no_word_keeps_its_own_words():
     texts = [f"word{i} privacy" if i % 2 else f"word{i} diffusion" for i in range(40)]
-    texts = [t.replace(" privacy", "") if i > 1 else t for i, t in enumerate(texts)]  # only two papers have a topic word
+    texts = [
+        t.replace(" privacy", "") if i > 1 else t for i, t in enumerate(texts)
+    ]  # only two papers have a topic word
     result = assign_subfields(texts, parse_taxonomy(SMALL))
     assert list(result["area"][:2]) == ["Generative Models", "Trustworthy ML"]
     check_columns(result, parse_taxonomy(SMALL), 40)
 
 
-@pytest.mark.parametrize("kwargs", [{"alpha": 1.0}, {"alpha": -0.1}, {"n_neighbors": 0}, {"min_papers": 5, "n_neighbors": 10}])
+@pytest.mark.parametrize(
+    "kwargs", [{"alpha": 1.0}, {"alpha": -0.1}, {"n_neighbors": 0}, {"min_papers": 5, "n_neighbors": 10}]
+)
 def test_bad_parameters_are_named(kwargs):
     with pytest.raises(ParameterError):
         assign_subfields(["text"], parse_taxonomy(SMALL), **kwargs)

@@ -1,4 +1,5 @@
 """Derived titles: the method name an abstract introduces, else its first sentence, shortened."""
+
 from __future__ import annotations
 
 import json
@@ -49,40 +50,53 @@ def test_seed_titles_name_the_methods_the_abstracts_introduce(seed_papers):
     assert any(t.endswith(ELLIPSIS) and len(t[:-1].split()) == MAX_TITLE_WORDS for t in titles)
 
 
-@pytest.mark.parametrize(("abstract", "expected"), [
-    ("Videos are hard. To address this, we introduce **VistaDPO**, a novel framework for alignment.", "VistaDPO"),
-    ("We introduce a practical robust aggregation rule, coined CS+, such that CS+-RG is robust.", "CS+"),
-    ("We build a benchmark for agents, named ***SRM***. It has two parts.", "SRM"),
-    ("To address this gap, we introduce the Aligned Multi-Objective Optimization framework, and prove bounds.",
-     "Aligned Multi-Objective Optimization"),
-    ("We propose the Sparse Expert Routing framework for scaling.", "Sparse Expert Routing"),
-    ("In this work, we propose Direct Discriminative Optimization (DDO) as a unified framework.",
-     "Direct Discriminative Optimization"),
-    ("We introduce F-RG, a general framework for robust decentralized algorithms.", "F-RG"),
-    ("Our estimator, dubbed `KQ-Nest`, needs fewer samples.", "KQ-Nest"),
-    ("We present a new method, which we call GraphMix, for semi-supervised learning.", "GraphMix"),
-    ("This paper presents LLMNodeBed, a testbed for node classification.", "LLMNodeBed"),
-])
+@pytest.mark.parametrize(
+    ("abstract", "expected"),
+    [
+        ("Videos are hard. To address this, we introduce **VistaDPO**, a novel framework for alignment.", "VistaDPO"),
+        ("We introduce a practical robust aggregation rule, coined CS+, such that CS+-RG is robust.", "CS+"),
+        ("We build a benchmark for agents, named ***SRM***. It has two parts.", "SRM"),
+        (
+            "To address this gap, we introduce the Aligned Multi-Objective Optimization framework, and prove bounds.",
+            "Aligned Multi-Objective Optimization",
+        ),
+        ("We propose the Sparse Expert Routing framework for scaling.", "Sparse Expert Routing"),
+        (
+            "In this work, we propose Direct Discriminative Optimization (DDO) as a unified framework.",
+            "Direct Discriminative Optimization",
+        ),
+        ("We introduce F-RG, a general framework for robust decentralized algorithms.", "F-RG"),
+        ("Our estimator, dubbed `KQ-Nest`, needs fewer samples.", "KQ-Nest"),
+        ("We present a new method, which we call GraphMix, for semi-supervised learning.", "GraphMix"),
+        ("This paper presents LLMNodeBed, a testbed for node classification.", "LLMNodeBed"),
+    ],
+)
 def test_introduced_names_are_picked(abstract, expected):
     assert derive_title(abstract) == expected
 
 
-@pytest.mark.parametrize(("abstract", "expected"), [
-    ("We propose Graph Attention Networks with sparse heads.", "Graph Attention Networks"),
-    ("We introduce Deep Sets on graphs.", "Deep Sets"),
-    ("We introduce Mixture of Experts to scale training.", "Mixture of Experts"),
-    ("We propose Learning to Rank with Trees and show gains.", "Learning to Rank with Trees"),
-    ("We propose Plug-in Networks for transfer.", "Plug-in Networks"),
-])
+@pytest.mark.parametrize(
+    ("abstract", "expected"),
+    [
+        ("We propose Graph Attention Networks with sparse heads.", "Graph Attention Networks"),
+        ("We introduce Deep Sets on graphs.", "Deep Sets"),
+        ("We introduce Mixture of Experts to scale training.", "Mixture of Experts"),
+        ("We propose Learning to Rank with Trees and show gains.", "Learning to Rank with Trees"),
+        ("We propose Plug-in Networks for transfer.", "Plug-in Networks"),
+    ],
+)
 def test_names_keep_inner_connectors_but_never_end_on_one(abstract, expected):
     assert derive_title(abstract) == expected
 
 
-@pytest.mark.parametrize("abstract", [
-    "We present Transformers that read long documents. They are fast.",  # one capitalised word: not a name
-    "We propose a simple method for sparse regression. It works.",  # no capitalised name at all
-    "We introduce We. It is odd.",
-])
+@pytest.mark.parametrize(
+    "abstract",
+    [
+        "We present Transformers that read long documents. They are fast.",  # one capitalised word: not a name
+        "We propose a simple method for sparse regression. It works.",  # no capitalised name at all
+        "We introduce We. It is odd.",
+    ],
+)
 def test_ordinary_words_after_an_intro_are_not_names(abstract):
     assert derive_title(abstract) == abstract.split(". ")[0]
 
@@ -114,11 +128,14 @@ def test_an_abstract_without_words_still_gets_a_title():
     assert derive_title("***") != ""
 
 
-@pytest.mark.parametrize("abstract", [
-    "本文提出了一种新的图神经网络方法。" + "我们在多个数据集上验证了它的有效性" * 30 + "。",  # no spaces at all
-    "https://example.org/" + "a" * 5000 + " is where the code lives.",
-    "We propose " + "A-" * 3000 + "Net for everything.",
-])
+@pytest.mark.parametrize(
+    "abstract",
+    [
+        "本文提出了一种新的图神经网络方法。" + "我们在多个数据集上验证了它的有效性" * 30 + "。",  # no spaces at all
+        "https://example.org/" + "a" * 5000 + " is where the code lives.",
+        "We propose " + "A-" * 3000 + "Net for everything.",
+    ],
+)
 def test_text_without_spaces_still_gives_a_short_title(abstract):
     title = derive_title(abstract)
     assert title and len(title) <= MAX_TITLE_CHARS

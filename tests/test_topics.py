@@ -155,15 +155,26 @@ def test_labels_name_what_a_topic_shares_and_others_lack():
 def test_a_label_covers_many_papers_not_one_papers_rare_phrase():
     # "quantum annealing schedules" is unique to one paper: distinctive, but it names one paper,
     # not the topic; "graph neural networks" is shared by most of the topic.
-    texts = ["Graph neural networks for molecules.", "Graph neural networks scale.", "Graph neural networks and quantum annealing schedules.",
-             "Bandits with regret.", "Bandits under delays.", "Contextual bandits."]
+    texts = [
+        "Graph neural networks for molecules.",
+        "Graph neural networks scale.",
+        "Graph neural networks and quantum annealing schedules.",
+        "Bandits with regret.",
+        "Bandits under delays.",
+        "Contextual bandits.",
+    ]
     labels = label_topics(np.array([0, 0, 0, 1, 1, 1]), texts)
     assert labels[0] == "Graph neural networks" and labels[1].startswith("Bandits")
 
 
 def test_labels_stay_distinct_and_short():
     topics = np.array([0, 0, 1, 1])
-    texts = ["Graph learning on molecules.", "Graph learning for molecules.", "Graph learning in social networks.", "Graph learning of social networks."]
+    texts = [
+        "Graph learning on molecules.",
+        "Graph learning for molecules.",
+        "Graph learning in social networks.",
+        "Graph learning of social networks.",
+    ]
     labels = label_topics(topics, texts)
     assert labels[0] != labels[1]
     assert all(1 <= len(label.replace(",", " ").split()) <= 4 for label in labels.values())
@@ -171,9 +182,18 @@ def test_labels_stay_distinct_and_short():
 
 def test_labels_name_things_not_modifiers_and_do_not_repeat_themselves():
     # "robust" and "adaptive" are the most distinctive words of topic 0, but name nothing on their own.
-    texts = ["Robust adaptive selection of features.", "Robust sampling with adaptive schedules.", "Adaptive robust selection.",
-             "Low-rank adaptation.", "Low-rank adaptation of transformers.", "Low-rank methods.",
-             "Bandits.", "Regret of bandits.", "Kernels.", "Kernel methods."]
+    texts = [
+        "Robust adaptive selection of features.",
+        "Robust sampling with adaptive schedules.",
+        "Adaptive robust selection.",
+        "Low-rank adaptation.",
+        "Low-rank adaptation of transformers.",
+        "Low-rank methods.",
+        "Bandits.",
+        "Regret of bandits.",
+        "Kernels.",
+        "Kernel methods.",
+    ]
     labels = label_topics(np.array([0, 0, 0, 1, 1, 1, 2, 2, 3, 3]), texts)
     first_parts = [label.split(",")[0].lower() for label in labels.values()]
     assert not {"robust", "adaptive", "low-rank"} & set(first_parts), labels
@@ -185,7 +205,10 @@ def test_a_one_word_label_gives_way_to_a_well_used_phrase_holding_it():
 
     ranked = [("Conversion", 0.9), ("distribution", 0.6), ("ANN-SNN conversion", 0.5)]
     assert _compose_label(ranked, set()) == "ANN-SNN conversion"
-    assert _compose_label([("Conversion", 0.9), ("distribution", 0.6), ("ANN-SNN conversion", 0.3)], set()) == "Conversion, distribution"
+    assert (
+        _compose_label([("Conversion", 0.9), ("distribution", 0.6), ("ANN-SNN conversion", 0.3)], set())
+        == "Conversion, distribution"
+    )
     assert _compose_label(ranked, {"ann-snn conversion"}) == "Conversion, distribution"
 
 
@@ -206,11 +229,16 @@ def planted_table():
         ("Score matching with diffusion models.", (5.2, 5.0)),
         ("Diffusion models and protein design.", (9.0, 9.0)),  # far out: given its nearest topic
     ]
-    papers = pd.DataFrame({
-        "paper_id": [f"p{i}" for i in range(9)],
-        "title": [t for t, _ in texts], "title_is_derived": False, "abstract": "",
-        "x": [p[0] for _, p in texts], "y": [p[1] for _, p in texts],
-    })
+    papers = pd.DataFrame(
+        {
+            "paper_id": [f"p{i}" for i in range(9)],
+            "title": [t for t, _ in texts],
+            "title_is_derived": False,
+            "abstract": "",
+            "x": [p[0] for _, p in texts],
+            "y": [p[1] for _, p in texts],
+        }
+    )
     levels = type("Levels", (), {})()
     levels.coarse = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1])
     levels.fine = np.array([0, 0, 0, 2, 2, 1, 1, 1, 1])
@@ -231,7 +259,9 @@ def test_summaries_give_distinctive_keywords_with_their_shares_and_central_paper
     table = planted_table()
     coarse = topic_summaries(table, "coarse")
     assert list(coarse.columns) == list(SUMMARY_COLUMNS)
-    assert list(coarse["topic"]) == [0, 1] and list(coarse["papers"]) == [5, 4] and list(coarse["share"]) == [5 / 9, 4 / 9]
+    assert (
+        list(coarse["topic"]) == [0, 1] and list(coarse["papers"]) == [5, 4] and list(coarse["share"]) == [5 / 9, 4 / 9]
+    )
     privacy = coarse.iloc[0]
     shares = dict(zip(privacy["keywords"], privacy["keyword_shares"]))
     assert shares["differential privacy"] == 0.6 and shares["membership inference"] == 0.6  # 3 and 3 of its 5 papers
@@ -283,6 +313,7 @@ def test_summaries_reject_an_unknown_level_and_handle_no_papers():
     with pytest.raises(ParameterError, match="level"):
         topic_summaries(planted_table(), "medium")
     assert list(topic_summaries(planted_table().iloc[:0]).columns) == list(SUMMARY_COLUMNS)
+
 
 def test_a_build_from_before_the_fine_topic_columns_is_built_again_not_read(planted_file, tmp_path):
     import json

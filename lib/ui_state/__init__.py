@@ -3,6 +3,7 @@
 Cached wrappers over the pipeline, the view every page draws from, and widgets whose state lives
 in the URL, one module per concern. Pages use them as `ui_state.<name>`.
 """
+
 from .breakdown_links import (  # noqa: F401
     KEYWORD_COLUMN_CONFIG,
     apply_map_link,

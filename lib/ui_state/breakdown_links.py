@@ -1,4 +1,5 @@
 """The topics and subfields pages: cached breakdowns, and links that open the map filtered."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -50,7 +51,9 @@ def map_button(label: str, query: dict[str, list[str]], key: str) -> None:
 
 KEYWORD_COLUMN_CONFIG = {
     "keyphrase": st.column_config.TextColumn("Keyphrase", width="medium"),
-    "in topic": st.column_config.ProgressColumn("Share of the topic's papers", format="percent", min_value=0, max_value=1),
+    "in topic": st.column_config.ProgressColumn(
+        "Share of the topic's papers", format="percent", min_value=0, max_value=1
+    ),
     "whole map": st.column_config.NumberColumn("Share of all papers", format="percent"),
     "lift": st.column_config.NumberColumn("Times as common in the topic", format="%.1f×"),
 }

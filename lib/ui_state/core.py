@@ -1,4 +1,5 @@
 """Where the dashboard's data comes from, the view every page draws from, and widgets whose state lives in the URL."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -63,10 +64,15 @@ def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
 
         def progress(stage: str, done: int, total: int) -> None:
             step = STAGE_DESCRIPTIONS.get(stage, stage)
-            bar.progress(done / total, text=f"Building the map of {source.data.name} (step {min(done + 1, total)} of {total}): {step}")
+            bar.progress(
+                done / total,
+                text=f"Building the map of {source.data.name} (step {min(done + 1, total)} of {total}): {step}",
+            )
 
         try:
-            build(source.data, taxonomy_path=source.taxonomy, out_dir=out_dir, cache_dir=source.cache, progress=progress)
+            build(
+                source.data, taxonomy_path=source.taxonomy, out_dir=out_dir, cache_dir=source.cache, progress=progress
+            )
         finally:
             bar.empty()  # a build that fails leaves its one-sentence error, not a bar stuck at its last step
     papers, report = read_map(str(out_dir))
@@ -104,7 +110,9 @@ def url_multiselect(label: str, options: dict[str, int], key: str, placeholder: 
         st.session_state[key] = choices_from_query(query, key, options)
     else:  # options can shrink (another filter narrowed them): keep only choices still offered
         st.session_state[key] = [v for v in st.session_state[key] if v in options]
-    chosen = st.multiselect(label, list(options), format_func=lambda v: f"{v} ({options.get(v, 0)})", key=key, placeholder=placeholder)
+    chosen = st.multiselect(
+        label, list(options), format_func=lambda v: f"{v} ({options.get(v, 0)})", key=key, placeholder=placeholder
+    )
     write_url(key, chosen, [])
     return chosen
 
@@ -118,7 +126,9 @@ def url_select(label: str, options: dict[str, str], key: str, default: str, hori
         wanted = st.query_params.get(key)
         st.session_state[key] = wanted if wanted in options else default
     if horizontal:
-        value = st.radio(label, list(options), format_func=options.get, key=key, horizontal=True, persist_state="session")
+        value = st.radio(
+            label, list(options), format_func=options.get, key=key, horizontal=True, persist_state="session"
+        )
     else:
         value = st.selectbox(label, list(options), format_func=options.get, key=key, persist_state="session")
     write_url(key, value, default)
@@ -152,8 +162,13 @@ KEYWORD_OPTIONS = 1500
 def _facet_options(map_dir: str, chosen: dict[str, list[str]], name: str, _papers: pd.DataFrame) -> dict[str, int]:
     # Keyed by the map's folder and the choice (the table itself is not hashed: at 87k papers that
     # alone would take longer than counting): a rerun that changes no filter counts nothing again.
-    return facet_options(_papers, Filters.from_query(chosen), name, limit=KEYWORD_OPTIONS if name == "keyword" else None,
-                         min_count=2 if name == "keyword" and len(_papers) > 200 else 1)
+    return facet_options(
+        _papers,
+        Filters.from_query(chosen),
+        name,
+        limit=KEYWORD_OPTIONS if name == "keyword" else None,
+        min_count=2 if name == "keyword" and len(_papers) > 200 else 1,
+    )
 
 
 def sidebar_filters(papers: pd.DataFrame, map_dir: str | None = None) -> Filters:
@@ -162,17 +177,26 @@ def sidebar_filters(papers: pd.DataFrame, map_dir: str | None = None) -> Filters
 
     With `map_dir` (the folder `papers` was read from), the counts are cached per map and choice."""
     # Before the widgets exist, their choices are the session's, or on a first run the URL's.
-    chosen = Filters.from_query({
-        name: st.session_state[name] if name in st.session_state else st.query_params.get_all(name) for name in FACETS if name != "author"
-    })
+    chosen = Filters.from_query(
+        {
+            name: st.session_state[name] if name in st.session_state else st.query_params.get_all(name)
+            for name in FACETS
+            if name != "author"
+        }
+    )
     for name, label in FACETS.items():
         if name == "author":
             author = url_text(label, key="author", placeholder="Name or part of one")
             chosen = replace(chosen, author=(author,) if author else ())
             continue
         if map_dir is None:
-            options = facet_options(papers, chosen, name, limit=KEYWORD_OPTIONS if name == "keyword" else None,
-                                    min_count=2 if name == "keyword" and len(papers) > 200 else 1)
+            options = facet_options(
+                papers,
+                chosen,
+                name,
+                limit=KEYWORD_OPTIONS if name == "keyword" else None,
+                min_count=2 if name == "keyword" and len(papers) > 200 else 1,
+            )
         else:
             options = _facet_options(map_dir, chosen.to_query(), name, papers)
         if not options and not getattr(chosen, name):
@@ -188,8 +212,11 @@ def _clear_filters() -> None:
     for name in FACETS:
         st.session_state[name] = "" if name == "author" else []
 
+
 PAPER_COLUMN_CONFIG = {
-    "similarity": st.column_config.ProgressColumn("Similarity", format="%.2f", min_value=0.0, max_value=1.0, width="small"),
+    "similarity": st.column_config.ProgressColumn(
+        "Similarity", format="%.2f", min_value=0.0, max_value=1.0, width="small"
+    ),
     "title": st.column_config.TextColumn("Title", width="large"),
     "link": st.column_config.LinkColumn("Link", display_text="open", width="small"),
     "authors": st.column_config.TextColumn("Authors", width="medium"),

@@ -1,4 +1,5 @@
 """Which paper list the dashboard maps: the catalog, `?data=`, uploads and fetching, and what its load skipped."""
+
 from __future__ import annotations
 
 import argparse
@@ -64,7 +65,9 @@ def chosen_source(argv: Sequence[str]) -> DataSource:
     chosen = available.find(asked) if asked else available.default
     if chosen is None:
         # url_name keeps the echoed name to letters, digits and ".-_": URL text is never markup.
-        st.warning(f"There is no data set called `{url_name(asked)}` here; showing {markdown_literal(available.default.label)} instead.")
+        st.warning(
+            f"There is no data set called `{url_name(asked)}` here; showing {markdown_literal(available.default.label)} instead."
+        )
         chosen = available.default
     st.session_state[_DATA_SET_KEY] = st.query_params["data"] = chosen.name
     return DataSource(data=chosen.path, taxonomy=chosen.taxonomy, cache=cache_folder())

@@ -1,4 +1,5 @@
 """The map page's state: colouring and labels, clicks and lassos, the open paper, search and similar papers."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -39,7 +40,9 @@ class MapSelection:
 def map_selection(event: object) -> MapSelection:
     """Paper ids from `st.plotly_chart`'s selection event (ids travel in each point's `customdata`)."""
     selection = getattr(event, "selection", None) or {}
-    ids = tuple(dict.fromkeys(str(p["customdata"]) for p in selection.get("points", []) if p.get("customdata") is not None))
+    ids = tuple(
+        dict.fromkeys(str(p["customdata"]) for p in selection.get("points", []) if p.get("customdata") is not None)
+    )
     if selection.get("box") or selection.get("lasso"):
         return MapSelection(None, ids)
     return MapSelection(ids[0] if len(ids) == 1 else None, ())
@@ -75,7 +78,12 @@ def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
     paper = papers[papers["paper_id"] == paper_id].iloc[0]
     with st.container(border=True):
         st.markdown(f"**{markdown_literal(paper['title'])}**")
-        details = [short_authors(list(paper["authors"])), paper["subfield"], paper["topic_label"], ", ".join(list(paper["keywords"])[:5])]
+        details = [
+            short_authors(list(paper["authors"])),
+            paper["subfield"],
+            paper["topic_label"],
+            ", ".join(list(paper["keywords"])[:5]),
+        ]
         st.caption(markdown_literal(" · ".join(d for d in details if d)))
         with st.container(horizontal=True):
             link = safe_url(paper["url"])
@@ -104,11 +112,19 @@ def paper_list(papers: pd.DataFrame, key: str, what: str = "papers") -> None:
     is switched off (`client.disableDataExport` in .streamlit/config.toml) as it writes a title like
     `=HYPERLINK(...)` as a formula."""
     if len(papers) > TABLE_ROWS:
-        st.caption(f"The first {TABLE_ROWS:,} of {len(papers):,} {what}, in map order. Narrow them with the filters, "
-                   "a search or a box on the map, or download them all.")
+        st.caption(
+            f"The first {TABLE_ROWS:,} of {len(papers):,} {what}, in map order. Narrow them with the filters, "
+            "a search or a box on the map, or download them all."
+        )
     st.dataframe(paper_table(papers.head(TABLE_ROWS)), hide_index=True, column_config=PAPER_COLUMN_CONFIG, key=key)
-    st.download_button(f"Download all {len(papers):,} as CSV", data=lambda: exports.table_csv(paper_table(papers)),
-                       file_name="papers.csv", mime="text/csv", on_click="ignore", key=f"{key}-csv")
+    st.download_button(
+        f"Download all {len(papers):,} as CSV",
+        data=lambda: exports.table_csv(paper_table(papers)),
+        file_name="papers.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key=f"{key}-csv",
+    )
 
 
 _PAPER_CHOICE = "paper_choice"
@@ -173,8 +189,15 @@ def url_paper_choice(papers: pd.DataFrame) -> str | None:
     titles = dict(zip(papers["paper_id"], papers["title"]))
     paper_id = _open_paper_id()
     st.session_state[_PAPER_CHOICE] = paper_id if paper_id in titles else None
-    st.selectbox("Paper", list(titles), index=None, format_func=titles.get, key=_PAPER_CHOICE, on_change=_choose_paper,
-                 placeholder="Choose a paper by its title")
+    st.selectbox(
+        "Paper",
+        list(titles),
+        index=None,
+        format_func=titles.get,
+        key=_PAPER_CHOICE,
+        on_change=_choose_paper,
+        placeholder="Choose a paper by its title",
+    )
     return paper_id or None
 
 

@@ -1,4 +1,5 @@
 """Reading groups: the shared reading-lists database, the chosen list, "add to a list", presentation steps."""
+
 from __future__ import annotations
 
 import os
@@ -100,18 +101,32 @@ def add_to_list_control(papers: pd.DataFrame, key: str) -> None:
         chosen = st.session_state.get(LIST_KEY)
         st.session_state[choice_key] = chosen if chosen in names else names[0] if names else NEW_LIST
     choice, name, button = st.columns([2, 2, 1], vertical_alignment="bottom")
-    target = choice.selectbox("Add to reading list", [*names, NEW_LIST], format_func=lambda v: "New list…" if v == NEW_LIST else v, key=choice_key)
-    name.text_input("New list's name", key=name_key, disabled=target != NEW_LIST, placeholder="e.g. Theory reading group")
+    target = choice.selectbox(
+        "Add to reading list",
+        [*names, NEW_LIST],
+        format_func=lambda v: "New list…" if v == NEW_LIST else v,
+        key=choice_key,
+    )
+    name.text_input(
+        "New list's name", key=name_key, disabled=target != NEW_LIST, placeholder="e.g. Theory reading group"
+    )
     count = len(papers)
     button.button(
-        f"Add {count} paper{'' if count == 1 else 's'}", key=f"{key}-add", disabled=count == 0, type="primary", width="stretch",
-        on_click=_add_papers_to_list, args=(papers, key),
+        f"Add {count} paper{'' if count == 1 else 's'}",
+        key=f"{key}-add",
+        disabled=count == 0,
+        type="primary",
+        width="stretch",
+        on_click=_add_papers_to_list,
+        args=(papers, key),
     )
     show_list_error()
     if done := st.session_state.pop(done_key, None):
         list_name, message = done
         st.success(message)
-        st.page_link("pages/reading_lists.py", label=f"Open {markdown_literal(list_name)}", query_params={LIST_KEY: list_name})
+        st.page_link(
+            "pages/reading_lists.py", label=f"Open {markdown_literal(list_name)}", query_params={LIST_KEY: list_name}
+        )
 
 
 def _add_papers_to_list(papers: pd.DataFrame, key: str) -> None:
@@ -130,7 +145,10 @@ def _add_papers_to_list(papers: pd.DataFrame, key: str) -> None:
     st.session_state[f"{key}-new-name"] = ""
     skipped = len(papers) - added
     already = f" ({skipped} already there)" if skipped else ""
-    st.session_state[f"{key}-added"] = (name, f"Added {added} paper{'' if added == 1 else 's'} to {markdown_literal(name)}{already}.")
+    st.session_state[f"{key}-added"] = (
+        name,
+        f"Added {added} paper{'' if added == 1 else 's'} to {markdown_literal(name)}{already}.",
+    )
 
 
 STEP_KEY = "step"  # the presented paper, 1-based, in the URL as ?step=
