@@ -63,8 +63,9 @@ STAGES = ("load", "embed", "project", "topics", "keywords", "subfields", "write"
 SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than it saves
 # Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
 # old artifacts are never reused. Kept here, not in the stage modules, so keys need no heavy import.
-# project 3: UMAP in NumPy (lib.umap_np) instead of umap-learn, fitted on a sample past 20,000 papers.
-STAGE_VERSIONS = {"load": 3, "keywords": 2, "subfields": 3, "embed": 2, "project": 3, "topics": 3}
+# project 3: UMAP in NumPy (lib.umap_np) instead of umap-learn, fitted on a sample past 20,000 papers;
+# 4: exact ties among a small list's neighbours go to the lower index, as on large lists.
+STAGE_VERSIONS = {"load": 3, "keywords": 2, "subfields": 3, "embed": 2, "project": 4, "topics": 3}
 
 # progress(stage, stages done, stages in all): called before each stage and once at the end.
 Progress = Callable[[str, int, int], None]

@@ -65,11 +65,9 @@ def _top_k(sims: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """
     rows, n = sims.shape
     stride = int(np.sqrt(n / k) / 4)  # below the balance point: fewer candidates for a longer, cheap sample
-    if stride < 2:
-        part = np.argpartition(sims, n - k, axis=1)[:, n - k :] if k < n else np.tile(np.arange(n), (rows, 1))
-        top = np.take_along_axis(sims, part, axis=1)
-        order = np.lexsort((part, -top), axis=1)
-        return np.take_along_axis(part, order, axis=1), np.take_along_axis(top, order, axis=1)
+    if stride < 2:  # short rows: sort them whole (argpartition would pick among ties at the k-th value arbitrarily)
+        part = np.argsort(-sims, axis=1, kind="stable")[:, :k]
+        return part, np.take_along_axis(sims, part, axis=1)
     sample = sims[:, ::stride]
     threshold = np.partition(sample, sample.shape[1] - k, axis=1)[:, sample.shape[1] - k]
     row, col = np.nonzero(sims >= threshold[:, None])
