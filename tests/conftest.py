@@ -74,6 +74,20 @@ class HashingEmbedder:
         return normalize(vectorizer.transform(texts).toarray()).astype(np.float32)
 
 
+# Families of tests that take seconds to minutes each (registered in pyproject.toml): every test of
+# one is also `slow`, so `python -m pytest -m "not slow"` is the quick subset.
+SLOW_FAMILIES = ("browser", "kill", "many_users", "shared_data")
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by these markers
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "shared_data" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.shared_data)
+        if any(item.get_closest_marker(family) for family in SLOW_FAMILIES):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def planted_file(tmp_path: Path) -> Path:
     path = tmp_path / "planted2025.json"

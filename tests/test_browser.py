@@ -46,6 +46,7 @@ except ImportError:
 if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium chromium-driver)", allow_module_level=True)
 
+pytestmark = pytest.mark.browser
 REPO = Path(__file__).resolve().parents[1]
 SEED = REPO / "data" / "icml2025_seed.txt"
 SEED_PAPERS = 19

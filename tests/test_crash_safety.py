@@ -204,28 +204,33 @@ def assert_killed_build_recovers(
     return kill
 
 
+@pytest.mark.kill
 @pytest.mark.parametrize("stage", STAGES)
 def test_a_build_killed_as_a_stage_starts_is_rebuilt_as_a_clean_build(small, tmp_path, stage):
     assert_killed_build_recovers(small, tmp_path, stage)
 
 
+@pytest.mark.kill
 @pytest.mark.parametrize("stage, fraction", SMALL_INSIDE)
 def test_a_build_killed_inside_a_stage_is_rebuilt_as_a_clean_build(small, tmp_path, stage, fraction):
     assert_killed_build_recovers(small, tmp_path, stage, fraction)
 
 
+@pytest.mark.kill
 @pytest.mark.parametrize("stage", ["keywords", "subfields"])
 def test_a_large_build_killed_with_its_side_process_is_rebuilt_as_a_clean_build(large, tmp_path, stage):
     kill = assert_killed_build_recovers(large, tmp_path, stage)
     assert len(kill.group) >= 2, f"no side process ran beside the build at {stage}"
 
 
+@pytest.mark.kill
 @pytest.mark.parametrize("stage, fraction", LARGE_INSIDE)
 def test_a_large_build_killed_inside_a_stage_is_rebuilt_as_a_clean_build(large, tmp_path, stage, fraction):
     kill = assert_killed_build_recovers(large, tmp_path, stage, fraction)
     assert len(kill.group) >= 2, f"no side process ran beside the build in {stage}"
 
 
+@pytest.mark.kill
 def test_the_side_process_ends_when_the_build_process_alone_is_killed(large, tmp_path):
     # As when the kernel's OOM killer or `kill -9 PID` picks the build: no signal reaches the side process.
     kill = assert_killed_build_recovers(large, tmp_path, "embed", whole_group=False)

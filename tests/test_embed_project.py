@@ -135,6 +135,7 @@ def test_place_new_puts_a_paper_beside_its_near_duplicates_and_moves_nothing(big
     assert place_new(np.zeros((0, vectors.shape[1])), vectors[old], map_coords).shape == (0, 2)
 
 
+@pytest.mark.slow  # umap-learn's numba JIT: about half a minute in a fresh process
 def test_umap_learn_stays_available_as_the_reference(planted_vectors):
     pytest.importorskip("umap")
     coords = project(planted_vectors, method="umap-learn")

@@ -25,9 +25,7 @@ from lib.schema import PAPER_COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = REPO / "data" / "icml2025_seed.txt"
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SHARED_FILES = ("aistats2025", "colm2025", "icml2019", "icml2025_papers", "ijcai2023", "uai2024", "wacv2025")
-needs_shared = pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="../shared/data is not present")
 
 LABEL = r"(record|note|line|row|paragraph) \d+( \(id '[^']*'\))?"
 
@@ -714,10 +712,9 @@ def test_content_ids_are_stable_and_distinct(tmp_path):
 # --- the real paper lists --------------------------------------------------------------------------
 
 
-@needs_shared
 @pytest.mark.parametrize("name", SHARED_FILES)
-def test_shared_paper_list_loads_completely(name):
-    path = SHARED_DATA / f"{name}.json"
+def test_shared_paper_list_loads_completely(shared_data, name):
+    path = shared_data / f"{name}.json"
     if not path.is_file():
         pytest.skip(f"{path} is not present")
     records = json.loads(path.read_text(encoding="utf-8"))
@@ -737,9 +734,8 @@ def test_shared_paper_list_loads_completely(name):
     assert list(load(path).papers["paper_id"]) == list(papers["paper_id"])  # stable across loads
 
 
-@needs_shared
-def test_shared_list_reads_the_same_in_every_format(tmp_path):
-    path = SHARED_DATA / "uai2024.json"
+def test_shared_list_reads_the_same_in_every_format(shared_data, tmp_path):
+    path = shared_data / "uai2024.json"
     if not path.is_file():
         pytest.skip(f"{path} is not present")
     reference = load(path).papers

@@ -21,6 +21,7 @@ except ImportError:
 if not Path(load.CHROMIUM).exists():
     pytest.skip(f"{load.CHROMIUM} is missing (apt-get install chromium chromium-driver)", allow_module_level=True)
 
+pytestmark = [pytest.mark.many_users, pytest.mark.browser]
 SESSIONS = 3
 
 

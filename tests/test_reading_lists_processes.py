@@ -67,6 +67,7 @@ def assert_sound(db: sqlite3.Connection) -> list[rl.Entry]:
     return entries
 
 
+@pytest.mark.kill
 def test_a_writer_killed_mid_write_keeps_every_committed_batch_and_no_part_of_another(db_path, writer):
     reported: list[str] = []
     for run, delay in enumerate(KILL_DELAYS):
@@ -91,6 +92,7 @@ def test_a_writer_killed_mid_write_keeps_every_committed_batch_and_no_part_of_an
         assert assert_sound(db)[-1].paper_id == "after"
 
 
+@pytest.mark.many_users
 def test_sessions_in_separate_processes_editing_one_list_lose_no_update(db_path, writer):
     sessions = {f"s{n}-": writer("edit", f"s{n}-", n, 60, stdin=subprocess.PIPE) for n in range(3)}
     for process in sessions.values():
