@@ -80,7 +80,7 @@ class SideStages:
                 with self.done:
                     self.results[name] = table
                     self.done.notify_all()
-        except Exception:
+        except Exception:  # the worker died or garbled its answer: `result` computes what it lacks here
             pass
         finally:
             with self.done:
