@@ -31,8 +31,8 @@ page = st.navigation(
 # cold start, and until then the sidebar would show Streamlit's default page list.
 from lib import ui_state  # noqa: E402
 from lib.errors import PaperMapError  # noqa: E402
-from lib.filters import filter_papers  # noqa: E402
-from lib.markup import markdown_literal  # noqa: E402
+from lib.views.filters import filter_papers  # noqa: E402
+from lib.views.markup import markdown_literal  # noqa: E402
 
 source = ui_state.chosen_source(sys.argv[1:])
 try:

@@ -14,8 +14,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from lib.load import load_papers  # noqa: E402
 from lib.schema import analysis_texts  # noqa: E402
+from lib.stages.load import load_papers  # noqa: E402
 
 
 def load(path: Path, sample: int | None = None, seed: int = 0) -> tuple[pd.DataFrame, list[str], str]:

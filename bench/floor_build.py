@@ -3,7 +3,7 @@
     python bench/floor_build.py LIST.json
 
 Run by bench/build.py as a fresh process. It does what any map of the list must do at least, with
-lib.embed.TfidfSvdEmbedder's settings (tests/test_bench_build.py checks they match), and imports
+lib.stages.embed.TfidfSvdEmbedder's settings (tests/test_bench_build.py checks they match), and imports
 nothing from lib. Prints one JSON line: the seconds of each step after interpreter start-up.
 """
 
@@ -37,7 +37,7 @@ def read_texts(path: str) -> list[str]:
 
 
 def embed(texts: list[str]) -> np.ndarray:
-    """L2-normalised TF-IDF + SVD-128 rows (float32), as lib.embed.TfidfSvdEmbedder makes them."""
+    """L2-normalised TF-IDF + SVD-128 rows (float32), as lib.stages.embed.TfidfSvdEmbedder makes them."""
     big = len(texts) >= 50
     tfidf = TfidfVectorizer(**TFIDF_SETTINGS, min_df=2 if big else 1, max_df=0.5 if big else 1.0).fit_transform(texts)
     n_components = min(N_COMPONENTS, tfidf.shape[0] - 1, tfidf.shape[1] - 1)

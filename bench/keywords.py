@@ -30,9 +30,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from lib.keywords import extract_keywords  # noqa: E402
-from lib.load import load_papers  # noqa: E402
 from lib.schema import analysis_texts  # noqa: E402
+from lib.stages.keywords import extract_keywords  # noqa: E402
+from lib.stages.load import load_papers  # noqa: E402
 
 TOP = 10
 

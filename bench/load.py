@@ -58,8 +58,8 @@ from _browser import (
 )  # puts lib on the path
 from scipy.spatial import cKDTree
 
-from lib.filters import FACETS, Filters, facet_counts, filter_mask
-from lib.pipeline import PAPERS_FILE, read_papers
+from lib.build.pipeline import PAPERS_FILE, read_papers
+from lib.views.filters import FACETS, Filters, facet_counts, filter_mask
 
 SEED = REPO / "data" / "icml2025_seed.txt"
 DEFAULT_CACHE = Path(tempfile.gettempdir()) / "papermap_bench_load"

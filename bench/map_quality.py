@@ -3,7 +3,7 @@
     python bench/map_quality.py DATA.json [DATA.json ...] [--sample 3000] [--seed 0] [--embedders tfidf-svd,sentence-transformers]
 
 For each list and each embedder (sentence-transformers only where it is installed), the 2D map
-from PaperMap's projection (lib.project's defaults: UMAP in NumPy, lib.umap_np) is compared, in the
+from PaperMap's projection (lib.stages.project's defaults: UMAP in NumPy, lib.stages.umap_np) is compared, in the
 same run, with baselines on the same vectors: umap-learn with the same settings (the reference the
 NumPy UMAP must match), umap-learn with the settings PaperMap shipped before (n_neighbors=15,
 min_dist=0.1) and a PCA projection (the floor). "map s" is in-process time; umap-learn's first
@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 from _data import area_labels, load
 
-from lib.embed import EMBEDDERS, EmbedderUnavailable, make_embedder
-from lib.project import _pca_2d, _standardize, project
+from lib.stages.embed import EMBEDDERS, EmbedderUnavailable, make_embedder
+from lib.stages.project import _pca_2d, _standardize, project
 
 SEED = 42
 BEFORE = {"n_neighbors": 15, "min_dist": 0.1}  # the defaults PaperMap shipped before this bench
@@ -102,7 +102,7 @@ def main() -> None:
                 "umap-learn, PaperMap's settings (reference)": lambda v: project(
                     v, random_state=SEED, method="umap-learn"
                 ),
-                "PaperMap: NumPy UMAP (lib.project defaults)": lambda v: project(v, random_state=SEED),
+                "PaperMap: NumPy UMAP (lib.stages.project defaults)": lambda v: project(v, random_state=SEED),
             }
             for label, make in maps.items():
                 start = time.perf_counter()

@@ -4,7 +4,7 @@
 
 Embeddings (TF-IDF + SVD-128, as the pipeline makes them) are computed once per size in this
 process and saved to a temporary file; each method then runs in a new Python process that imports
-lib.project, loads the vectors and projects them, so umap-learn pays its import and numba
+lib.stages.project, loads the vectors and projects them, so umap-learn pays its import and numba
 compilation as it does in every fresh `python -m lib build`. Prints wall time (import included),
 CPU time, peak memory (max RSS) and the growth exponent between consecutive sizes.
 """
@@ -22,14 +22,14 @@ from pathlib import Path
 import numpy as np
 from _data import REPO, load
 
-from lib.embed import TfidfSvdEmbedder
+from lib.stages.embed import TfidfSvdEmbedder
 
 CHILD = """
 import json, re, sys, time
 start = time.perf_counter()
 sys.path.insert(0, {repo!r})
 import numpy as np
-from lib.project import project
+from lib.stages.project import project
 vectors = np.load({path!r})
 cpu = time.process_time()
 project(vectors, method={method!r})

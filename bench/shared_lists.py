@@ -33,7 +33,9 @@ def measure(path: Path, repeats: int) -> dict:
     floor, cold, warm = [], [], []
     rows = ""
     for _ in range(repeats):
-        seconds, _ = timed([sys.executable, "-c", f"from lib.load import load_papers; load_papers({str(path)!r})"])
+        seconds, _ = timed(
+            [sys.executable, "-c", f"from lib.stages.load import load_papers; load_papers({str(path)!r})"]
+        )
         floor.append(seconds)
         with tempfile.TemporaryDirectory() as scratch:
             build = [

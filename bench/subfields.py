@@ -42,11 +42,11 @@ from threadpoolctl import threadpool_limits
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from lib.build.pipeline import BuildParams  # noqa: E402
 from lib.errors import PaperMapError  # noqa: E402
-from lib.load import load_papers  # noqa: E402
-from lib.pipeline import BuildParams  # noqa: E402
 from lib.schema import analysis_texts  # noqa: E402
-from lib.subfields import Taxonomy, assign_subfields, load_taxonomy  # noqa: E402
+from lib.stages.load import load_papers  # noqa: E402
+from lib.stages.subfields import Taxonomy, assign_subfields, load_taxonomy  # noqa: E402
 
 
 def blind_texts(papers: pd.DataFrame) -> list[str]:

@@ -2,15 +2,15 @@
 
     python bench/topics.py DATA.json [--sample N] [--seed 0] [--labels 15] [--runs 3] [--embedder tfidf-svd]
 
-Both get the same vectors: TF-IDF + SVD (lib.embed's default) unless --embedder says otherwise.
-PaperMap clusters its 2D map (lib.project's UMAP); BERTopic runs its own pipeline on those vectors
+Both get the same vectors: TF-IDF + SVD (lib.stages.embed's default) unless --embedder says otherwise.
+PaperMap clusters its 2D map (lib.stages.project's UMAP); BERTopic runs its own pipeline on those vectors
 (UMAP to 5 dimensions with a fixed seed, HDBSCAN, c-TF-IDF labels from a stop-word
 CountVectorizer) as documented, then as its docs suggest for outliers (`reduce_outliers` by
 embeddings) and for fewer topics (`reduce_topics` to PaperMap's coarse count).
 
 Printed: topic counts and sizes, the share left in BERTopic's outlier topic -1 (PaperMap has
 none; it marks its strays), label distinctness (unique labels / topics), labels holding a generic
-word (lib.keywords.GENERIC_WORDS) or only broad words (each used by over 10% of papers), and
+word (lib.stages.keywords.GENERIC_WORDS) or only broad words (each used by over 10% of papers), and
 adjusted mutual information with `primary_area` over the labelled papers where the list has
 areas (BERTopic's -1 counts as one cluster, as it is one).
 With --runs R, both methods run again with R - 1 other seeds (UMAP's and the clusterings'; the
@@ -29,10 +29,10 @@ import numpy as np
 import pandas as pd
 from _data import area_labels, load
 
-from lib.embed import EMBEDDERS, make_embedder
-from lib.keywords import GENERIC_WORDS, candidate_phrases
-from lib.project import project
-from lib.topics import find_topics, label_levels
+from lib.stages.embed import EMBEDDERS, make_embedder
+from lib.stages.keywords import GENERIC_WORDS, candidate_phrases
+from lib.stages.project import project
+from lib.stages.topics import find_topics, label_levels
 
 SEED = 42
 BROAD_SHARE = 0.10  # a word in over a tenth of all papers ("learning", "models") says little on its own

@@ -1,3 +1,3 @@
-from .cli import main
+from lib.build.cli import main
 
 raise SystemExit(main())

@@ -5,9 +5,9 @@ import sys
 import streamlit as st
 
 from lib import ui_state
-from lib.datasets import MAX_UPLOAD_BYTES, describe
 from lib.errors import PaperMapError
-from lib.markup import markdown_literal
+from lib.store.datasets import MAX_UPLOAD_BYTES, describe
+from lib.views.markup import markdown_literal
 
 # Runs without the map (dashboard.py runs it even when the open data set cannot be mapped), so it
 # reads the catalog itself rather than `ui_state.current_view()`.

@@ -6,10 +6,11 @@ the papers inside it.
 
 import streamlit as st
 
-from lib import exports, figures, ui_state
+from lib import ui_state
 from lib.errors import PaperMapError
-from lib.markup import markdown_literal
-from lib.tables import corpus_caption, selection_summary
+from lib.views import exports, figures
+from lib.views.markup import markdown_literal
+from lib.views.tables import corpus_caption, selection_summary
 
 SIMILAR = 20
 

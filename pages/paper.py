@@ -4,9 +4,9 @@ import streamlit as st
 
 from lib import ui_state
 from lib.errors import PaperMapError
-from lib.markup import markdown_literal, safe_url
-from lib.search import paper_row
-from lib.tables import paper_facts
+from lib.views.markup import markdown_literal, safe_url
+from lib.views.search import paper_row
+from lib.views.tables import paper_facts
 
 SIMILAR = 10
 

@@ -2,9 +2,11 @@
 
 import streamlit as st
 
-from lib import figures, reading_lists, ui_state
-from lib.exports import venue_year
-from lib.markup import markdown_literal
+from lib import ui_state
+from lib.store import reading_lists
+from lib.views import figures
+from lib.views.exports import venue_year
+from lib.views.markup import markdown_literal
 
 ui_state.presentation_style()
 view = ui_state.current_view()

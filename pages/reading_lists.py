@@ -2,9 +2,11 @@
 
 import streamlit as st
 
-from lib import exports, reading_lists, ui_state
-from lib.figures import short_authors
-from lib.markup import markdown_literal
+from lib import ui_state
+from lib.store import reading_lists
+from lib.views import exports
+from lib.views.figures import short_authors
+from lib.views.markup import markdown_literal
 
 st.subheader("Reading lists")
 ui_state.show_list_error()

@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from lib import breakdowns, figures, ui_state
-from lib.markup import markdown_literal
-from lib.tables import corpus_caption, paper_table, topic_table
+from lib import ui_state
+from lib.views import breakdowns, figures
+from lib.views.markup import markdown_literal
+from lib.views.tables import corpus_caption, paper_table, topic_table
 
 view = ui_state.current_view()
 papers, shown = view.papers, view.shown

@@ -121,7 +121,7 @@ def hostile_cache(tmp_path_factory) -> Path:
 
 
 def plain(markdown: str) -> str:
-    """What a `lib.markup.markdown_literal` string displays: the text without its escapes."""
+    """What a `lib.views.markup.markdown_literal` string displays: the text without its escapes."""
     return re.sub(r"\\(.)", r"\1", markdown)
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from lib import reading_lists as rl
+from lib.store import reading_lists as rl
 
 DATASET = "planted2025.json"
 FRONT, BACK = 0, 10**6  # move_entry clamps a position past the end to the last place

@@ -62,7 +62,7 @@ def test_goal_rows_mark_each_goal():
 
 
 def test_floor_embeds_with_the_embedders_settings():
-    from lib.embed import _TFIDF_SETTINGS, TfidfSvdEmbedder
+    from lib.stages.embed import _TFIDF_SETTINGS, TfidfSvdEmbedder
 
     floor = bench_module("floor_build")
     embedder = TfidfSvdEmbedder()

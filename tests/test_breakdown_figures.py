@@ -4,8 +4,8 @@ import json
 
 import pandas as pd
 
-from lib.breakdowns import cell_of_selection, cross_table, subfield_counts, topic_sizes
-from lib.figures import (
+from lib.views.breakdowns import cell_of_selection, cross_table, subfield_counts, topic_sizes
+from lib.views.figures import (
     CONTEXT_COLOUR,
     FONT_SIZE,
     cross_table_heatmap,

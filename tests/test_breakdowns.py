@@ -4,7 +4,9 @@ import pandas as pd
 import pytest
 from conftest import SEED_SAMPLE, HashingEmbedder
 
-from lib.breakdowns import (
+from lib.build.pipeline import build
+from lib.errors import ParameterError
+from lib.views.breakdowns import (
     BREAKDOWN_COLUMNS,
     NOT_GIVEN,
     cell_of_selection,
@@ -28,9 +30,7 @@ from lib.breakdowns import (
     topic_row,
     topic_sizes,
 )
-from lib.errors import ParameterError
-from lib.filters import FINE_MARK, Filters, filter_papers
-from lib.pipeline import build
+from lib.views.filters import FINE_MARK, Filters, filter_papers
 
 
 @pytest.fixture(scope="module")

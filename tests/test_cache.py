@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from conftest import ended_pid
 
-from lib.cache import (
+from lib.build.cache import (
     CACHE_VERSION,
     ArtifactCache,
     atomic_write_bytes,

@@ -6,8 +6,8 @@ import time
 import pytest
 from conftest import REPO, SEED_SAMPLE
 
-from lib.cli import parser
-from lib.pipeline import BuildParams, build, read_papers
+from lib.build.cli import parser
+from lib.build.pipeline import BuildParams, build, read_papers
 
 
 def cli(*args, cwd=REPO):

@@ -6,7 +6,10 @@ import re
 import pytest
 from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
 
-from lib.datasets import (
+from lib.build.pipeline import DEFAULT_DATA, DEFAULT_TAXONOMY, STAGE_VERSIONS, build
+from lib.errors import DataSetError, InputError, PaperMapError
+from lib.stages.load import load_papers, papers_from_bytes
+from lib.store.datasets import (
     built_papers,
     catalog,
     check_paper_list,
@@ -17,9 +20,6 @@ from lib.datasets import (
     save_upload,
     url_name,
 )
-from lib.errors import DataSetError, InputError, PaperMapError
-from lib.load import load_papers, papers_from_bytes
-from lib.pipeline import DEFAULT_DATA, DEFAULT_TAXONOMY, STAGE_VERSIONS, build
 
 PLANTED = json.dumps(planted_records(per_topic=4)).encode()
 URL_SAFE = re.compile(r"^[A-Za-z0-9._-]+$")

@@ -5,17 +5,17 @@ import pytest
 from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
 from sklearn.manifold import trustworthiness
 
-from lib.embed import (
+from lib.errors import PaperMapError, ParameterError
+from lib.schema import analysis_texts
+from lib.stages.embed import (
     EmbedderUnavailable,
     SentenceTransformerEmbedder,
     TfidfSvdEmbedder,
     make_embedder,
     packaged_model_path,
 )
-from lib.errors import PaperMapError, ParameterError
-from lib.load import load_papers
-from lib.project import MIN_UMAP_POINTS, place_new, project
-from lib.schema import analysis_texts
+from lib.stages.load import load_papers
+from lib.stages.project import MIN_UMAP_POINTS, place_new, project
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,9 @@ import re
 import pandas as pd
 from export_readers import FORMULA_STARTS, bibtex_entries, csv_rows, html_elements, latex_text, markdown_html
 
-from lib import exports
-from lib.figures import map_figure
-from lib.reading_lists import Entry
+from lib.store.reading_lists import Entry
+from lib.views import exports
+from lib.views.figures import map_figure
 
 IMG = "<img src=x onerror=alert(1)>"
 FORMULA = '=HYPERLINK("http://x")'

@@ -9,8 +9,8 @@ from conftest import REPO
 from local_server import PLANTED_LIST, closed_port_url, paper_server
 
 from lib.errors import FetchError
-from lib.fetch import ICML2025_URL, fetch_paper_list
-from lib.load import load_papers
+from lib.stages.load import load_papers
+from lib.store.fetch import ICML2025_URL, fetch_paper_list
 
 
 @pytest.fixture(scope="module")

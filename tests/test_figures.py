@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.figures import (
+from lib.stages.subfields import UNASSIGNED
+from lib.views.figures import (
     NEUTRAL,
     OTHER,
     PALETTE,
@@ -17,8 +18,7 @@ from lib.figures import (
     short_authors,
     topic_positions,
 )
-from lib.subfields import UNASSIGNED
-from lib.tables import paper_table
+from lib.views.tables import paper_table
 
 
 def papers(n=40, groups=5):

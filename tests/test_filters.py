@@ -1,6 +1,6 @@
 import pandas as pd
 
-from lib.filters import (
+from lib.views.filters import (
     FINE_MARK,
     Filters,
     choices_from_query,

@@ -4,8 +4,8 @@ file, or mapped with every record either kept or reported as skipped. Nothing ra
 import pytest
 from hostile_lists import PARTLY, REFUSED
 
-from lib.cli import main
-from lib.load import load_papers
+from lib.build.cli import main
+from lib.stages.load import load_papers
 
 
 def build(path, cache, out, *flags) -> int:

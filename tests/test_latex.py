@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from lib.latex import readable
-from lib.load import load_papers
+from lib.stages.latex import readable
+from lib.stages.load import load_papers
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 
 from lib.errors import InputError, ParameterError
-from lib.latex import readable
-from lib.load import (
+from lib.schema import PAPER_COLUMNS
+from lib.stages.latex import readable
+from lib.stages.load import (
     FORMATS,
     MAX_ABSTRACT_CHARS,
     LoadReport,
@@ -21,7 +22,6 @@ from lib.load import (
     detect_format,
     load_papers,
 )
-from lib.schema import PAPER_COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = REPO / "data" / "icml2025_seed.txt"

@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from lib.markup import markdown_literal, safe_url
+from lib.views.markup import markdown_literal, safe_url
 
 HOSTILE = [
     "<img src=x onerror=alert(1)>",

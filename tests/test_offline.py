@@ -16,12 +16,13 @@ import pytest
 from conftest import REPO, started
 from network_guard import install, sitecustomize_env
 
-from lib import exports, reading_lists
+from lib.build.pipeline import build
 from lib.errors import FetchError
-from lib.fetch import ICML2025_URL, fetch_paper_list
-from lib.figures import map_figure
-from lib.pipeline import build
-from lib.tables import paper_table
+from lib.store import reading_lists
+from lib.store.fetch import ICML2025_URL, fetch_paper_list
+from lib.views import exports
+from lib.views.figures import map_figure
+from lib.views.tables import paper_table
 
 OUTSIDE_IP = "192.0.2.1"  # TEST-NET-1: reserved for documentation, routed nowhere
 PAGES = sorted(f"pages/{path.name}" for path in (REPO / "pages").glob("*.py"))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import plain, planted_records, started
 
-from lib.filters import FINE_MARK
+from lib.views.filters import FINE_MARK
 
 HOSTILE_TITLE = "<img src=x onerror=alert(1)>"
 HOSTILE_MARKDOWN = "**bold** [x](javascript:alert(1))"

@@ -7,7 +7,7 @@ import pytest
 from conftest import plain, planted_records, started
 from local_server import closed_port_url, paper_server
 
-from lib.markup import markdown_literal
+from lib.views.markup import markdown_literal
 
 XSS_TITLE = "<img src=x onerror=alert(1)> **bold** [x](javascript:alert(1))"
 
@@ -153,12 +153,12 @@ def test_a_data_set_that_cannot_be_mapped_is_not_a_dead_end(env, monkeypatch):
 def test_an_upload_over_the_limit_is_one_error_with_both_sizes_and_not_saved(env, monkeypatch):
     import functools
 
-    import lib.datasets
+    import lib.store.datasets
     import lib.ui_state.data_sets
 
     # A 2 KB limit stands in for the real 200 MB one, so the test holds no 200 MB in memory.
     monkeypatch.setattr(
-        lib.ui_state.data_sets, "save_upload", functools.partial(lib.datasets.save_upload, max_bytes=2048)
+        lib.ui_state.data_sets, "save_upload", functools.partial(lib.store.datasets.save_upload, max_bytes=2048)
     )
     app = on_data_sets_page(started())
     app.file_uploader(key="upload").upload("huge.json", json.dumps(planted_records()).encode()).run()

@@ -7,8 +7,8 @@ from conftest import DASHBOARD, plain
 from streamlit.testing.v1 import AppTest
 from test_page_reading_lists import IMG, LINK, make_list
 
-from lib import reading_lists as rl
-from lib.markup import markdown_literal
+from lib.store import reading_lists as rl
+from lib.views.markup import markdown_literal
 
 
 def present(**query):

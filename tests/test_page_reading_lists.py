@@ -7,9 +7,9 @@ import pytest
 from conftest import DASHBOARD, REPO, plain
 from streamlit.testing.v1 import AppTest
 
-from lib import reading_lists as rl
-from lib.markup import markdown_literal
+from lib.store import reading_lists as rl
 from lib.ui_state import NEW_LIST
+from lib.views.markup import markdown_literal
 
 IMG = "<img src=x onerror=alert(1)>"
 LINK = "**b** [x](javascript:alert(1))"
@@ -138,8 +138,8 @@ import streamlit as st
 
 sys.path.insert(0, {repo!r})
 from lib import ui_state
-from lib.filters import Filters
-from lib.load import LoadReport
+from lib.views.filters import Filters
+from lib.stages.load import LoadReport
 
 
 def add_page():

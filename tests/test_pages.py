@@ -8,7 +8,7 @@ import pytest
 from conftest import DASHBOARD, plain, planted_records, started
 from streamlit.testing.v1 import AppTest
 
-from lib.filters import FINE_MARK
+from lib.views.filters import FINE_MARK
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The keywords/subfields worker (lib.parallel): the same tables as one process, from any main
+"""The keywords/subfields worker (lib.build.parallel): the same tables as one process, from any main
 script, and a build that finishes whatever happens to the worker."""
 
 import subprocess
@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 from conftest import REPO, HashingEmbedder
 
-import lib.parallel
-import lib.pipeline
-from lib.pipeline import build
+import lib.build.parallel
+import lib.build.pipeline
+from lib.build.pipeline import build
 
 # The worker, run by a wrapper that first creates the file {mark}: proof that a build started it.
-RECORDING = "open({mark!r}, 'w').close(); import runpy; runpy.run_module('lib.parallel', run_name='__main__')"
+RECORDING = "open({mark!r}, 'w').close(); import runpy; runpy.run_module('lib.build.parallel', run_name='__main__')"
 
 
 def run(path, tmp_path, cache):
@@ -24,7 +24,7 @@ def run(path, tmp_path, cache):
 @pytest.fixture
 def worker_allowed(monkeypatch):
     """Builds of the small planted list use the worker, as a list of 1,000 papers does."""
-    monkeypatch.setattr(lib.pipeline, "SIDE_STAGES_FROM", 10)
+    monkeypatch.setattr(lib.build.pipeline, "SIDE_STAGES_FROM", 10)
     monkeypatch.setattr("os.cpu_count", lambda: 2)
 
 
@@ -36,7 +36,7 @@ def in_one_process(planted_file, tmp_path):
 def recording_worker(tmp_path, monkeypatch):
     """The worker, started through a wrapper that leaves a file behind: proof that it ran."""
     mark = tmp_path / "worker_ran"
-    monkeypatch.setattr(lib.parallel, "WORKER_COMMAND", [sys.executable, "-c", RECORDING.format(mark=str(mark))])
+    monkeypatch.setattr(lib.build.parallel, "WORKER_COMMAND", [sys.executable, "-c", RECORDING.format(mark=str(mark))])
     return mark
 
 
@@ -53,7 +53,7 @@ def test_small_lists_and_cached_stages_start_no_worker(planted_file, tmp_path, m
     ran = recording_worker(tmp_path, monkeypatch)
     run(planted_file, tmp_path, "cache")  # 36 papers: below SIDE_STAGES_FROM
     assert not ran.exists()
-    monkeypatch.setattr(lib.pipeline, "SIDE_STAGES_FROM", 10)
+    monkeypatch.setattr(lib.build.pipeline, "SIDE_STAGES_FROM", 10)
     run(planted_file, tmp_path, "cache")  # large enough now, but keywords and subfields are cached
     assert not ran.exists()
 
@@ -70,7 +70,7 @@ def test_small_lists_and_cached_stages_start_no_worker(planted_file, tmp_path, m
 def test_a_worker_that_fails_leaves_the_build_to_finish_in_one_process(
     planted_file, tmp_path, in_one_process, worker_allowed, monkeypatch, command, failure
 ):
-    monkeypatch.setattr(lib.parallel, "WORKER_COMMAND", command)
+    monkeypatch.setattr(lib.build.parallel, "WORKER_COMMAND", command)
     pd.testing.assert_frame_equal(in_one_process, run(planted_file, tmp_path, "failing").papers, obj=failure)
 
 
@@ -90,11 +90,11 @@ def test_the_worker_never_runs_the_main_script_of_the_process_that_builds(plante
             time.sleep(3600)
         sys.path.insert(0, {str(REPO)!r})
         import os
-        import lib.parallel, lib.pipeline
-        lib.pipeline.SIDE_STAGES_FROM = 10
+        import lib.build.parallel, lib.build.pipeline
+        lib.build.pipeline.SIDE_STAGES_FROM = 10
         os.cpu_count = lambda: 2
-        lib.parallel.WORKER_COMMAND = {worker!r}
-        result = lib.pipeline.build({str(planted_file)!r}, cache_dir={str(tmp_path / "cache")!r},
+        lib.build.parallel.WORKER_COMMAND = {worker!r}
+        result = lib.build.pipeline.build({str(planted_file)!r}, cache_dir={str(tmp_path / "cache")!r},
                                     out_dir={str(tmp_path / "out")!r})
         print(result.counts["papers"])
     """)
@@ -108,4 +108,4 @@ def test_the_worker_never_runs_the_main_script_of_the_process_that_builds(plante
 
 def test_the_worker_refuses_an_unknown_stage():
     with pytest.raises(ValueError, match="keywords"):
-        lib.parallel.side_stage("topics", None, [], None, None)
+        lib.build.parallel.side_stage("topics", None, [], None, None)

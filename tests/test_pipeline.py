@@ -8,11 +8,11 @@ import pytest
 from conftest import REPO, SEED_SAMPLE, HashingEmbedder, planted_records
 from sklearn.metrics import adjusted_rand_score
 
-import lib.pipeline
-import lib.topics
-from lib.cache import read_arrays
+import lib.build.pipeline
+import lib.stages.topics
+from lib.build.cache import read_arrays
+from lib.build.pipeline import OUTPUT_FILES, STAGES, BuildParams, build, is_built, read_papers
 from lib.errors import InputError, TaxonomyError
-from lib.pipeline import OUTPUT_FILES, STAGES, BuildParams, build, is_built, read_papers
 from lib.schema import OUTPUT_COLUMNS, analysis_texts
 
 
@@ -73,7 +73,7 @@ def test_interrupted_build_then_rerun_equals_a_clean_build(planted_file, tmp_pat
         raise KeyboardInterrupt
 
     with monkeypatch.context() as patch:
-        patch.setattr(lib.topics, "find_topics", killed)
+        patch.setattr(lib.stages.topics, "find_topics", killed)
         with pytest.raises(KeyboardInterrupt):
             run(planted_file, tmp_path, cache="interrupted")
     resumed = run(planted_file, tmp_path, cache="interrupted", out_dir=tmp_path / "a")
@@ -209,7 +209,7 @@ def test_a_damaged_output_is_never_reused(planted_file, tmp_path):
 def test_the_cli_answers_a_finished_build_without_importing_the_stages(tmp_path):
     args = ["build", str(SEED_SAMPLE), "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out"), "--quiet"]
     script = (
-        "import sys; from lib.cli import main; code = main(sys.argv[1:]); "
+        "import sys; from lib.build.cli import main; code = main(sys.argv[1:]); "
         "print(sorted(m for m in ('pandas', 'sklearn', 'umap', 'numba') if m in sys.modules))"
     )
     subprocess.run([sys.executable, "-c", script, *args], cwd=REPO, check=True, capture_output=True)
@@ -272,7 +272,7 @@ def test_a_build_whose_lock_holder_was_killed_is_not_blocked(planted_file, tmp_p
             (
                 "import time\n"
                 "from pathlib import Path\n"
-                "from lib.pipeline import _build_lock\n"
+                "from lib.build.pipeline import _build_lock\n"
                 f"with _build_lock(Path({str(tmp_path / 'out')!r}), Path({str(tmp_path / 'cache')!r}), print):\n"
                 "    print('held', flush=True); time.sleep(60)\n"
             ),

@@ -20,9 +20,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lib.cache import frame_bytes
+from lib.build.cache import frame_bytes
 from lib.errors import InputError
-from lib.load import FIELD_ALIASES, FORMATS, LoadResult, load_papers
+from lib.stages.load import FIELD_ALIASES, FORMATS, LoadResult, load_papers
 
 PROPERTY = settings(
     max_examples=150, deadline=None, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]

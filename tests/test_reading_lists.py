@@ -6,8 +6,8 @@ from contextlib import closing
 import pandas as pd
 import pytest
 
-from lib import reading_lists as rl
 from lib.errors import ReadingListError
+from lib.store import reading_lists as rl
 
 
 def papers(n, prefix="p"):

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from lib import reading_lists as rl
+from lib.store import reading_lists as rl
 
 WRITER = Path(__file__).with_name("reading_list_writer.py")
 LIST = "club"

@@ -5,11 +5,11 @@ import pandas as pd
 import pytest
 from conftest import PLANTED_TOPICS, HashingEmbedder
 
-from lib.embed import EmbedderUnavailable, fit_embed, query_embedder
+from lib.build.pipeline import build, read_papers
 from lib.errors import InputError, PaperMapError
-from lib.pipeline import build, read_papers
 from lib.schema import analysis_texts
-from lib.search import (
+from lib.stages.embed import EmbedderUnavailable, fit_embed, query_embedder
+from lib.views.search import (
     load_map_embeddings,
     query_terms,
     similar_papers,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lib.load import load_papers
-from lib.titles import MAX_TITLE_CHARS, MAX_TITLE_WORDS, derive_title
+from lib.stages.load import load_papers
+from lib.stages.titles import MAX_TITLE_CHARS, MAX_TITLE_WORDS, derive_title
 
 SEED = Path(__file__).resolve().parents[1] / "data" / "icml2025_seed.txt"
 ELLIPSIS = "…"

@@ -5,7 +5,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from lib.errors import ParameterError
 from lib.schema import OUTPUT_COLUMNS
-from lib.topics import (
+from lib.stages.topics import (
     MAX_FINE_TOPICS,
     MAX_NEAREST_SHARE,
     MAX_TOPICS,
@@ -201,7 +201,7 @@ def test_labels_name_things_not_modifiers_and_do_not_repeat_themselves():
 
 
 def test_a_one_word_label_gives_way_to_a_well_used_phrase_holding_it():
-    from lib.topics import _compose_label
+    from lib.stages.topics import _compose_label
 
     ranked = [("Conversion", 0.9), ("distribution", 0.6), ("ANN-SNN conversion", 0.5)]
     assert _compose_label(ranked, set()) == "ANN-SNN conversion"
@@ -320,7 +320,7 @@ def test_a_build_from_before_the_fine_topic_columns_is_built_again_not_read(plan
 
     from conftest import HashingEmbedder
 
-    from lib.pipeline import build, is_built, read_papers
+    from lib.build.pipeline import build, is_built, read_papers
 
     out = tmp_path / "out"
     build(planted_file, cache_dir=tmp_path / "cache", out_dir=out, embedder=HashingEmbedder())

@@ -1,6 +1,6 @@
-"""lib.umap_np against umap-learn, the implementation it follows, and against brute force.
+"""lib.stages.umap_np against umap-learn, the implementation it follows, and against brute force.
 
-umap-learn is a runtime requirement (lib.project keeps it as `method="umap-learn"`); its numba JIT
+umap-learn is a runtime requirement (lib.stages.project keeps it as `method="umap-learn"`); its numba JIT
 costs tens of seconds in a fresh process, so the comparisons with it are `slow`.
 """
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sklearn.manifold import trustworthiness
 
-from lib import umap_np
+from lib.stages import umap_np
 
 umap_ = pytest.importorskip("umap.umap_")
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ..breakdowns import topic_breakdown as breakdown_topics
-from ..filters import FACETS
+from lib.views.breakdowns import topic_breakdown as breakdown_topics
+from lib.views.filters import FACETS
+
 from .core import read_map
 
 _MAP_PAGE = "pages/map.py"
@@ -15,12 +16,12 @@ _MAP_LINK_KEY = "papermap_map_link"
 
 @st.cache_data(show_spinner="Breaking topics down…", max_entries=8)
 def topic_breakdown(map_dir: str, level: str) -> pd.DataFrame:
-    """`lib.breakdowns.topic_breakdown` of the whole map in `map_dir`, computed once per map and level."""
+    """`lib.views.breakdowns.topic_breakdown` of the whole map in `map_dir`, computed once per map and level."""
     return breakdown_topics(read_map(map_dir)[0], level)
 
 
 def open_map(query: dict[str, list[str]]) -> None:
-    """Switch to the map page filtered by `query` (facet -> values, as `lib.breakdowns.map_filters` gives).
+    """Switch to the map page filtered by `query` (facet -> values, as `lib.views.breakdowns.map_filters` gives).
 
     The sidebar's facet widgets keep their state across pages and read the URL only on a session's
     first run, so the query also waits in the session for `apply_map_link`, which the entry script

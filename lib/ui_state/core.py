@@ -8,11 +8,11 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from ..datasets import map_folder
-from ..filters import FACETS, Filters, choices_from_query, facet_options
-from ..load import LoadReport
-from ..pipeline import build, is_built, read_load_report, read_papers, recorded_report
-from ..topics import topic_summaries as summarise_topics
+from lib.build.pipeline import build, is_built, read_load_report, read_papers, recorded_report
+from lib.stages.load import LoadReport
+from lib.stages.topics import topic_summaries as summarise_topics
+from lib.store.datasets import map_folder
+from lib.views.filters import FACETS, Filters, choices_from_query, facet_options
 
 _VIEW_KEY = "papermap_view"
 # What each pipeline stage does, in a reader's words, for the first build's progress bar.
@@ -242,5 +242,5 @@ def table_height(rows: int, most: int = 20) -> int:
 
 @st.cache_data(show_spinner="Summarising topics…", max_entries=8)
 def topic_summaries(map_dir: str, level: str) -> pd.DataFrame:
-    """`lib.topics.topic_summaries` of the whole map in `map_dir`, computed once per map and level."""
+    """`lib.stages.topics.topic_summaries` of the whole map in `map_dir`, computed once per map and level."""
     return summarise_topics(read_map(map_dir)[0], level)

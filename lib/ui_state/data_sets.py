@@ -10,11 +10,12 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from ..datasets import DEFAULT_DATA_DIR, Catalog, catalog, save_upload, url_name
-from ..fetch import ICML2025_URL, Fetched, fetch_paper_list
-from ..markup import markdown_literal
-from ..pipeline import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
-from ..report import LoadReport
+from lib.build.pipeline import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
+from lib.stages.report import LoadReport
+from lib.store.datasets import DEFAULT_DATA_DIR, Catalog, catalog, save_upload, url_name
+from lib.store.fetch import ICML2025_URL, Fetched, fetch_paper_list
+from lib.views.markup import markdown_literal
+
 from .core import DataSource
 
 _DATA_SET_KEY = "papermap_data_set"  # the set this session opened last: the URL loses `?data=` on a page switch

@@ -8,11 +8,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from .. import exports, figures, search
-from ..embed import QueryEmbedder, query_embedder
-from ..figures import short_authors
-from ..markup import markdown_literal, safe_url
-from ..tables import paper_table
+from lib.stages.embed import QueryEmbedder, query_embedder
+from lib.views import exports, figures, search
+from lib.views.figures import short_authors
+from lib.views.markup import markdown_literal, safe_url
+from lib.views.tables import paper_table
+
 from .core import PAPER_COLUMN_CONFIG, View, read_map, write_url
 from .reading import add_to_list_control
 
@@ -143,7 +144,7 @@ def _query_embedder(map_dir: str) -> QueryEmbedder:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def text_matches(map_dir: str, query: str) -> np.ndarray:
-    """`lib.search.text_matches` over the whole map in `map_dir`: one bool per paper, in map order."""
+    """`lib.views.search.text_matches` over the whole map in `map_dir`: one bool per paper, in map order."""
     return search.text_matches(read_map(map_dir)[0], query)
 
 
@@ -169,7 +170,7 @@ def similar_papers(map_dir: str, paper_id: str, k: int = 10) -> pd.DataFrame:
 
 
 def search_in_view(view: View, query: str) -> pd.DataFrame:
-    """The papers in view that the text search `query` finds (see `lib.search.text_matches`)."""
+    """The papers in view that the text search `query` finds (see `lib.views.search.text_matches`)."""
     found = view.papers["paper_id"][text_matches(view.map_dir, query)]
     return view.shown[view.shown["paper_id"].isin(found)]
 

@@ -11,9 +11,10 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from .. import reading_lists
-from ..errors import ReadingListError
-from ..markup import markdown_literal
+from lib.errors import ReadingListError
+from lib.store import reading_lists
+from lib.views.markup import markdown_literal
+
 from .core import current_view, write_url
 
 NEW_LIST = ""  # the "New list…" choice: a list's name is never empty

@@ -11,11 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .datasets import DEFAULT_DATA_DIR
-from .embed import EMBEDDERS, make_embedder
-from .errors import PaperMapError
-from .fetch import DEFAULT_TIMEOUT, ICML2025_URL, fetch_paper_list
-from .pipeline import (
+from lib.build.pipeline import (
     DEFAULT_CACHE_DIR,
     DEFAULT_TAXONOMY,
     STAGES,
@@ -23,7 +19,11 @@ from .pipeline import (
     build,
     default_out_dir,
 )
-from .readers import FORMATS
+from lib.errors import PaperMapError
+from lib.stages.embed import EMBEDDERS, make_embedder
+from lib.stages.readers import FORMATS
+from lib.store.datasets import DEFAULT_DATA_DIR
+from lib.store.fetch import DEFAULT_TIMEOUT, ICML2025_URL, fetch_paper_list
 
 
 def parser() -> argparse.ArgumentParser:
@@ -139,7 +139,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _extend(args: argparse.Namespace) -> int:
-    from .extend import extend_map
+    from lib.build.extend import extend_map
 
     print(extend_map(args.map, args.input, out_dir=args.out, taxonomy_path=args.taxonomy).summary())
     return 0

@@ -17,8 +17,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
-from .filters import value_counts
-from .subfields import UNASSIGNED
+from lib.stages.subfields import UNASSIGNED
+from lib.views.filters import value_counts
 
 # Saturated, distinct colours that survive a projector (pale ones vanish on white). Past the
 # palette's size the smallest groups share one grey "Other", drawn underneath the rest.
@@ -466,7 +466,7 @@ IN_VIEW_COLOUR = "#3A6EA5"
 
 
 def topic_size_bar(sizes: pd.DataFrame, title: str = "Papers per topic") -> go.Figure:
-    """Horizontal bars of papers per topic, largest on top, from `lib.breakdowns.topic_sizes`.
+    """Horizontal bars of papers per topic, largest on top, from `lib.views.breakdowns.topic_sizes`.
 
     Bars are the whole map's topics; when filters hide some papers, each bar splits into the papers
     in view (blue) and those filtered out (grey), so sizes stay comparable while filtering.
@@ -523,7 +523,7 @@ def _count_axis(most: int) -> dict:
 
 
 def subfield_bar(counts: pd.DataFrame, colours: dict[str, str], title: str = "Papers per subfield") -> go.Figure:
-    """Bars of papers per subfield, area by area, from `lib.breakdowns.subfield_counts`.
+    """Bars of papers per subfield, area by area, from `lib.views.breakdowns.subfield_counts`.
 
     Each bar takes its subfield's colour on the map (`category_colours(papers, "subfield")`), so
     areas read as blocks of one hue; hover names the area and the subfield's share of it, and
@@ -562,7 +562,7 @@ def subfield_bar(counts: pd.DataFrame, colours: dict[str, str], title: str = "Pa
 
 
 def cross_table_heatmap(table: pd.DataFrame, row_title: str, column_title: str, title: str = "") -> go.Figure:
-    """Heatmap of a count table (`lib.breakdowns.cross_table`): paper counts in the cells, colour by share of the row.
+    """Heatmap of a count table (`lib.views.breakdowns.cross_table`): paper counts in the cells, colour by share of the row.
 
     Colouring by the row's share lets a small row show where its papers go as clearly as a large one.
     Plotly reports no click on a heatmap cell (its heatmap trace cannot be selected), so a layer of

@@ -14,9 +14,9 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cache import atomic_write_bytes
-from .datasets import DEFAULT_DATA_DIR, check_paper_list, human_size
-from .errors import FetchError, PaperMapError
+from lib.build.cache import atomic_write_bytes
+from lib.errors import FetchError, PaperMapError
+from lib.store.datasets import DEFAULT_DATA_DIR, check_paper_list, human_size
 
 # Paper Copilot's public `paperlists`: every ICML 2025 paper with title, authors, status and link.
 ICML2025_URL = "https://raw.githubusercontent.com/papercopilot/paperlists/main/icml/icml2025.json"

@@ -31,8 +31,8 @@ from threadpoolctl import (
     threadpool_limits,  # installed with scikit-learn, which uses it the same way
 )
 
-from .errors import ParameterError, TaxonomyError
-from .keywords import candidate_phrases
+from lib.errors import ParameterError, TaxonomyError
+from lib.stages.keywords import candidate_phrases
 
 UNASSIGNED = "Unassigned"
 

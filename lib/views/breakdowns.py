@@ -1,6 +1,6 @@
 """Per-topic and per-subfield breakdowns of a papers table (`lib.schema.OUTPUT_COLUMNS`).
 
-The numbers, and the short sentences and tables that say what they mean; `lib.figures` draws
+The numbers, and the short sentences and tables that say what they mean; `lib.views.figures` draws
 them and the topics and subfields pages show them.
 """
 
@@ -12,13 +12,13 @@ import numpy as np
 import pandas as pd
 from sklearn.neighbors import NearestNeighbors
 
-from .errors import ParameterError
-from .filters import FACETS, FINE_MARK
-from .topics import LEVELS, topic_summaries
+from lib.errors import ParameterError
+from lib.stages.topics import LEVELS, topic_summaries
+from lib.views.filters import FACETS, FINE_MARK
 
 # Topic level -> (id column, label column) of the papers table.
 LEVEL_COLUMNS = {"coarse": ("topic", "topic_label"), "fine": ("topic_fine", "topic_fine_label")}
-# Papers table column -> the sidebar facet (`lib.filters.FACETS`, also its URL key) that filters on it;
+# Papers table column -> the sidebar facet (`lib.views.filters.FACETS`, also its URL key) that filters on it;
 # a topic or a cross-table cell becomes these filters. Fine topics carry `FINE_MARK` in the facet.
 FILTER_KEYS = {
     "subfield": "subfield",
@@ -68,7 +68,7 @@ def topic_breakdown(
 ) -> pd.DataFrame:
     """One row per topic of `level` of the whole map `papers`, largest first (`BREAKDOWN_COLUMNS`).
 
-    From `lib.topics.topic_summaries`: `topic` id, `label`, `papers`, `share` of all papers,
+    From `lib.stages.topics.topic_summaries`: `topic` id, `label`, `papers`, `share` of all papers,
     `parent_label`, distinctive `keywords` with `keyword_shares` (share of the topic's papers using
     each) and `keyword_overall_shares` (share of all papers), `label_evidence` and `representatives`
     (paper ids nearest the topic's centre on the map). Added here: `subfield_mix` and `status_mix`
@@ -223,7 +223,7 @@ def cell_of_selection(selection: Mapping | None) -> tuple[str, str] | None:
     """The (row value, column value) of the cross-table cell clicked, from `st.plotly_chart`'s selection.
 
     The heatmap's clickable layer carries `[row, column, count]` as each point's `customdata`
-    (`lib.figures.cross_table_heatmap`). None when nothing was clicked, something else was (a bar
+    (`lib.views.figures.cross_table_heatmap`). None when nothing was clicked, something else was (a bar
     carries one value), or the cell is empty: a map of no papers helps nobody.
     """
     points = (selection or {}).get("selection", {}).get("points", [])

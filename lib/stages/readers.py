@@ -1,7 +1,7 @@
 """Paper-list formats: detect a file's format and turn its bytes into (label, record) pairs.
 
 Records are raw mappings as the source wrote them (or, for an unreadable one, an `InputError`
-that the loader reports as skipped); `lib.load` normalizes them into the papers table.
+that the loader reports as skipped); `lib.stages.load` normalizes them into the papers table.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
+from lib.errors import InputError
 
 FORMATS = ("auto", "text", "json", "openreview", "jsonl", "csv", "tsv", "parquet")
 _KNOWN_STATUSES = ("oral", "spotlight", "poster")

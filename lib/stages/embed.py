@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .errors import PaperMapError, ParameterError
+from lib.errors import PaperMapError, ParameterError
 
 
 class Embedder(Protocol):

@@ -1,7 +1,7 @@
 """Growing a map: place the papers of a later list (or one uploaded paper) on a finished map.
 
 Nothing already on the map moves: the new papers are embedded with the map's own query model,
-placed among their nearest papers by `lib.project.place_new`, and given the topic most of those
+placed among their nearest papers by `lib.stages.project.place_new`, and given the topic most of those
 neighbours share; keyphrases and subfields are found for them as in a build. Refitting the
 projection instead would redraw the whole map the readers already know.
 """
@@ -16,12 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .cache import file_digest, make_key, read_arrays
-from .embed import query_embedder
-from .errors import InputError
-from .keywords import keywords_table
-from .load import load_papers
-from .pipeline import (
+from lib.build.cache import file_digest, make_key, read_arrays
+from lib.build.pipeline import (
     DEFAULT_TAXONOMY,
     EMBEDDINGS_FILE,
     PAPERS_FILE,
@@ -34,10 +30,14 @@ from .pipeline import (
     read_papers,
     write_output,
 )
-from .project import place_new
-from .report import RecordIssue
-from .schema import OUTPUT_COLUMNS, PAPER_COLUMNS, analysis_texts, conform
-from .subfields import assign_subfields, load_taxonomy
+from lib.errors import InputError
+from lib.schema import OUTPUT_COLUMNS, PAPER_COLUMNS, analysis_texts, conform
+from lib.stages.embed import query_embedder
+from lib.stages.keywords import keywords_table
+from lib.stages.load import load_papers
+from lib.stages.project import place_new
+from lib.stages.report import RecordIssue
+from lib.stages.subfields import assign_subfields, load_taxonomy
 
 
 def extend_map(

@@ -1,6 +1,6 @@
 """What a load read: counts, and every record skipped or altered with the reason.
 
-Kept apart from `lib.load` (and free of pandas) so that reading a finished build's report, as the
+Kept apart from `lib.stages.load` (and free of pandas) so that reading a finished build's report, as the
 CLI does on a cache hit, imports nothing heavy.
 """
 

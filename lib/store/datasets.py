@@ -15,15 +15,15 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cache import atomic_write_bytes, file_digest, make_key
-from .errors import DataSetError, PaperMapError
-from .pipeline import (
+from lib.build.cache import atomic_write_bytes, file_digest, make_key
+from lib.build.pipeline import (
     DEFAULT_DATA,
     DEFAULT_TAXONOMY,
     REPO_ROOT,
     STAGE_VERSIONS,
     is_built,
 )
+from lib.errors import DataSetError, PaperMapError
 
 DEFAULT_DATA_DIR = REPO_ROOT / "data"
 UPLOADS_FOLDER = "uploads"
@@ -162,7 +162,7 @@ def check_paper_list(content: bytes, file_name: str, fallback: str) -> tuple[str
     it holds no paper with a title or an abstract.
     """
     stem = safe_stem(file_name) or fallback
-    from .load import (
+    from lib.stages.load import (
         papers_from_bytes,  # pandas: only when a file is checked, not to list data sets
     )
 

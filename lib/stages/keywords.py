@@ -16,7 +16,7 @@ from functools import lru_cache
 import pandas as pd
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
-from .errors import ParameterError
+from lib.errors import ParameterError
 
 # Words that carry no topic in an abstract, on top of English stop words.
 GENERIC_WORDS = frozenset(

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .cache import (
+from lib.build.cache import (
     ArtifactCache,
     array_bytes,
     arrays_bytes,
@@ -28,10 +28,10 @@ from .cache import (
     frame_bytes,
     make_key,
 )
-from .errors import InputError
-from .parallel import SIDE_STAGE_NAMES, SideStages
-from .report import LoadReport
-from .schema import OUTPUT_COLUMNS
+from lib.build.parallel import SIDE_STAGE_NAMES, SideStages
+from lib.errors import InputError
+from lib.schema import OUTPUT_COLUMNS
+from lib.stages.report import LoadReport
 
 # The stages' modules (pandas, scikit-learn, UMAP) are imported inside `build`, when a stage must
 # run: a build that finds its output already made answers without them.
@@ -39,9 +39,9 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from .embed import Embedder
+    from lib.stages.embed import Embedder
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = REPO_ROOT / "data" / "icml2025_seed.txt"
 DEFAULT_TAXONOMY = REPO_ROOT / "data" / "taxonomy" / "icml2025.yaml"
 DEFAULT_CACHE_DIR = REPO_ROOT / "data" / "cache"
@@ -63,7 +63,7 @@ STAGES = ("load", "embed", "project", "topics", "keywords", "subfields", "write"
 SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than it saves
 # Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
 # old artifacts are never reused. Kept here, not in the stage modules, so keys need no heavy import.
-# project 3: UMAP in NumPy (lib.umap_np) instead of umap-learn, fitted on a sample past 20,000 papers;
+# project 3: UMAP in NumPy (lib.stages.umap_np) instead of umap-learn, fitted on a sample past 20,000 papers;
 # 4: exact ties among a small list's neighbours go to the lower index, as on large lists.
 STAGE_VERSIONS = {"load": 3, "keywords": 2, "subfields": 3, "embed": 2, "project": 4, "topics": 3}
 
@@ -78,7 +78,7 @@ class BuildParams:
     input_format: str = "auto"
     top_keywords: int = 10
     subfield_min_score: float = 0.03
-    n_neighbors: int = 12  # lib.project's defaults; see bench/map_quality.py
+    n_neighbors: int = 12  # lib.stages.project's defaults; see bench/map_quality.py
     min_dist: float = 0.02
     n_topics: int | None = None
     n_fine_topics: int | None = None
@@ -120,7 +120,7 @@ class BuildResult:
         where = f" into {self.out_path}" if self.out_path else ""
         cached = sum(s.cached for s in self.stages)
         skipped = f", skipped {len(self.report.skipped)}" if self.report.skipped else ""
-        # A build that reused a finished output, or grew one (lib.extend), has that one step.
+        # A build that reused a finished output, or grew one (lib.build.extend), has that one step.
         made = {"reuse": "Found the map", "extend": "Grew the map"}.get(
             self.stages[0].name if len(self.stages) == 1 else "", "Built a map"
         )
@@ -153,7 +153,7 @@ def build(
     is reused (checked against its SHA-256 digests) without loading a stage or importing one.
     Raises `InputError` or `TaxonomyError` (one sentence each) when the inputs cannot be used.
     """
-    from .embed import TfidfSvdEmbedder
+    from lib.stages.embed import TfidfSvdEmbedder
 
     embedder = embedder or TfidfSvdEmbedder(random_state=params.random_state)
     report_progress = progress or (lambda stage, done, total: None)
@@ -302,12 +302,12 @@ def _run_stages(
     progress: Progress,
 ) -> tuple[pd.DataFrame, np.ndarray, dict[str, np.ndarray], LoadReport, _StageRunner]:
     """Every stage through the cache: the papers table, its vectors, the query model, the load report."""
-    from .embed import fit_embed
-    from .load import load_papers
-    from .project import project
-    from .schema import PAPER_COLUMNS, analysis_texts, conform
-    from .subfields import load_taxonomy
-    from .topics import find_topics, label_levels, topics_table
+    from lib.schema import PAPER_COLUMNS, analysis_texts, conform
+    from lib.stages.embed import fit_embed
+    from lib.stages.load import load_papers
+    from lib.stages.project import project
+    from lib.stages.subfields import load_taxonomy
+    from lib.stages.topics import find_topics, label_levels, topics_table
 
     stages = _StageRunner(cache, progress, specs, keys)
     taxonomy = load_taxonomy(taxonomy_path)  # validated up front: a bad file fails in a second, not after UMAP
@@ -472,7 +472,7 @@ def read_papers(path: str | Path) -> pd.DataFrame:
         raise InputError(f"{path}: no such papers table")
     import pandas as pd
 
-    from .schema import conform
+    from lib.schema import conform
 
     return conform(pd.read_parquet(path), OUTPUT_COLUMNS)
 

@@ -14,9 +14,9 @@ from sklearn.cluster import KMeans
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.neighbors import NearestNeighbors
 
-from .errors import ParameterError
-from .keywords import candidate_phrases, display_case, singular
-from .schema import analysis_texts
+from lib.errors import ParameterError
+from lib.schema import analysis_texts
+from lib.stages.keywords import candidate_phrases, display_case, singular
 
 MAX_TOPICS = 15
 MAX_FINE_TOPICS = 60

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .cache import read_arrays
-from .errors import InputError
-from .pipeline import EMBEDDINGS_FILE, QUERY_MODEL_FILE
+from lib.build.cache import read_arrays
+from lib.build.pipeline import EMBEDDINGS_FILE, QUERY_MODEL_FILE
+from lib.errors import InputError
 
 # The fields a text search looks in; list fields are joined with commas.
 SEARCH_FIELDS = ("title", "abstract", "authors", "keywords", "author_keywords")
@@ -109,7 +109,7 @@ class MapEmbeddings:
     """A built map's embeddings and query model, as plain arrays.
 
     vectors: (n_papers, dim) float32, rows in `papers.parquet` order;
-    query_model: the arrays `lib.embed.fit_embed` returned, for `lib.embed.query_embedder`.
+    query_model: the arrays `lib.stages.embed.fit_embed` returned, for `lib.stages.embed.query_embedder`.
     """
 
     vectors: np.ndarray

@@ -19,8 +19,8 @@ from urllib.parse import quote
 
 import plotly.graph_objects as go
 
-from .markup import markdown_literal, safe_url
-from .reading_lists import Entry
+from lib.store.reading_lists import Entry
+from lib.views.markup import markdown_literal, safe_url
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -166,7 +166,7 @@ def map_html(figure: go.Figure) -> bytes:
     """`figure` as a standalone interactive HTML page (UTF-8) with plotly.js inlined: it works offline.
 
     About 5 MB, almost all of it plotly.js. Text in the figure is whatever its builder put there
-    (`lib.figures` escapes paper text).
+    (`lib.views.figures` escapes paper text).
     """
     return figure.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False}).encode("utf-8")
 

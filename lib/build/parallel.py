@@ -1,6 +1,6 @@
 """Keywords and subfields in a second process while the build embeds, projects and finds topics.
 
-The worker is a fresh interpreter running this module (`python -m lib.parallel`), never a
+The worker is a fresh interpreter running this module (`python -m lib.build.parallel`), never a
 `multiprocessing` child: `spawn` re-imports the parent's main module, which under Streamlit is the
 running page script, so the child ran the dashboard itself and waited forever on the build lock
 its own parent held. This module imports nothing of the app. The arguments go to the worker's
@@ -22,20 +22,20 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 if TYPE_CHECKING:
     import pandas as pd
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 # How the worker is started; tests replace it with a command that fails.
-WORKER_COMMAND = [sys.executable, "-m", "lib.parallel"]
+WORKER_COMMAND = [sys.executable, "-m", "lib.build.parallel"]
 SIDE_STAGE_NAMES = ("keywords", "subfields")
 
 
 def side_stage(name: str, papers: pd.DataFrame, texts: list[str], taxonomy: Any, params: Any) -> pd.DataFrame:
     """The keywords or subfields table of `papers` (`params` is the build's `BuildParams`)."""
     if name == "keywords":
-        from .keywords import keywords_table
+        from lib.stages.keywords import keywords_table
 
         return keywords_table(papers, texts, params.top_keywords)
     if name == "subfields":
-        from .subfields import assign_subfields
+        from lib.stages.subfields import assign_subfields
 
         return assign_subfields(texts, taxonomy, params.subfield_min_score, random_state=params.random_state)
     raise ValueError(f"side stage must be one of {SIDE_STAGE_NAMES}, not {name!r}")

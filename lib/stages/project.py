@@ -1,6 +1,6 @@
 """Vectors -> a 2D map: UMAP with a fixed seed, PCA where a corpus is too small for UMAP.
 
-UMAP runs as vectorised NumPy/SciPy (lib.umap_np), so a fresh process pays no numba import or JIT;
+UMAP runs as vectorised NumPy/SciPy (lib.stages.umap_np), so a fresh process pays no numba import or JIT;
 umap-learn stays available as `method="umap-learn"`, the reference the benches compare against.
 Past `sample_threshold` papers the map is fitted on a seeded sample and the others are placed by
 their nearest fitted neighbours, which keeps time and memory linear; `place_new` does the same for
@@ -13,8 +13,8 @@ import warnings
 
 import numpy as np
 
-from . import umap_np
-from .errors import ParameterError
+from lib.errors import ParameterError
+from lib.stages import umap_np
 
 # Below this many papers UMAP's neighbour graph is too thin to mean anything; PCA is exact and stable.
 MIN_UMAP_POINTS = 10
@@ -39,7 +39,7 @@ def project(
     allowed to sit close give trustworthiness@10 of 0.94 on 3,000 abstracts where n_neighbors=15,
     min_dist=0.1 gave 0.92; more neighbours or spread trade local faithfulness for global layout.
 
-    method: "numpy" (lib.umap_np, cosine only) or "umap-learn" (the reference; slow to start).
+    method: "numpy" (lib.stages.umap_np, cosine only) or "umap-learn" (the reference; slow to start).
     sample_threshold: with "numpy", more papers than this are mapped by fitting a seeded sample of
     this many and placing the others (`place_new`). n_epochs: SGD epochs, umap-learn's default when None.
 

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import ReadingListError
+from lib.errors import ReadingListError
 
-DEFAULT_DB = Path(__file__).resolve().parent.parent / "data" / "reading_lists.sqlite"
+DEFAULT_DB = Path(__file__).resolve().parents[2] / "data" / "reading_lists.sqlite"
 MAX_NAME_LENGTH = 80
 BUSY_TIMEOUT_MS = 10_000
 

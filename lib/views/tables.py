@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from .figures import short_authors
-from .markup import safe_url
+from lib.views.figures import short_authors
+from lib.views.markup import safe_url
 
 
 def paper_table(papers: pd.DataFrame, top_keywords: int = 5) -> pd.DataFrame:
@@ -77,7 +77,7 @@ def corpus_caption(papers: pd.DataFrame, file_name: str) -> str:
 def topic_table(
     summaries: pd.DataFrame, papers: pd.DataFrame, shown: pd.DataFrame, level: str = "coarse"
 ) -> pd.DataFrame:
-    """Display rows for `lib.topics.topic_summaries` output: the topics with papers in view.
+    """Display rows for `lib.stages.topics.topic_summaries` output: the topics with papers in view.
 
     Keyphrases carry the share of the topic's papers using each; representatives become titles.
     """

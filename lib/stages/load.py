@@ -18,12 +18,12 @@ from typing import Any
 
 import pandas as pd
 
-from .errors import InputError, ParameterError
-from .latex import readable
-from .readers import FORMATS, Records, detect_format, fields, is_missing, read_records
-from .report import LoadReport, RecordIssue
-from .schema import PAPER_COLUMNS, conform, empty_table
-from .titles import derive_title
+from lib.errors import InputError, ParameterError
+from lib.schema import PAPER_COLUMNS, conform, empty_table
+from lib.stages.latex import readable
+from lib.stages.readers import FORMATS, Records, detect_format, fields, is_missing, read_records
+from lib.stages.report import LoadReport, RecordIssue
+from lib.stages.titles import derive_title
 
 __all__ = ["FORMATS", "LoadReport", "LoadResult", "RecordIssue", "detect_format", "load_papers", "papers_from_bytes"]
 
