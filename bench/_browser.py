@@ -18,7 +18,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from lib.build.pipeline import DEFAULT_TAXONOMY, is_built  # noqa: E402
+from lib.build.output import is_built  # noqa: E402
+from lib.paths import DEFAULT_TAXONOMY  # noqa: E402
 from lib.store.datasets import map_folder  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's: the browser Playwright would download cannot be fetched here

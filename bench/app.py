@@ -45,7 +45,7 @@ from _browser import (
     streamlit,
 )  # puts lib on the path
 
-from lib.build.pipeline import PAPERS_FILE
+from lib.build.output import PAPERS_FILE
 
 SHARED = REPO.parent / "shared" / "data"
 DEFAULT_DATA = [SHARED / "icml2025_papers.json", SHARED / "scale_corpus.json"]

@@ -1,3 +1,3 @@
-from lib.build.cli import main
+from lib.cli import main
 
 raise SystemExit(main())

@@ -6,8 +6,9 @@ import time
 import pytest
 from conftest import REPO, SEED_SAMPLE
 
-from lib.build.cli import parser
-from lib.build.pipeline import BuildParams, build, read_papers
+from lib.build.output import read_papers
+from lib.build.pipeline import BuildParams, build
+from lib.cli import parser
 
 
 def cli(*args, cwd=REPO):

@@ -30,9 +30,10 @@ import pytest
 from conftest import REPO, ended_pid, planted_records
 
 import lib.build.pipeline
-from lib.build import cli
+from lib import cli
 from lib.build.cache import CACHE_VERSION, ArtifactCache
-from lib.build.pipeline import PAPERS_FILE, SIDE_STAGES_FROM, STAGES, is_built, read_papers
+from lib.build.output import PAPERS_FILE, is_built, read_papers
+from lib.build.pipeline import SIDE_STAGES_FROM, STAGES
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="finds the build's processes in /proc")
 

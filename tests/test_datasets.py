@@ -6,8 +6,9 @@ import re
 import pytest
 from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
 
-from lib.build.pipeline import DEFAULT_DATA, DEFAULT_TAXONOMY, STAGE_VERSIONS, build
+from lib.build.pipeline import STAGE_VERSIONS, build
 from lib.errors import DataSetError, InputError, PaperMapError
+from lib.paths import DEFAULT_DATA, DEFAULT_TAXONOMY
 from lib.stages.load import load_papers, papers_from_bytes
 from lib.store.datasets import (
     built_papers,

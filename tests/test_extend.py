@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 from conftest import planted_records
 
-from lib.build.cli import main
 from lib.build.extend import extend_map
-from lib.build.pipeline import build, is_built, read_papers
+from lib.build.output import is_built, read_papers
+from lib.build.pipeline import build
+from lib.cli import main
 from lib.errors import InputError
 
 

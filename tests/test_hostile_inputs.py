@@ -4,7 +4,7 @@ file, or mapped with every record either kept or reported as skipped. Nothing ra
 import pytest
 from hostile_lists import PARTLY, REFUSED
 
-from lib.build.cli import main
+from lib.cli import main
 from lib.stages.load import load_papers
 
 

@@ -5,7 +5,7 @@ import pytest
 from conftest import plain, started
 from hostile_lists import PARTLY, REFUSED
 
-from lib.build.cli import main
+from lib.cli import main
 from lib.stages.load import load_papers
 from lib.ui_state import REPORT_LINES
 

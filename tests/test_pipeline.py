@@ -11,7 +11,8 @@ from sklearn.metrics import adjusted_rand_score
 import lib.build.pipeline
 import lib.stages.topics
 from lib.build.cache import read_arrays
-from lib.build.pipeline import OUTPUT_FILES, STAGES, BuildParams, build, is_built, read_papers
+from lib.build.output import OUTPUT_FILES, is_built, read_papers
+from lib.build.pipeline import STAGES, BuildParams, build
 from lib.errors import InputError, TaxonomyError
 from lib.schema import OUTPUT_COLUMNS, analysis_texts
 
@@ -209,7 +210,7 @@ def test_a_damaged_output_is_never_reused(planted_file, tmp_path):
 def test_the_cli_answers_a_finished_build_without_importing_the_stages(tmp_path):
     args = ["build", str(SEED_SAMPLE), "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out"), "--quiet"]
     script = (
-        "import sys; from lib.build.cli import main; code = main(sys.argv[1:]); "
+        "import sys; from lib.cli import main; code = main(sys.argv[1:]); "
         "print(sorted(m for m in ('pandas', 'sklearn', 'umap', 'numba') if m in sys.modules))"
     )
     subprocess.run([sys.executable, "-c", script, *args], cwd=REPO, check=True, capture_output=True)

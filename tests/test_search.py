@@ -5,17 +5,12 @@ import pandas as pd
 import pytest
 from conftest import PLANTED_TOPICS, HashingEmbedder
 
-from lib.build.pipeline import build, read_papers
+from lib.build.output import load_map_embeddings, read_papers
+from lib.build.pipeline import build
 from lib.errors import InputError, PaperMapError
 from lib.schema import analysis_texts
 from lib.stages.embed import EmbedderUnavailable, fit_embed, query_embedder
-from lib.views.search import (
-    load_map_embeddings,
-    query_terms,
-    similar_papers,
-    similar_to_text,
-    text_matches,
-)
+from lib.views.search import query_terms, similar_papers, similar_to_text, text_matches
 
 
 @pytest.fixture(scope="module")

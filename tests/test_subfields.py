@@ -5,8 +5,8 @@ import pytest
 import yaml
 from conftest import SEED_SAMPLE, planted_records
 
-from lib.build.pipeline import DEFAULT_TAXONOMY, REPO_ROOT
 from lib.errors import ParameterError, TaxonomyError
+from lib.paths import DEFAULT_TAXONOMY, REPO_ROOT
 from lib.schema import MAP_COLUMNS, analysis_texts
 from lib.stages.load import load_papers
 from lib.stages.subfields import (

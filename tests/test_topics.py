@@ -320,7 +320,8 @@ def test_a_build_from_before_the_fine_topic_columns_is_built_again_not_read(plan
 
     from conftest import HashingEmbedder
 
-    from lib.build.pipeline import build, is_built, read_papers
+    from lib.build.output import is_built, read_papers
+    from lib.build.pipeline import build
 
     out = tmp_path / "out"
     build(planted_file, cache_dir=tmp_path / "cache", out_dir=out, embedder=HashingEmbedder())

@@ -8,7 +8,6 @@ projection instead would redraw the whole map the readers already know.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from pathlib import Path
@@ -16,21 +15,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from lib.build.cache import file_digest, make_key, read_arrays
-from lib.build.pipeline import (
-    DEFAULT_TAXONOMY,
-    EMBEDDINGS_FILE,
+from lib.build.cache import file_digest, make_key
+from lib.build.output import (
     PAPERS_FILE,
-    QUERY_MODEL_FILE,
-    SIDECAR_FILE,
-    BuildParams,
-    BuildResult,
-    StageRun,
     is_built,
+    load_map_embeddings,
     read_papers,
+    read_sidecar,
     write_output,
 )
+from lib.build.pipeline import BuildParams, BuildResult, StageRun
 from lib.errors import InputError
+from lib.paths import DEFAULT_TAXONOMY
 from lib.schema import OUTPUT_COLUMNS, PAPER_COLUMNS, analysis_texts, conform
 from lib.stages.embed import query_embedder
 from lib.stages.keywords import keywords_table
@@ -58,8 +54,8 @@ def extend_map(
         raise InputError(f"{map_dir}: holds no finished map to add papers to (build one with `python -m lib build`)")
     started = time.perf_counter()
     base = read_papers(map_dir / PAPERS_FILE)
-    base_vectors = np.load(map_dir / EMBEDDINGS_FILE, allow_pickle=False)
-    query_model = read_arrays((map_dir / QUERY_MODEL_FILE).read_bytes())
+    embeddings = load_map_embeddings(map_dir)
+    base_vectors, query_model = embeddings.vectors, embeddings.query_model
     loaded = load_papers(input_path, params.input_format)
     report = loaded.report
     known = set(base["paper_id"])
@@ -102,7 +98,7 @@ def extend_map(
         y=coords[:, 1],
     )
     table = conform(pd.concat([base, conform(added, OUTPUT_COLUMNS)], ignore_index=True), OUTPUT_COLUMNS)
-    base_sidecar = json.loads((map_dir / SIDECAR_FILE).read_text(encoding="utf-8"))
+    base_sidecar = read_sidecar(map_dir)
     counts = {
         "papers": len(table),
         "topics": int(table["topic"].nunique()),

@@ -16,13 +16,13 @@ import pickle
 import subprocess
 import sys
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
+
+from lib.paths import REPO_ROOT
 
 if TYPE_CHECKING:
     import pandas as pd
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 # How the worker is started; tests replace it with a command that fails.
 WORKER_COMMAND = [sys.executable, "-m", "lib.build.parallel"]
 SIDE_STAGE_NAMES = ("keywords", "subfields")

@@ -9,7 +9,6 @@ parameter recomputes that stage and what depends on it, nothing else.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -18,18 +17,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lib.build.cache import (
-    ArtifactCache,
-    array_bytes,
-    arrays_bytes,
-    atomic_write_bytes,
-    exclusive_lock,
-    file_digest,
-    frame_bytes,
-    make_key,
-)
+from lib.build.cache import ArtifactCache, exclusive_lock, file_digest, make_key
+from lib.build.output import OUTPUT_FILES, PAPERS_FILE, copy_output, finished, read_papers, reuse_output, write_output
 from lib.build.parallel import SIDE_STAGE_NAMES, SideStages
 from lib.errors import InputError
+from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_OUT_ROOT, DEFAULT_TAXONOMY
 from lib.schema import OUTPUT_COLUMNS
 from lib.stages.report import LoadReport
 
@@ -41,21 +33,10 @@ if TYPE_CHECKING:
 
     from lib.stages.embed import Embedder
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DATA = REPO_ROOT / "data" / "icml2025_seed.txt"
-DEFAULT_TAXONOMY = REPO_ROOT / "data" / "taxonomy" / "icml2025.yaml"
-DEFAULT_CACHE_DIR = REPO_ROOT / "data" / "cache"
-DEFAULT_OUT_ROOT = REPO_ROOT / "data" / "build"
-# What a build writes into its output folder; the sidecar, written last, lists the others.
-PAPERS_FILE = "papers.parquet"
-EMBEDDINGS_FILE = "embeddings.npy"
-QUERY_MODEL_FILE = "query_model.npz"
-SIDECAR_FILE = "papers.json"
 # Held while a build writes an output folder: a second build of the same folder (another dashboard
 # session, another shell) waits for it and then finds the map made instead of computing it again.
 LOCKS_FOLDER = "locks"  # in the cache folder, so a build refused for bad input leaves no output folder
 LOCK_POLL_SECONDS = 0.2
-OUTPUT_FILES = {"papers": PAPERS_FILE, "embeddings": EMBEDDINGS_FILE, "query_model": QUERY_MODEL_FILE}
 
 # In run order. Keywords and subfields need only the papers, so on a large list they are computed
 # in a second process while this one embeds, projects and finds topics, and are collected last.
@@ -176,9 +157,9 @@ def build(
             return None
         start = time.perf_counter()
         if copy_from_cache:
-            sidecar = _reuse_output(Path(out_dir), output_store, keys["output"])
+            sidecar = reuse_output(Path(out_dir), output_store, keys["output"])
         else:
-            sidecar = _finished(Path(out_dir), keys["output"])
+            sidecar = finished(Path(out_dir), keys["output"])
         if sidecar is None:
             return None
         report_progress("done", len(STAGES), len(STAGES))
@@ -225,7 +206,7 @@ def build(
             }
             out_path = write_output(Path(out_dir), table, vectors, query_model, meta)
             try:
-                _copy_output(Path(out_dir), output_store)  # so a build into another folder reuses it too
+                copy_output(Path(out_dir), output_store)  # so a build into another folder reuses it too
             except OSError:
                 pass  # only a shortcut for later builds; this one is done
         stages.runs.append(StageRun("write", time.perf_counter() - start, False))
@@ -398,102 +379,7 @@ class _StageRunner:
         return value, meta
 
 
-def write_output(
-    out_dir: Path, table: pd.DataFrame, vectors: np.ndarray, query_model: dict[str, np.ndarray], meta: dict[str, Any]
-) -> Path:
-    """`papers.parquet`, its rows' embeddings, the query model and the `papers.json` sidecar, each
-    written atomically, the sidecar last; it records each file's SHA-256."""
-    import numpy as np
-
-    contents = {
-        PAPERS_FILE: frame_bytes(table),
-        EMBEDDINGS_FILE: array_bytes(vectors.astype(np.float32)),
-        QUERY_MODEL_FILE: arrays_bytes(query_model),
-    }
-    # The old sidecar goes first: until the new one is written, nothing may pass the folder as built.
-    (out_dir / SIDECAR_FILE).unlink(missing_ok=True)
-    for name, data in contents.items():
-        atomic_write_bytes(out_dir / name, data)
-    sidecar = {
-        **meta,
-        "rows": len(table),
-        "columns": list(table.columns),
-        "embedding_dim": int(vectors.shape[1]),
-        "files": OUTPUT_FILES,
-        "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in contents.items()},
-    }
-    atomic_write_bytes(out_dir / SIDECAR_FILE, json.dumps(sidecar, indent=1, default=str).encode())
-    return out_dir / PAPERS_FILE
-
-
-def _finished(folder: Path, output_key: str) -> dict[str, Any] | None:
-    """The sidecar of `folder` when it holds the output `output_key` names, every file intact; else None."""
-    try:
-        sidecar = json.loads((folder / SIDECAR_FILE).read_text(encoding="utf-8"))
-        if sidecar.get("keys", {}).get("output") != output_key or not is_built(folder):
-            return None
-        for name, digest in sidecar["sha256"].items():
-            if file_digest(folder / name) != digest:
-                return None
-    except (OSError, ValueError, KeyError, AttributeError, TypeError):
-        return None
-    return sidecar
-
-
 def recorded_report(recorded: dict[str, Any], input_path: str | Path) -> LoadReport:
     """A load report the cache recorded, naming `input_path`: the cache is keyed by content, so the
     same file may have been read at another path (a copy, a CLI build of a dashboard's file)."""
     return replace(LoadReport.from_dict(recorded), source=str(input_path))
-
-
-def _reuse_output(out_dir: Path, store: Path, output_key: str) -> dict[str, Any] | None:
-    """The sidecar of this build's output, when `out_dir` holds it already or the cache's copy in
-    `store` does (copied into `out_dir`, the sidecar last); None when it must be built."""
-    sidecar = _finished(out_dir, output_key)
-    if sidecar is None and _finished(store, output_key) is not None:
-        _copy_output(store, out_dir)
-        sidecar = _finished(out_dir, output_key)
-    return sidecar
-
-
-def _copy_output(source: Path, target: Path) -> None:
-    """Copy a finished output folder's files, each atomically, its sidecar last."""
-    if source.resolve() == target.resolve():
-        return
-    (target / SIDECAR_FILE).unlink(missing_ok=True)  # as in write_output: never a mix of old and new
-    for name in (*OUTPUT_FILES.values(), SIDECAR_FILE):
-        atomic_write_bytes(target / name, (source / name).read_bytes())
-
-
-def read_papers(path: str | Path) -> pd.DataFrame:
-    """Read a `papers.parquet` written by `build`, with list columns as lists."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such papers table")
-    import pandas as pd
-
-    from lib.schema import conform
-
-    return conform(pd.read_parquet(path), OUTPUT_COLUMNS)
-
-
-def is_built(out_dir: str | Path) -> bool:
-    """Whether `out_dir` holds a finished build with today's columns and files: its sidecar is written
-    last, so it proves the others, and it lists the table's columns and the files, so a build from
-    before a column or file was added is built again (from the stage cache) rather than read and found short."""
-    out_dir = Path(out_dir)
-    try:
-        sidecar = json.loads((out_dir / SIDECAR_FILE).read_text(encoding="utf-8"))
-        columns, files = sidecar.get("columns"), sidecar.get("files")
-    except (OSError, ValueError, AttributeError):
-        return False
-    return (
-        columns == [c.name for c in OUTPUT_COLUMNS]
-        and files == OUTPUT_FILES
-        and all((out_dir / name).is_file() for name in files.values())
-    )
-
-
-def read_load_report(out_dir: str | Path) -> dict[str, Any]:
-    """The load report a build recorded in `out_dir/papers.json`."""
-    return json.loads((Path(out_dir) / SIDECAR_FILE).read_text(encoding="utf-8"))["load_report"]

@@ -9,21 +9,16 @@ content proved to be a paper list; nothing is written outside that folder.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from lib.build.cache import atomic_write_bytes, file_digest, make_key
-from lib.build.pipeline import (
-    DEFAULT_DATA,
-    DEFAULT_TAXONOMY,
-    REPO_ROOT,
-    STAGE_VERSIONS,
-    is_built,
-)
+from lib.build.output import is_built, read_sidecar
+from lib.build.pipeline import STAGE_VERSIONS
 from lib.errors import DataSetError, PaperMapError
+from lib.paths import DEFAULT_DATA, DEFAULT_TAXONOMY, REPO_ROOT
 
 DEFAULT_DATA_DIR = REPO_ROOT / "data"
 UPLOADS_FOLDER = "uploads"
@@ -231,7 +226,7 @@ def built_papers(data_set: DataSet, cache: Path) -> int | None:
         return None
     if not is_built(folder):
         return None
-    return int(json.loads((folder / "papers.json").read_text(encoding="utf-8"))["rows"])
+    return int(read_sidecar(folder)["rows"])
 
 
 def describe(sets: tuple[DataSet, ...] | list[DataSet], cache: Path) -> list[dict[str, object]]:

@@ -20,8 +20,9 @@ from pathlib import Path
 import pandas as pd
 
 from lib.errors import ReadingListError
+from lib.paths import REPO_ROOT
 
-DEFAULT_DB = Path(__file__).resolve().parents[2] / "data" / "reading_lists.sqlite"
+DEFAULT_DB = REPO_ROOT / "data" / "reading_lists.sqlite"
 MAX_NAME_LENGTH = 80
 BUSY_TIMEOUT_MS = 10_000
 

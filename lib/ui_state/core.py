@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from lib.build.pipeline import build, is_built, read_load_report, read_papers, recorded_report
+from lib.build.output import is_built, read_load_report, read_papers
+from lib.build.pipeline import build, recorded_report
 from lib.stages.load import LoadReport
 from lib.stages.topics import topic_summaries as summarise_topics
 from lib.store.datasets import map_folder

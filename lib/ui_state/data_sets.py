@@ -10,7 +10,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from lib.build.pipeline import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
+from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
 from lib.stages.report import LoadReport
 from lib.store.datasets import DEFAULT_DATA_DIR, Catalog, catalog, save_upload, url_name
 from lib.store.fetch import ICML2025_URL, Fetched, fetch_paper_list

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from lib.build.output import MapEmbeddings, load_map_embeddings
 from lib.stages.embed import QueryEmbedder, query_embedder
 from lib.views import exports, figures, search
 from lib.views.figures import short_authors
@@ -132,8 +133,8 @@ _PAPER_CHOICE = "paper_choice"
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def _map_embeddings(map_dir: str) -> search.MapEmbeddings:
-    return search.load_map_embeddings(map_dir)
+def _map_embeddings(map_dir: str) -> MapEmbeddings:
+    return load_map_embeddings(map_dir)
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…", max_entries=2)

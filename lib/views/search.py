@@ -2,21 +2,15 @@
 
 `text_matches` needs only the papers table. The similarity rankings take the map's embeddings
 (`embeddings.npy`, one L2-normalised row per paper in `papers.parquet` order) and, for a free text,
-its vector from the map's query model; `load_map_embeddings` reads both from a build's folder.
+its vector from the map's query model (`lib.build.output.load_map_embeddings` reads both).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
-from lib.build.cache import read_arrays
-from lib.build.pipeline import EMBEDDINGS_FILE, QUERY_MODEL_FILE
-from lib.errors import InputError
 
 # The fields a text search looks in; list fields are joined with commas.
 SEARCH_FIELDS = ("title", "abstract", "authors", "keywords", "author_keywords")
@@ -102,26 +96,3 @@ def _ranked(scores: np.ndarray, k: int) -> pd.DataFrame:
     order = np.argsort(-scores, kind="stable")[:k]
     order = order[scores[order] > 0]
     return pd.DataFrame({"row": order.astype(np.int64), "similarity": scores[order].astype(np.float64)})
-
-
-@dataclass(frozen=True)
-class MapEmbeddings:
-    """A built map's embeddings and query model, as plain arrays.
-
-    vectors: (n_papers, dim) float32, rows in `papers.parquet` order;
-    query_model: the arrays `lib.stages.embed.fit_embed` returned, for `lib.stages.embed.query_embedder`.
-    """
-
-    vectors: np.ndarray
-    query_model: dict[str, np.ndarray]
-
-
-def load_map_embeddings(map_dir: str | Path) -> MapEmbeddings:
-    """The embeddings and query model a build wrote into `map_dir`; `InputError` when missing."""
-    map_dir = Path(map_dir)
-    try:
-        vectors = np.load(map_dir / EMBEDDINGS_FILE, allow_pickle=False)
-        query_model = read_arrays((map_dir / QUERY_MODEL_FILE).read_bytes())
-    except (OSError, ValueError) as error:
-        raise InputError(f"{map_dir}: no readable embeddings ({error}); build the map again") from None
-    return MapEmbeddings(vectors, query_model)

@@ -11,15 +11,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lib.build.pipeline import (
-    DEFAULT_CACHE_DIR,
-    DEFAULT_TAXONOMY,
-    STAGES,
-    BuildParams,
-    build,
-    default_out_dir,
-)
+from lib.build.pipeline import STAGES, BuildParams, build, default_out_dir
 from lib.errors import PaperMapError
+from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
 from lib.stages.embed import EMBEDDERS, make_embedder
 from lib.stages.readers import FORMATS
 from lib.store.datasets import DEFAULT_DATA_DIR

@@ -1,0 +1,155 @@
+"""The output folder of a build, the contract other tools read: its file names, and writing,
+checking, reusing and reading it.
+
+A folder holds `papers.parquet` (lib.schema.OUTPUT_COLUMNS), `embeddings.npy` (one float32 row per
+paper), `query_model.npz` (what embeds new text into the same space) and the `papers.json`
+sidecar, written last, with each file's SHA-256, the build's parameters and its load report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lib.build.cache import array_bytes, arrays_bytes, atomic_write_bytes, file_digest, frame_bytes, read_arrays
+from lib.errors import InputError
+from lib.schema import OUTPUT_COLUMNS
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+# What a build writes into its output folder; the sidecar, written last, lists the others.
+PAPERS_FILE = "papers.parquet"
+EMBEDDINGS_FILE = "embeddings.npy"
+QUERY_MODEL_FILE = "query_model.npz"
+SIDECAR_FILE = "papers.json"
+OUTPUT_FILES = {"papers": PAPERS_FILE, "embeddings": EMBEDDINGS_FILE, "query_model": QUERY_MODEL_FILE}
+
+
+def write_output(
+    out_dir: Path, table: pd.DataFrame, vectors: np.ndarray, query_model: dict[str, np.ndarray], meta: dict[str, Any]
+) -> Path:
+    """`papers.parquet`, its rows' embeddings, the query model and the `papers.json` sidecar, each
+    written atomically, the sidecar last; it records each file's SHA-256."""
+    import numpy as np
+
+    contents = {
+        PAPERS_FILE: frame_bytes(table),
+        EMBEDDINGS_FILE: array_bytes(vectors.astype(np.float32)),
+        QUERY_MODEL_FILE: arrays_bytes(query_model),
+    }
+    # The old sidecar goes first: until the new one is written, nothing may pass the folder as built.
+    (out_dir / SIDECAR_FILE).unlink(missing_ok=True)
+    for name, data in contents.items():
+        atomic_write_bytes(out_dir / name, data)
+    sidecar = {
+        **meta,
+        "rows": len(table),
+        "columns": list(table.columns),
+        "embedding_dim": int(vectors.shape[1]),
+        "files": OUTPUT_FILES,
+        "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in contents.items()},
+    }
+    atomic_write_bytes(out_dir / SIDECAR_FILE, json.dumps(sidecar, indent=1, default=str).encode())
+    return out_dir / PAPERS_FILE
+
+
+def finished(folder: Path, output_key: str) -> dict[str, Any] | None:
+    """The sidecar of `folder` when it holds the output `output_key` names, every file intact; else None."""
+    try:
+        sidecar = json.loads((folder / SIDECAR_FILE).read_text(encoding="utf-8"))
+        if sidecar.get("keys", {}).get("output") != output_key or not is_built(folder):
+            return None
+        for name, digest in sidecar["sha256"].items():
+            if file_digest(folder / name) != digest:
+                return None
+    except (OSError, ValueError, KeyError, AttributeError, TypeError):
+        return None
+    return sidecar
+
+
+def reuse_output(out_dir: Path, store: Path, output_key: str) -> dict[str, Any] | None:
+    """The sidecar of this build's output, when `out_dir` holds it already or the cache's copy in
+    `store` does (copied into `out_dir`, the sidecar last); None when it must be built."""
+    sidecar = finished(out_dir, output_key)
+    if sidecar is None and finished(store, output_key) is not None:
+        copy_output(store, out_dir)
+        sidecar = finished(out_dir, output_key)
+    return sidecar
+
+
+def copy_output(source: Path, target: Path) -> None:
+    """Copy a finished output folder's files, each atomically, its sidecar last."""
+    if source.resolve() == target.resolve():
+        return
+    (target / SIDECAR_FILE).unlink(missing_ok=True)  # as in write_output: never a mix of old and new
+    for name in (*OUTPUT_FILES.values(), SIDECAR_FILE):
+        atomic_write_bytes(target / name, (source / name).read_bytes())
+
+
+def read_papers(path: str | Path) -> pd.DataFrame:
+    """Read a `papers.parquet` written by `build`, with list columns as lists."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: no such papers table")
+    import pandas as pd
+
+    from lib.schema import conform
+
+    return conform(pd.read_parquet(path), OUTPUT_COLUMNS)
+
+
+def is_built(out_dir: str | Path) -> bool:
+    """Whether `out_dir` holds a finished build with today's columns and files: its sidecar is written
+    last, so it proves the others, and it lists the table's columns and the files, so a build from
+    before a column or file was added is built again (from the stage cache) rather than read and found short."""
+    out_dir = Path(out_dir)
+    try:
+        sidecar = json.loads((out_dir / SIDECAR_FILE).read_text(encoding="utf-8"))
+        columns, files = sidecar.get("columns"), sidecar.get("files")
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (
+        columns == [c.name for c in OUTPUT_COLUMNS]
+        and files == OUTPUT_FILES
+        and all((out_dir / name).is_file() for name in files.values())
+    )
+
+
+def read_sidecar(out_dir: str | Path) -> dict[str, Any]:
+    """The `papers.json` sidecar of a finished build in `out_dir`."""
+    return json.loads((Path(out_dir) / SIDECAR_FILE).read_text(encoding="utf-8"))
+
+
+def read_load_report(out_dir: str | Path) -> dict[str, Any]:
+    """The load report a build recorded in `out_dir/papers.json`."""
+    return read_sidecar(out_dir)["load_report"]
+
+
+@dataclass(frozen=True)
+class MapEmbeddings:
+    """A built map's embeddings and query model, as plain arrays.
+
+    vectors: (n_papers, dim) float32, rows in `papers.parquet` order;
+    query_model: the arrays `lib.stages.embed.fit_embed` returned, for `lib.stages.embed.query_embedder`.
+    """
+
+    vectors: np.ndarray
+    query_model: dict[str, np.ndarray]
+
+
+def load_map_embeddings(map_dir: str | Path) -> MapEmbeddings:
+    """The embeddings and query model a build wrote into `map_dir`, read without pickle; `InputError` when missing."""
+    import numpy as np
+
+    map_dir = Path(map_dir)
+    try:
+        vectors = np.load(map_dir / EMBEDDINGS_FILE, allow_pickle=False)
+        query_model = read_arrays((map_dir / QUERY_MODEL_FILE).read_bytes())
+    except (OSError, ValueError) as error:
+        raise InputError(f"{map_dir}: no readable embeddings ({error}); build the map again") from None
+    return MapEmbeddings(vectors, query_model)
