@@ -76,3 +76,76 @@ def test_readme_documents_every_output_column():
     readme = (REPO / "README.md").read_text()
     for column in OUTPUT_COLUMNS:
         assert f"| `{column.name}` |" in readme, column.name
+
+
+# The layout: what each part of lib/ may import. The data flow runs one way: stages know nothing of
+# how they are run or shown; the front ends (the CLI, the dashboard's ui_state) compose everything.
+FOUNDATION = {"errors", "schema", "paths", "neighbours"}
+MAY_IMPORT = {
+    "foundation": {"foundation"},
+    "stages": {"foundation", "stages"},
+    "build": {"foundation", "stages", "build"},
+    "store": {"foundation", "stages", "build", "store"},
+    "views": {"foundation", "stages", "store", "views"},  # exports format reading lists
+    "cli": {"foundation", "stages", "build", "store", "views", "cli"},
+    "ui_state": {"foundation", "stages", "build", "store", "views", "ui_state"},
+}
+PAGES_MAY_IMPORT = {"ui_state", "views", "store", "foundation"}
+
+
+def part_of(module: str) -> str | None:
+    """The part of lib/ that `lib.x.y` belongs to; None outside lib."""
+    parts = module.split(".")
+    if parts[0] != "lib" or len(parts) < 2:
+        return None
+    return "foundation" if parts[1] in FOUNDATION else parts[1]
+
+
+def lib_imports(path):
+    """The lib modules `path` imports, `from lib import x` counted as `lib.x`."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names if alias.name.startswith("lib."))
+        elif (
+            isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.split(".")[0] == "lib"
+        ):
+            if node.module == "lib":
+                yield from (f"lib.{alias.name}" for alias in node.names)
+            else:
+                yield node.module
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            yield "."  # relative: inside its own package
+
+
+def test_every_part_of_lib_imports_only_what_the_layout_allows():
+    assert {
+        part_of(f"lib.{p.stem if p.is_file() else p.name}")
+        for p in (REPO / "lib").iterdir()
+        if p.name not in ("__init__.py", "__main__.py", "__pycache__")
+    } <= set(MAY_IMPORT)
+    against = []
+    for path in (REPO / "lib").rglob("*.py"):
+        module = ".".join(path.relative_to(REPO).with_suffix("").parts)
+        if module in ("lib.__init__", "lib.__main__"):
+            continue  # the package itself: `python -m lib` is the CLI
+        own = part_of(module)
+        for imported in lib_imports(path):
+            if imported != "." and part_of(imported) not in MAY_IMPORT[own]:
+                against.append(f"{path.relative_to(REPO)} ({own}) imports {imported}")
+    assert against == []
+
+
+def test_pages_import_only_the_dashboards_parts_of_lib():
+    against = []
+    for page in [REPO / "dashboard.py", *(REPO / "pages").glob("*.py")]:
+        against += [f"{page.name} imports {m}" for m in lib_imports(page) if part_of(m) not in PAGES_MAY_IMPORT]
+    assert against == []
+
+
+def test_the_layout_check_sees_an_import_against_the_flow(tmp_path):
+    stage = tmp_path / "lib" / "stages" / "x.py"
+    stage.parent.mkdir(parents=True)
+    stage.write_text("from lib.build.pipeline import build\nfrom lib import schema\n")
+    assert list(lib_imports(stage)) == ["lib.build.pipeline", "lib.schema"]
+    assert part_of("lib.build.pipeline") not in MAY_IMPORT["stages"] and part_of("lib.schema") == "foundation"
