@@ -273,8 +273,8 @@ def test_a_build_whose_lock_holder_was_killed_is_not_blocked(planted_file, tmp_p
             (
                 "import time\n"
                 "from pathlib import Path\n"
-                "from lib.build.pipeline import _build_lock\n"
-                f"with _build_lock(Path({str(tmp_path / 'out')!r}), Path({str(tmp_path / 'cache')!r}), print):\n"
+                "from lib.build.lock import build_lock\n"
+                f"with build_lock(Path({str(tmp_path / 'out')!r}), Path({str(tmp_path / 'cache')!r}), print):\n"
                 "    print('held', flush=True); time.sleep(60)\n"
             ),
         ],

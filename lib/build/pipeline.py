@@ -8,16 +8,16 @@ parameter recomputes that stage and what depends on it, nothing else.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lib.build.cache import ArtifactCache, exclusive_lock, file_digest, make_key
+from lib.build.cache import ArtifactCache, file_digest, make_key
+from lib.build.lock import build_lock
 from lib.build.output import OUTPUT_FILES, PAPERS_FILE, copy_output, finished, read_papers, reuse_output, write_output
 from lib.build.parallel import SIDE_STAGE_NAMES, SideStages
 from lib.errors import InputError
@@ -33,10 +33,6 @@ if TYPE_CHECKING:
 
     from lib.stages.embed import Embedder
 
-# Held while a build writes an output folder: a second build of the same folder (another dashboard
-# session, another shell) waits for it and then finds the map made instead of computing it again.
-LOCKS_FOLDER = "locks"  # in the cache folder, so a build refused for bad input leaves no output folder
-LOCK_POLL_SECONDS = 0.2
 
 # In run order. Keywords and subfields need only the papers, so on a large list they are computed
 # in a second process while this one embeds, projects and finds topics, and are collected last.
@@ -173,7 +169,8 @@ def build(
     found = reused(copy_from_cache=False)  # reads only, so no lock: answered at once, even during another build
     if found is not None:
         return found
-    with _build_lock(None if out_dir is None else Path(out_dir), Path(cache_dir), report_progress):
+    waiting = partial(report_progress, "wait", 0, len(STAGES))
+    with build_lock(None if out_dir is None else Path(out_dir), Path(cache_dir), waiting):
         # Writes the folder, so under the lock: the cache's copy, or what the build we waited for made.
         found = reused(copy_from_cache=True)
         if found is not None:
@@ -212,27 +209,6 @@ def build(
         stages.runs.append(StageRun("write", time.perf_counter() - start, False))
         report_progress("done", len(stages.runs), len(STAGES))
         return BuildResult(report, counts, stages.runs, out_path, table)
-
-
-@contextmanager
-def _build_lock(out_dir: Path | None, cache_dir: Path, progress: Progress) -> Iterator[None]:
-    """Hold the build lock of `out_dir` for the block, reporting "wait" while another build holds it.
-
-    The lock is a file in the cache's locks folder named for the folder's absolute path; builds
-    sharing a cache folder (as all dashboard sessions do) take turns. An `flock` dies with the
-    process holding it, so a build killed at any point never leaves the folder locked. The wait
-    polls, so a dashboard session stopped while waiting stops. No output folder needs no lock.
-    """
-    if out_dir is None:
-        yield
-        return
-    lock_path = cache_dir / LOCKS_FOLDER / f"{hashlib.sha256(str(out_dir.resolve()).encode()).hexdigest()[:24]}.lock"
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a") as lock:  # closing it releases the lock
-        while not exclusive_lock(lock.fileno(), wait=False):
-            progress("wait", 0, len(STAGES))
-            time.sleep(LOCK_POLL_SECONDS)
-        yield
 
 
 def _stage_specs(
