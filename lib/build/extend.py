@@ -20,6 +20,7 @@ from lib.build.output import (
     PAPERS_FILE,
     is_built,
     load_map_embeddings,
+    map_counts,
     read_papers,
     read_sidecar,
     write_output,
@@ -99,12 +100,7 @@ def extend_map(
     )
     table = conform(pd.concat([base, conform(added, OUTPUT_COLUMNS)], ignore_index=True), OUTPUT_COLUMNS)
     base_sidecar = read_sidecar(map_dir)
-    counts = {
-        "papers": len(table),
-        "topics": int(table["topic"].nunique()),
-        "fine_topics": int(table["topic_fine"].nunique()),
-        "subfields": int(table["subfield"].nunique()),
-    }
+    counts = map_counts(table)
     out_path = write_output(
         out_dir,
         table,

@@ -30,6 +30,16 @@ SIDECAR_FILE = "papers.json"
 OUTPUT_FILES = {"papers": PAPERS_FILE, "embeddings": EMBEDDINGS_FILE, "query_model": QUERY_MODEL_FILE}
 
 
+def map_counts(table: pd.DataFrame) -> dict[str, int]:
+    """What a finished map holds, as its sidecar and summary line give it: papers, topics, fine topics, subfields."""
+    return {
+        "papers": len(table),
+        "topics": int(table["topic"].nunique()),
+        "fine_topics": int(table["topic_fine"].nunique()),
+        "subfields": int(table["subfield"].nunique()),
+    }
+
+
 def write_output(
     out_dir: Path, table: pd.DataFrame, vectors: np.ndarray, query_model: dict[str, np.ndarray], meta: dict[str, Any]
 ) -> Path:

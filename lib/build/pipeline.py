@@ -18,7 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from lib.build.cache import ArtifactCache, file_digest, make_key
 from lib.build.lock import build_lock
-from lib.build.output import OUTPUT_FILES, PAPERS_FILE, copy_output, finished, read_papers, reuse_output, write_output
+from lib.build.output import (
+    OUTPUT_FILES,
+    PAPERS_FILE,
+    copy_output,
+    finished,
+    map_counts,
+    read_papers,
+    reuse_output,
+    write_output,
+)
 from lib.build.parallel import SIDE_STAGE_NAMES, SideStages
 from lib.errors import InputError
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_OUT_ROOT, DEFAULT_TAXONOMY
@@ -183,12 +192,7 @@ def build(
         report_progress("write", len(stages.runs), len(STAGES))
         start = time.perf_counter()
         out_path = None
-        counts = {
-            "papers": len(table),
-            "topics": int(table["topic"].nunique()),
-            "fine_topics": int(table["topic_fine"].nunique()),
-            "subfields": int(table["subfield"].nunique()),
-        }
+        counts = map_counts(table)
         if out_dir is not None:
             meta = {
                 "input": str(input_path),
