@@ -32,7 +32,7 @@ from threadpoolctl import (
 )
 
 from lib.errors import ParameterError, TaxonomyError
-from lib.stages.keywords import candidate_phrases
+from lib.stages.phrases import candidate_phrases
 
 UNASSIGNED = "Unassigned"
 

@@ -16,7 +16,7 @@ from sklearn.neighbors import NearestNeighbors
 
 from lib.errors import ParameterError
 from lib.schema import analysis_texts
-from lib.stages.keywords import candidate_phrases, display_case, singular
+from lib.stages.phrases import candidate_phrases, display_case, singular
 
 MAX_TOPICS = 15
 MAX_FINE_TOPICS = 60
