@@ -32,7 +32,8 @@ from _data import area_labels, load
 from lib.stages.embed import EMBEDDERS, make_embedder
 from lib.stages.phrases import GENERIC_WORDS, candidate_phrases
 from lib.stages.project import project
-from lib.stages.topics import find_topics, label_levels
+from lib.stages.topic_labels import label_levels
+from lib.stages.topics import find_topics
 
 SEED = 42
 BROAD_SHARE = 0.10  # a word in over a tenth of all papers ("learning", "models") says little on its own

@@ -307,7 +307,8 @@ def _run_stages(
     from lib.stages.load import load_papers
     from lib.stages.project import project
     from lib.stages.subfields import load_taxonomy
-    from lib.stages.topics import find_topics, label_levels, topics_table
+    from lib.stages.topic_labels import label_levels
+    from lib.stages.topics import find_topics, topics_table
 
     stages = _StageRunner(cache, progress, specs, keys)
     taxonomy = load_taxonomy(taxonomy_path)  # validated up front: a bad file fails in a second, not after UMAP
