@@ -37,7 +37,8 @@ from lib.stages.keywords import keywords_table
 from lib.stages.load import load_papers
 from lib.stages.project import place_new
 from lib.stages.report import RecordIssue
-from lib.stages.subfields import assign_subfields, load_taxonomy
+from lib.stages.subfields import assign_subfields
+from lib.stages.taxonomy import load_taxonomy
 
 
 def extend_map(

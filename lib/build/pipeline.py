@@ -306,7 +306,7 @@ def _run_stages(
     from lib.stages.embed import fit_embed
     from lib.stages.load import load_papers
     from lib.stages.project import project
-    from lib.stages.subfields import load_taxonomy
+    from lib.stages.taxonomy import load_taxonomy
     from lib.stages.topic_labels import label_levels
     from lib.stages.topics import find_topics, topics_table
 
