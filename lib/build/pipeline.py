@@ -29,7 +29,7 @@ from lib.build.cache import (
     make_key,
 )
 from lib.build.parallel import SIDE_STAGE_NAMES, SideStages
-from lib.errors import InputError
+from lib.errors import InputError, read_error
 from lib.schema import OUTPUT_COLUMNS
 from lib.stages.report import LoadReport
 
@@ -159,10 +159,8 @@ def build(
     report_progress = progress or (lambda stage, done, total: None)
     try:
         input_digest = file_digest(input_path)
-    except FileNotFoundError:
-        raise InputError(f"{input_path}: no such file") from None
     except OSError as error:
-        raise InputError(f"{input_path}: cannot be read ({error.strerror or error})") from None
+        raise InputError(read_error(input_path, error)) from None
     try:
         taxonomy_digest = file_digest(taxonomy_path)
     except OSError:

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from lib.errors import TaxonomyError
+from lib.errors import TaxonomyError, read_error
 
 # The area and subfield of a paper that fits no entry; no entry may take this name.
 UNASSIGNED = "Unassigned"
@@ -53,12 +53,8 @@ def load_taxonomy(path: str | Path) -> Taxonomy:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise TaxonomyError(f"{path}: no such taxonomy file") from None
-    except OSError as error:
-        raise TaxonomyError(f"{path}: cannot read taxonomy ({error.strerror})") from None
-    except UnicodeDecodeError:
-        raise TaxonomyError(f"{path}: taxonomy is not UTF-8 text") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise TaxonomyError(read_error(path, error, "taxonomy")) from None
     try:
         data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as error:
