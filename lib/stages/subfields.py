@@ -20,6 +20,7 @@ from threadpoolctl import (
 )
 
 from lib.errors import ParameterError
+from lib.neighbours import knn_graph
 from lib.stages.phrases import candidate_phrases
 from lib.stages.taxonomy import UNASSIGNED, Taxonomy
 
@@ -157,27 +158,7 @@ def _paper_graph(texts: list[str], n_neighbors: int, random_state: int) -> tuple
             ).fit_transform(tfidf)
         else:
             latent = tfidf.toarray()
-        return tfidf, _knn_graph(normalize(latent).astype(np.float32), n_neighbors)
-
-
-def _knn_graph(vectors: np.ndarray, n_neighbors: int) -> sp.csr_matrix:
-    """Cosine kNN graph, symmetrised (an edge if either end picks the other), in row blocks: never n x n dense."""
-    n = len(vectors)
-    k = min(n_neighbors, n - 1)
-    block = max(1, 2**24 // max(n, 1))  # about 64 MB of similarities at a time
-    rows, cols, sims = [], [], []
-    for start in range(0, n, block):
-        similarity = vectors[start : start + block] @ vectors.T
-        local = np.arange(len(similarity))
-        similarity[local, start + local] = -np.inf  # a paper is not its own neighbour
-        nearest = np.argpartition(-similarity, k - 1, axis=1)[:, :k]
-        rows.append(np.repeat(start + local, k))
-        cols.append(nearest.ravel())
-        sims.append(similarity[np.repeat(local, k), nearest.ravel()])
-    weights = np.maximum(np.concatenate(sims), 0)  # unrelated papers are not neighbours
-    graph = sp.csr_matrix((weights, (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
-    graph.eliminate_zeros()
-    return graph.maximum(graph.T).tocsr()
+        return tfidf, knn_graph(normalize(latent).astype(np.float32), n_neighbors)
 
 
 def _spread(
