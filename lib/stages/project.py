@@ -138,9 +138,7 @@ def _pca_2d(vectors: np.ndarray) -> np.ndarray:
     if n >= 2 and vectors.shape[1] >= 1 and np.ptp(vectors, axis=0).max() > 0:  # identical points stay put
         k = min(2, n, vectors.shape[1])
         reduced = PCA(n_components=k, svd_solver="full").fit_transform(vectors)
-        # PCA's sign is arbitrary; fix it so the same input always gives the same picture.
-        signs = np.sign(reduced[np.argmax(np.abs(reduced), axis=0), range(k)])
-        coords[:, :k] = reduced * np.where(signs == 0, 1, signs)
+        coords[:, :k] = umap_np.fix_signs(reduced)  # so the same input always gives the same picture
     return coords
 
 

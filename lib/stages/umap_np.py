@@ -145,12 +145,19 @@ def spectral_init(graph: sp.csr_matrix, vectors: np.ndarray, rng: np.random.Gene
             layout = None
     if layout is None:
         layout = pca_2d(vectors)
-    # Eigenvectors and PCA axes have arbitrary signs; fix them so a picture does not flip.
-    signs = np.sign(layout[np.argmax(np.abs(layout), axis=0), [0, 1]])
-    layout = layout * np.where(signs == 0, 1, signs)
+    layout = fix_signs(layout)
     peak = np.abs(layout).max()
     layout = layout * (10.0 / peak) if peak > 0 else layout
     return (layout + rng.normal(scale=1e-4, size=layout.shape)).astype(np.float32)
+
+
+def fix_signs(coords: np.ndarray) -> np.ndarray:
+    """`coords` with each column's sign chosen so its largest entry in magnitude is positive.
+
+    Eigenvectors and PCA axes have arbitrary signs; fixing them keeps a picture from flipping.
+    """
+    signs = np.sign(coords[np.argmax(np.abs(coords), axis=0), range(coords.shape[1])])
+    return coords * np.where(signs == 0, 1, signs)
 
 
 def pca_2d(vectors: np.ndarray) -> np.ndarray:
