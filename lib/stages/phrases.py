@@ -1,11 +1,13 @@
 """Phrase and text utilities shared by the text stages (keywords, topics, subfields): stop words,
-coarse 1-3-word candidate phrases between them, a crude singular, and the corpus's casing."""
+coarse 1-3-word candidate phrases between them, crude singulars (`singular`, `singular_word`,
+`phrase_key`), and the corpus's casing."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -34,6 +36,7 @@ _TOKEN = re.compile(r"[a-z][a-z0-9]*(?:[-+][a-z0-9]+)*\+?|\d+[a-z][a-z0-9-]*|[.,
 # URLs, LaTeX commands and inline maths are markup, not phrases.
 NOT_PROSE = re.compile(r"https?://\S+|www\.\S+|\\[a-z]+|\$[^$]*\$")
 MAX_NGRAM = 3
+_PLURALS_IN_ES = frozenset("caches headaches niches avalanches moustaches".split())
 _CASED_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*\+?")
 
 
@@ -60,6 +63,20 @@ def singular(phrase: str) -> str:
     elif len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
         last = last[:-1]
     return f"{head} {last}".strip()
+
+
+@lru_cache(maxsize=1 << 16)
+def singular_word(word: str) -> str:
+    """`singular` for one word, also right for -sses/-shes/-ches/-xes plurals ("losses", "approaches")."""
+    if len(word) > 4 and word.endswith(("sses", "shes", "ches", "xes")) and word not in _PLURALS_IN_ES:
+        return word[:-2]
+    return singular(word)
+
+
+def phrase_key(phrase: str) -> str:
+    """The phrase with its last word singular: one key for "model" and "models"."""
+    head, space, last = phrase.rpartition(" ")
+    return head + space + singular_word(last)
 
 
 def display_case(texts: Sequence[str]) -> dict[str, str]:
