@@ -46,7 +46,8 @@ from lib.build.pipeline import BuildParams  # noqa: E402
 from lib.errors import PaperMapError  # noqa: E402
 from lib.schema import analysis_texts  # noqa: E402
 from lib.stages.load import load_papers  # noqa: E402
-from lib.stages.subfields import Taxonomy, assign_subfields, load_taxonomy  # noqa: E402
+from lib.stages.subfields import assign_subfields  # noqa: E402
+from lib.stages.taxonomy import Taxonomy, load_taxonomy  # noqa: E402
 
 
 def blind_texts(papers: pd.DataFrame) -> list[str]:

@@ -10,7 +10,7 @@ embeddings) and for fewer topics (`reduce_topics` to PaperMap's coarse count).
 
 Printed: topic counts and sizes, the share left in BERTopic's outlier topic -1 (PaperMap has
 none; it marks its strays), label distinctness (unique labels / topics), labels holding a generic
-word (lib.stages.keywords.GENERIC_WORDS) or only broad words (each used by over 10% of papers), and
+word (lib.stages.phrases.GENERIC_WORDS) or only broad words (each used by over 10% of papers), and
 adjusted mutual information with `primary_area` over the labelled papers where the list has
 areas (BERTopic's -1 counts as one cluster, as it is one).
 With --runs R, both methods run again with R - 1 other seeds (UMAP's and the clusterings'; the
@@ -30,9 +30,10 @@ import pandas as pd
 from _data import area_labels, load
 
 from lib.stages.embed import EMBEDDERS, make_embedder
-from lib.stages.keywords import GENERIC_WORDS, candidate_phrases
+from lib.stages.phrases import GENERIC_WORDS, candidate_phrases
 from lib.stages.project import project
-from lib.stages.topics import find_topics, label_levels
+from lib.stages.topic_labels import label_levels
+from lib.stages.topics import find_topics
 
 SEED = 42
 BROAD_SHARE = 0.10  # a word in over a tenth of all papers ("learning", "models") says little on its own

@@ -1,6 +1,9 @@
-"""The few named errors PaperMap raises; the CLI and the pages print them as one sentence."""
+"""The few named errors PaperMap raises, and `read_error`, the sentence for a file that cannot be read;
+the CLI and the pages print them as one sentence."""
 
 from __future__ import annotations
+
+from os import PathLike
 
 
 class PaperMapError(Exception):
@@ -29,3 +32,19 @@ class FetchError(PaperMapError):
 
 class ReadingListError(PaperMapError):
     """A reading-list request that cannot be done (unknown list, taken name, busy database, ...)."""
+
+
+def read_error(path: str | PathLike[str], error: OSError | UnicodeDecodeError, what: str = "") -> str:
+    """The one-sentence message for a file that could not be read, to raise as the caller's named error.
+
+    Without `what` (a paper list): "PATH: no such file" or "PATH: cannot be read (REASON)". With
+    `what` naming the kind of file ("taxonomy"): "PATH: no such taxonomy file", "PATH: cannot read
+    taxonomy (REASON)" or "PATH: taxonomy is not UTF-8 text".
+    """
+    if isinstance(error, FileNotFoundError):
+        return f"{path}: no such {what} file" if what else f"{path}: no such file"
+    if isinstance(error, UnicodeDecodeError):
+        return f"{path}: {what or 'file'} is not UTF-8 text"
+    if what:
+        return f"{path}: cannot read {what} ({error.strerror})"
+    return f"{path}: cannot be read ({error.strerror or error})"

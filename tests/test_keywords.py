@@ -1,8 +1,9 @@
 from conftest import SEED_SAMPLE
 
 from lib.schema import analysis_texts
-from lib.stages.keywords import STOP_WORDS, candidate_phrases, extract_keywords, singular
+from lib.stages.keywords import extract_keywords
 from lib.stages.load import load_papers
+from lib.stages.phrases import STOP_WORDS, candidate_phrases, singular
 
 
 def test_candidates_never_cross_or_touch_stop_words_or_punctuation():

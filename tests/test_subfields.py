@@ -9,14 +9,8 @@ from lib.errors import ParameterError, TaxonomyError
 from lib.paths import DEFAULT_TAXONOMY, REPO_ROOT
 from lib.schema import MAP_COLUMNS, analysis_texts
 from lib.stages.load import load_papers
-from lib.stages.subfields import (
-    SUBFIELD_COLUMNS,
-    UNASSIGNED,
-    assign_subfields,
-    entry_similarity,
-    load_taxonomy,
-    parse_taxonomy,
-)
+from lib.stages.subfields import SUBFIELD_COLUMNS, assign_subfields, entry_similarity
+from lib.stages.taxonomy import UNASSIGNED, load_taxonomy, parse_taxonomy
 
 IJCAI_TAXONOMY = REPO_ROOT / "data" / "taxonomy" / "ijcai2023.yaml"
 

@@ -5,6 +5,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from lib.errors import ParameterError
 from lib.schema import OUTPUT_COLUMNS
+from lib.stages.topic_labels import label_levels, label_topics
 from lib.stages.topics import (
     MAX_FINE_TOPICS,
     MAX_NEAREST_SHARE,
@@ -13,8 +14,6 @@ from lib.stages.topics import (
     default_n_fine_topics,
     default_n_topics,
     find_topics,
-    label_levels,
-    label_topics,
     topic_summaries,
     topics_table,
 )
@@ -201,7 +200,7 @@ def test_labels_name_things_not_modifiers_and_do_not_repeat_themselves():
 
 
 def test_a_one_word_label_gives_way_to_a_well_used_phrase_holding_it():
-    from lib.stages.topics import _compose_label
+    from lib.stages.topic_labels import _compose_label
 
     ranked = [("Conversion", 0.9), ("distribution", 0.6), ("ANN-SNN conversion", 0.5)]
     assert _compose_label(ranked, set()) == "ANN-SNN conversion"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from sklearn.manifold import trustworthiness
 
+from lib import neighbours
 from lib.stages import umap_np
 
 umap_ = pytest.importorskip("umap.umap_")
@@ -27,7 +28,7 @@ def planted_clusters(n_per: int = 120, n_clusters: int = 5, dim: int = 40, seed:
     rng = np.random.default_rng(seed)
     centres = rng.normal(size=(n_clusters, dim))
     points = np.repeat(centres, n_per, axis=0) + rng.normal(scale=0.6, size=(n_clusters * n_per, dim))
-    return umap_np.normalize_rows(points)
+    return neighbours.normalize_rows(points)
 
 
 def lattice_vectors(n: int, dim: int = 16, seed: int = 0, duplicates: int = 0) -> np.ndarray:
@@ -59,10 +60,10 @@ def brute_force_knn(queries: np.ndarray, base: np.ndarray, k: int, self_query: b
 def test_knn_cosine_is_exact_with_ties_and_duplicates(n, k, self_query, duplicates, monkeypatch):
     # 3,000 points with k=10 take the sampled-threshold path of _top_k, 60 the full partition;
     # a small block size makes several row blocks.
-    monkeypatch.setattr(umap_np, "BLOCK_ENTRIES", 50_000)
+    monkeypatch.setattr(neighbours, "BLOCK_ENTRIES", 50_000)
     base = lattice_vectors(n, duplicates=duplicates)
     queries = base if self_query else lattice_vectors(50, seed=1)
-    indices, distances = umap_np.knn_cosine(queries, base, k, self_query=self_query)
+    indices, distances = neighbours.knn_cosine(queries, base, k, self_query=self_query)
     expected_indices, expected_distances = brute_force_knn(queries, base, k, self_query)
     np.testing.assert_array_equal(indices, expected_indices)
     np.testing.assert_allclose(distances, expected_distances, atol=1e-6)
@@ -72,7 +73,7 @@ def test_knn_cosine_is_exact_with_ties_and_duplicates(n, k, self_query, duplicat
 
 def test_knn_cosine_returns_every_point_when_k_exceeds_them():
     base = lattice_vectors(5)
-    indices, _ = umap_np.knn_cosine(base, base, 10, self_query=True)
+    indices, _ = neighbours.knn_cosine(base, base, 10, self_query=True)
     assert indices.shape == (5, 5) and all(sorted(row) == list(range(5)) for row in indices)
 
 
@@ -80,7 +81,7 @@ def test_knn_cosine_returns_every_point_when_k_exceeds_them():
 def clusters_knn():
     vectors = planted_clusters()
     k = 15
-    indices, distances = umap_np.knn_cosine(vectors, vectors, k, self_query=True)
+    indices, distances = neighbours.knn_cosine(vectors, vectors, k, self_query=True)
     return vectors, k, indices, distances
 
 
@@ -96,8 +97,8 @@ def test_smooth_knn_dist_matches_umap_learn(clusters_knn):
 @pytest.mark.slow
 def test_smooth_knn_dist_matches_umap_learn_with_duplicate_points():
     # Copies put zero distances after the point itself: rho must skip them, as umap-learn's does.
-    vectors = umap_np.normalize_rows(lattice_vectors(300, duplicates=60))
-    indices, distances = umap_np.knn_cosine(vectors, vectors, 12, self_query=True)
+    vectors = neighbours.normalize_rows(lattice_vectors(300, duplicates=60))
+    indices, distances = neighbours.knn_cosine(vectors, vectors, 12, self_query=True)
     sigma, rho = umap_np.smooth_knn_dist(distances, 12)
     their_sigma, their_rho = umap_.smooth_knn_dist(distances, 12.0)
     np.testing.assert_allclose(rho, their_rho, rtol=1e-6)

@@ -27,6 +27,7 @@ from lib.build.output import (
 )
 from lib.build.pipeline import BuildParams, BuildResult, StageRun
 from lib.errors import InputError
+from lib.neighbours import ranked_rows
 from lib.paths import DEFAULT_TAXONOMY
 from lib.schema import OUTPUT_COLUMNS, PAPER_COLUMNS, analysis_texts, conform
 from lib.stages.embed import query_embedder
@@ -34,7 +35,8 @@ from lib.stages.keywords import keywords_table
 from lib.stages.load import load_papers
 from lib.stages.project import place_new
 from lib.stages.report import RecordIssue
-from lib.stages.subfields import assign_subfields, load_taxonomy
+from lib.stages.subfields import assign_subfields
+from lib.stages.taxonomy import load_taxonomy
 
 
 def extend_map(
@@ -132,14 +134,7 @@ def _neighbour_topics(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each new paper's fine topic: the one most of its `k` nearest map papers share (ties: the
     nearest's); its coarse topic is that fine topic's, so the two levels still nest."""
-    k = min(k, len(base))
-    # In blocks of rows: a later list against a corpus-sized map would not fit in memory at once.
-    nearest = np.vstack(
-        [
-            np.argsort(-(block @ base_vectors.T), axis=1, kind="stable")[:, :k]
-            for block in np.array_split(vectors, max(1, len(vectors) // 1024))
-        ]
-    )
+    nearest = ranked_rows(vectors, base_vectors, k)
     fine_of = base["topic_fine"].to_numpy()
     coarse_of_fine = dict(zip(base["topic_fine"], base["topic"]))
     fine = np.array([Counter(fine_of[row]).most_common(1)[0][0] for row in nearest], dtype=np.int64)

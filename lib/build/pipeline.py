@@ -29,7 +29,7 @@ from lib.build.output import (
     write_output,
 )
 from lib.build.parallel import SIDE_STAGE_NAMES, SideStages
-from lib.errors import InputError
+from lib.errors import InputError, read_error
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_OUT_ROOT, DEFAULT_TAXONOMY
 from lib.schema import OUTPUT_COLUMNS
 from lib.stages.report import LoadReport
@@ -145,10 +145,8 @@ def build(
     report_progress = progress or (lambda stage, done, total: None)
     try:
         input_digest = file_digest(input_path)
-    except FileNotFoundError:
-        raise InputError(f"{input_path}: no such file") from None
     except OSError as error:
-        raise InputError(f"{input_path}: cannot be read ({error.strerror or error})") from None
+        raise InputError(read_error(input_path, error)) from None
     try:
         taxonomy_digest = file_digest(taxonomy_path)
     except OSError:
@@ -267,8 +265,9 @@ def _run_stages(
     from lib.stages.embed import fit_embed
     from lib.stages.load import load_papers
     from lib.stages.project import project
-    from lib.stages.subfields import load_taxonomy
-    from lib.stages.topics import find_topics, label_levels, topics_table
+    from lib.stages.taxonomy import load_taxonomy
+    from lib.stages.topic_labels import label_levels
+    from lib.stages.topics import find_topics, topics_table
 
     stages = _StageRunner(cache, progress, specs, keys)
     taxonomy = load_taxonomy(taxonomy_path)  # validated up front: a bad file fails in a second, not after UMAP

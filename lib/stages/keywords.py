@@ -1,8 +1,4 @@
-"""Per-paper keyphrases: noun-phrase-like word runs, acronyms resolved, scored by use, position and specificity.
-
-`candidate_phrases`, `singular` and `display_case` also serve other stages (topics, subfields):
-coarse 1-3-word phrases between stop words, a crude singular, and the corpus's casing.
-"""
+"""Per-paper keyphrases: noun-phrase-like word runs, acronyms resolved, scored by use, position and specificity."""
 
 from __future__ import annotations
 
@@ -14,62 +10,10 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import pandas as pd
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from lib.errors import ParameterError
-
-# Words that carry no topic in an abstract, on top of English stop words.
-GENERIC_WORDS = frozenset(
-    """
-    approach approaches paper papers propose proposed proposes novel new method methods result results
-    work works show shows shown demonstrate demonstrates based using use used study studies problem
-    problems task tasks performance existing effective efficient effectiveness efficiency framework
-    various different significant significantly key extensive experiments experimental state art
-    achieve achieves achieving improve improves improved improvement outperform outperforms
-    leverage leverages address addresses challenge challenges provide provides recent recently
-    however furthermore specifically particular introduce introduces present presents demonstrate
-    theoretical empirical empirically theoretically paradigm setting settings way ways terms
-    allows enables enable aim aims given able prior previous remains remain key crucial important
-    limited lack stage stages wide widely common commonly simple strong better best large small
-    require requires required extend extends emerge emerges generate generates employ employs
-    consider considers obtain obtains yield yields achieved despite capable possess enhance enhances
-    capabilities capability potential real-world critical fundamental open-source available
-    towards toward via beyond rethinking revisiting position role perspective insights case
-    """.split()
-)
-STOP_WORDS = ENGLISH_STOP_WORDS | GENERIC_WORDS
-
-_TOKEN = re.compile(r"[a-z][a-z0-9]*(?:[-+][a-z0-9]+)*\+?|\d+[a-z][a-z0-9-]*|[.,;:!?()\[\]{}\"]")
-# URLs, LaTeX commands and inline maths are markup, not phrases.
-_NOT_PROSE = re.compile(r"https?://\S+|www\.\S+|\\[a-z]+|\$[^$]*\$")
-_MAX_NGRAM = 3
-_CASED_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*\+?")
-
-
-def candidate_phrases(text: str) -> list[str]:
-    """All 1-3-word phrases of `text` that neither start, end nor span a stop word or punctuation."""
-    phrases: list[str] = []
-    chunk: list[str] = []
-    text = _NOT_PROSE.sub(" . ", text.lower())
-    for token in _TOKEN.findall(text) + ["."]:
-        if token in STOP_WORDS or not token[0].isalnum() or len(token) < 2:
-            for n in range(1, _MAX_NGRAM + 1):
-                phrases.extend(" ".join(chunk[i : i + n]) for i in range(len(chunk) - n + 1))
-            chunk = []
-        else:
-            chunk.append(token)
-    return phrases
-
-
-def singular(phrase: str) -> str:
-    """A crude singular of a phrase's last word, to spot `model`/`models` as the same phrase."""
-    head, _, last = phrase.rpartition(" ")
-    if len(last) > 3 and last.endswith("ies"):
-        last = last[:-3] + "y"
-    elif len(last) > 3 and last.endswith("s") and not last.endswith(("ss", "us", "is")):
-        last = last[:-1]
-    return f"{head} {last}".strip()
-
+from lib.stages.acronyms import acronym_definitions, corpus_acronyms, long_form_index, text_units
+from lib.stages.phrases import MAX_NGRAM, NOT_PROSE, STOP_WORDS, display_case, phrase_key, singular_word
 
 # --- Keyphrase extraction -----------------------------------------------------------------------
 # Candidates are runs of content words between stop words, punctuation, verbs and adverbs: the
@@ -129,7 +73,6 @@ _ADJECTIVE_ENDINGS = (
 # Endings shared by adjectives and nouns ("optimal"/"signal", "convex"/"index"): such a word alone
 # must be a noun in the corpus more clearly.
 _MAYBE_ADJECTIVE_ENDINGS = ("al", "ic", "ar", "ent", "ant", "ex", "ete", "ust", "ate", "ine", "ian", "ed", "ing")
-_PLURALS_IN_ES = frozenset("caches headaches niches avalanches moustaches".split())
 _NOUNS_IN_LY = frozenset(
     "anomaly family assembly supply reply monopoly butterfly italy july rally ally poly early daily weekly monthly yearly hourly".split()
 )
@@ -143,8 +86,6 @@ _JOINED_DASH = re.compile(r"(?<=[^\W\d_])[\u2010\u2011\u2013](?=[^\W\d_])")
 _CASED_TOKEN = re.compile(
     r"[A-Z][^\W\d_A-Z]+['\u2019]s(?![^\W\d_])|[^\W\d_][^\W_]*(?:[-+][^\W_]+)*\+?|\d+[^\W\d_][^\W_]*(?:-[^\W_]+)*|\d+(?:[.,]\d+)*|[^\w\s]|_"
 )
-_SENTENCE_END = frozenset(".!?")
-_ACRONYM = re.compile(r"(?=(?:[^A-Z]*[A-Z]){2})[A-Za-z][A-Za-z0-9-]{1,11}")  # 2-12 characters, 2+ capitals
 
 # Scoring; see `extract_keywords`.
 IDF_FLOOR = 3.0
@@ -157,7 +98,6 @@ TAIL_SHARE = 0.25
 SINGLE_TAIL_SHARE = 0.3
 VERB_SHARE = 0.35
 GERUND_HEAD_SHARE = 0.2
-MAX_LONG_FORM = 5
 RELATIONAL_SHARE = 0.5
 FRAGMENT = 0.5
 
@@ -178,13 +118,13 @@ def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
         raise ParameterError(f"top_n must be at least 1; got {top_n}")
     # NFKC folds ligatures and superscripts ("ﬁrst" -> "first", "M²IV" -> "M2IV").
     tokens = [
-        _CASED_TOKEN.findall(_JOINED_DASH.sub("-", _NOT_PROSE.sub(" . ", unicodedata.normalize("NFKC", text))))
+        _CASED_TOKEN.findall(_JOINED_DASH.sub("-", NOT_PROSE.sub(" . ", unicodedata.normalize("NFKC", text))))
         for text in texts
     ]
-    definitions = [_acronym_definitions(t) for t in tokens]
-    acronyms = _corpus_acronyms(definitions)
-    long_forms = _long_form_index(acronyms.values())
-    units = [_units(t, d, acronyms, long_forms) for t, d in zip(tokens, definitions)]
+    definitions = [acronym_definitions(t) for t in tokens]
+    acronyms = corpus_acronyms(definitions)
+    long_forms = long_form_index(acronyms.values())
+    units = [text_units(t, d, acronyms, long_forms) for t, d in zip(tokens, definitions)]
     runs, relational = _runs(units)
     docs = [_count_phrases(chunks, relational) for chunks in runs]
     tail = _tail_share(docs)
@@ -212,120 +152,6 @@ def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
         chosen = _distinct(ranked, {k: v[0] for k, v in doc.phrases.items()}, score, top_n)
         keywords.append([" ".join(cased.get(w, w) for w in doc.phrases[k][2].split(" ")) for k in chosen])
     return keywords
-
-
-def _acronym_definitions(tokens: Sequence[str]) -> list[tuple[int, int, str, str]]:
-    """(start, end, acronym, long form) of each `long form (ACRONYM)` in a token list; `end` is past the `)`."""
-    found = []
-    for i in range(2, len(tokens) - 1):
-        short = tokens[i]
-        if tokens[i - 1] != "(" or tokens[i + 1] != ")" or not _ACRONYM.fullmatch(short):
-            continue
-        letters = sum(c.isalnum() for c in short)
-        start = i - 1
-        while start > 0 and i - 1 - start < min(letters + 5, 2 * letters) and tokens[start - 1][0].isalpha():
-            start -= 1
-        words = tokens[start : i - 1]
-        long_form = _long_form(short, words) or (short.endswith("s") and _long_form(short[:-1], words))
-        if long_form:
-            found.append((i - 1 - len(long_form), i + 2, short, " ".join(long_form).lower()))
-    return found
-
-
-def _long_form(short: str, words: Sequence[str]) -> list[str] | None:
-    """Schwartz & Hearst (2003): the shortest run of `words`' last words whose letters spell `short` in order."""
-    text = " ".join(words).lower()
-    pos = len(text) - 1
-    letters = [c for c in short.lower() if c.isalnum()]
-    for s in range(len(letters) - 1, -1, -1):
-        # The acronym's first letter must start a word; the others may sit anywhere ("RAG": Retrieval-Augmented Generation).
-        while pos >= 0 and (text[pos] != letters[s] or (s == 0 and pos > 0 and text[pos - 1].isalnum())):
-            pos -= 1
-        if pos < 0:
-            return None
-        pos -= 1
-    long_form = list(words[len(words) - text[pos + 1 :].count(" ") - 1 :])
-    if long_form[0].lower() in ENGLISH_STOP_WORDS or short.lower() in text[pos + 1 :]:
-        return None
-    if len(long_form) < 2 and "-" not in long_form[0]:  # "SplitNN (SNN)" defines nothing
-        return None
-    # Longer names ("Rapid Attention Distillation to Linear Attention Decoders at Scale") are a
-    # method's title, not a term: the acronym then stays as written.
-    if len(long_form) > MAX_LONG_FORM or sum(w.lower() in ENGLISH_STOP_WORDS for w in long_form) > 1:
-        return None
-    return long_form
-
-
-def _acronym_key(token: str) -> str:
-    """`GNNs` and `GNN` are one acronym."""
-    return token[:-1] if token.endswith("s") and sum(c.isupper() for c in token) >= 2 else token
-
-
-def _corpus_acronyms(definitions: Sequence[Sequence[tuple[int, int, str, str]]]) -> dict[str, str]:
-    """Acronym -> long form, for acronyms that at least two texts define, most of them the same way."""
-    defined: dict[str, Counter] = {}
-    for doc in definitions:
-        for short, long_form in {(_acronym_key(d[2]), _key(d[3])) for d in doc}:
-            defined.setdefault(short, Counter())[long_form] += 1
-    out = {}
-    for short, forms in defined.items():
-        best, count = max(forms.items(), key=lambda item: (item[1], item[0]))
-        if count >= 2 and 2 * count > sum(forms.values()):
-            out[short] = best
-    return out
-
-
-def _long_form_index(long_forms) -> dict[str, list[list[str]]]:
-    """First word -> the long forms it starts, as word lists with the last word singular, longest first."""
-    index: dict[str, list[list[str]]] = {}
-    for long_form in sorted(set(long_forms), key=lambda f: (-f.count(" "), f)):
-        words = _key(long_form).split(" ")
-        index.setdefault(words[0], []).append(words)
-    return index
-
-
-def _units(
-    tokens: Sequence[str],
-    definitions: Sequence[tuple[int, int, str, str]],
-    corpus_acronyms: Mapping[str, str],
-    corpus_long_forms: Mapping[str, list[list[str]]],
-) -> list[tuple[str, int]]:
-    """(lower-case unit, sentence index) per word of a text, `` for punctuation and numbers (`:` for a colon).
-
-    A defined acronym becomes one unit that reads as its long form, and so does the long form
-    written out, so "GNNs" and "graph neural networks" are one phrase and no phrase cuts through
-    one ("attributing large language"). The text's own definitions come before the corpus's.
-    """
-    known = {**corpus_acronyms, **{_acronym_key(short): long_form for _, _, short, long_form in definitions}}
-    local = _long_form_index(long_form for _, _, _, long_form in definitions)
-    defined_at = {start: (end, long_form) for start, end, _, long_form in definitions}
-    units: list[tuple[str, int]] = []
-    sentence, i = 0, 0
-    while i < len(tokens):
-        token = tokens[i]
-        if defined_at and i in defined_at:
-            i, long_form = defined_at[i]
-            units.append((long_form, sentence))
-            continue
-        i += 1
-        # Numbers and sizes ("8B", "128k") end a phrase; dimensions ("3D") belong to one.
-        if not token[0].isalpha() and not (token[0].isdigit() and token[-1] in "dD" and token[:-1].isdigit()):
-            units.append((":" if token == ":" else "", sentence))
-            sentence += token in _SENTENCE_END
-        elif not token.islower() and (token in known or (token[-1] == "s" and token[:-1] in known)):
-            units.append((known.get(token) or known[token[:-1]], sentence))
-        else:
-            word = token.lower()
-            long_forms = corpus_long_forms.get(word, ())
-            if word in local:
-                long_forms = sorted([*local[word], *long_forms], key=len, reverse=True)
-            for long_form in long_forms:
-                written = [word] + [t.lower() for t in tokens[i : i + len(long_form) - 1]]
-                if written[:-1] == long_form[:-1] and _singular_word(written[-1]) == long_form[-1]:
-                    word, i = " ".join(written), i + len(long_form) - 1
-                    break
-            units.append((word, sentence))
-    return units
 
 
 def _runs(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tuple[str, int]]]], set[str]]:
@@ -457,7 +283,7 @@ def _count_phrases(chunks: Sequence[Sequence[tuple[str, int]]], relational: set[
     doc = _Doc()
     for chunk in chunks:
         units = [u for u, _ in chunk]
-        keys = [_key(u) for u in units]
+        keys = [phrase_key(u) for u in units]
         # A long form inside a phrase reads singular, as its acronym did: "LLM efficiency" ->
         # "large language model efficiency".
         inner = [k if " " in u else u for u, k in zip(units, keys)]
@@ -466,7 +292,7 @@ def _count_phrases(chunks: Sequence[Sequence[tuple[str, int]]], relational: set[
             multiword = " " in last
             if not multiword and ((last in GENERIC_MODIFIERS and last not in GENERIC_HEADS) or _is_participle(last)):
                 continue
-            for start in range(max(0, end - _MAX_NGRAM + 1), end + 1):
+            for start in range(max(0, end - MAX_NGRAM + 1), end + 1):
                 if (
                     start == end
                     and not multiword
@@ -523,42 +349,9 @@ def _nounness(key: str, tail: Mapping[str, float], relational: set[str]) -> floa
     ):
         needed *= 2
     factor = min(1.0, tail.get(last, 1.0) / needed)
-    if len(words) > 1 and (last in GENERIC_HEADS or last in relational or _singular_word(last) in GENERIC_HEADS):
+    if len(words) > 1 and (last in GENERIC_HEADS or last in relational or singular_word(last) in GENERIC_HEADS):
         factor *= min(1.0, tail.get(words[-2], 1.0) / TAIL_SHARE)
     return factor
-
-
-@lru_cache(maxsize=1 << 16)
-def _singular_word(word: str) -> str:
-    """`singular` for one word, also right for -sses/-shes/-ches/-xes plurals ("losses", "approaches")."""
-    if len(word) > 4 and word.endswith(("sses", "shes", "ches", "xes")) and word not in _PLURALS_IN_ES:
-        return word[:-2]
-    return singular(word)
-
-
-def _key(phrase: str) -> str:
-    """The phrase with its last word singular: one key for "model" and "models"."""
-    head, space, last = phrase.rpartition(" ")
-    return head + space + _singular_word(last)
-
-
-def display_case(texts: Sequence[str]) -> dict[str, str]:
-    """Lower-case word -> the form to show: acronyms and mixed case ("LLMs", "CoT") as written."""
-    written: Counter = Counter()
-    for text in texts:
-        written.update(_CASED_WORD.findall(text))
-    forms: dict[str, Counter] = {}
-    for word, count in written.items():
-        # Title case ("Vision-Language", a sentence's first word) is how ordinary words are
-        # capitalised, so it counts for the lower-case form; a shouted "VISION-LANGUAGE" in one
-        # title then loses to fifty "Vision-Language" ones.
-        mixed = any(c.isupper() for part in re.split(r"[-+]", word) for c in part[1:])
-        lower = word.lower()
-        if lower not in forms:
-            forms[lower] = Counter()
-        forms[lower][word if mixed else lower] += count
-    shown = {lower: max(counter.items(), key=lambda item: (item[1], item[0]))[0] for lower, counter in forms.items()}
-    return {lower: form for lower, form in shown.items() if form != lower}
 
 
 def _distinct(ranked: Sequence[str], in_text: Mapping[str, int], score: Mapping[str, float], top_n: int) -> list[str]:
@@ -595,7 +388,7 @@ def _distinct(ranked: Sequence[str], in_text: Mapping[str, int], score: Mapping[
 @lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     """A crude stem, only to spot near-duplicates: "learners", "learning" -> "learn"; "sample", "sampling" -> "sampl"."""
-    word = _singular_word(word)
+    word = singular_word(word)
     for suffix in ("ing", "er", "ed"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]

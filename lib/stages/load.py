@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from lib.errors import InputError, ParameterError
+from lib.errors import InputError, ParameterError, read_error
 from lib.schema import PAPER_COLUMNS, conform, empty_table
 from lib.stages.latex import readable
 from lib.stages.readers import FORMATS, Records, detect_format, fields, is_missing, read_records
@@ -64,10 +64,8 @@ def load_papers(path: str | Path, input_format: str = "auto") -> LoadResult:
     path = Path(path)
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
     except OSError as error:
-        raise InputError(f"{path}: cannot be read ({error.strerror or error})") from None
+        raise InputError(read_error(path, error)) from None
     return papers_from_bytes(raw, path, input_format)
 
 

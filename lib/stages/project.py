@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from lib.errors import ParameterError
+from lib.neighbours import normalize_rows
 from lib.stages import umap_np
 
 # Below this many papers UMAP's neighbour graph is too thin to mean anything; PCA is exact and stable.
@@ -87,17 +88,17 @@ def place_new(
         raise ParameterError(
             f"map_coords must be ({len(map_vectors)}, 2), one row per map vector; got {map_coords.shape}"
         )
-    new = umap_np.normalize_rows(np.atleast_2d(new_vectors))
+    new = normalize_rows(np.atleast_2d(new_vectors))
     if len(map_vectors) == 0:
         return np.zeros((len(new), 2))
     if len(new) == 0:
         return np.zeros((0, 2))
-    return umap_np.place(new, umap_np.normalize_rows(map_vectors), map_coords, n_neighbors)
+    return umap_np.place(new, normalize_rows(map_vectors), map_coords, n_neighbors)
 
 
 def _numpy_umap(vectors, n_neighbors, min_dist, random_state, sample_threshold, n_epochs):
     rng = np.random.default_rng(random_state)
-    vectors = umap_np.normalize_rows(vectors)
+    vectors = normalize_rows(vectors)
     n = len(vectors)
     if n <= sample_threshold:
         return umap_np.fit_layout(vectors, n_neighbors, min_dist, rng, n_epochs)
@@ -137,9 +138,7 @@ def _pca_2d(vectors: np.ndarray) -> np.ndarray:
     if n >= 2 and vectors.shape[1] >= 1 and np.ptp(vectors, axis=0).max() > 0:  # identical points stay put
         k = min(2, n, vectors.shape[1])
         reduced = PCA(n_components=k, svd_solver="full").fit_transform(vectors)
-        # PCA's sign is arbitrary; fix it so the same input always gives the same picture.
-        signs = np.sign(reduced[np.argmax(np.abs(reduced), axis=0), range(k)])
-        coords[:, :k] = reduced * np.where(signs == 0, 1, signs)
+        coords[:, :k] = umap_np.fix_signs(reduced)  # so the same input always gives the same picture
     return coords
 
 

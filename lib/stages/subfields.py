@@ -1,11 +1,4 @@
-"""Taxonomy files and the scorer that files each paper under its best-fitting subfield.
-
-A taxonomy is YAML or JSON of one shape::
-
-    {"name": "...", "description": "...",
-     "subfields": [{"name": "...", "description": "...", "terms": ["..."], "children": [...]}]}
-
-`terms` and `children` are optional; children have the same shape, to any depth.
+"""The scorer that files each paper under its best-fitting subfield of a taxonomy (`lib.stages.taxonomy`).
 
 `assign_subfields` files papers in three views of the corpus: each paper's own words against each
 entry's text (zero-shot), each entry's profile in this corpus (the papers the first view files
@@ -14,16 +7,11 @@ there), and each paper's nearest neighbours, over which the first two are spread
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-import yaml
 from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.preprocessing import normalize
@@ -31,10 +19,10 @@ from threadpoolctl import (
     threadpool_limits,  # installed with scikit-learn, which uses it the same way
 )
 
-from lib.errors import ParameterError, TaxonomyError
-from lib.stages.keywords import candidate_phrases
-
-UNASSIGNED = "Unassigned"
+from lib.errors import ParameterError
+from lib.neighbours import knn_graph
+from lib.stages.phrases import candidate_phrases
+from lib.stages.taxonomy import UNASSIGNED, Taxonomy
 
 # The columns `assign_subfields` returns, with their dtypes (documented in lib/schema.py).
 SUBFIELD_COLUMNS = {
@@ -48,80 +36,6 @@ SUBFIELD_COLUMNS = {
 # Without neighbours to agree or disagree, a paper's best entry is confident when it scores at
 # least this many times the runner-up: clearly ahead, not a near tie.
 ZERO_SHOT_LEAD = 1.5
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One node of a taxonomy; `parent` is None for a top-level area."""
-
-    name: str
-    description: str
-    terms: tuple[str, ...]
-    parent: str | None
-    depth: int
-
-    @property
-    def text(self) -> str:
-        # Terms twice: they are the author's strongest hint, descriptions are prose.
-        return " . ".join([self.name, self.description, *self.terms, *self.terms])
-
-
-@dataclass(frozen=True)
-class Taxonomy:
-    name: str
-    entries: tuple[Entry, ...]
-
-    def children(self, parent: str | None) -> list[Entry]:
-        return [e for e in self.entries if e.parent == parent]
-
-
-def load_taxonomy(path: str | Path) -> Taxonomy:
-    """Read and validate a taxonomy file; raises `TaxonomyError` naming the file and the problem."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise TaxonomyError(f"{path}: no such taxonomy file") from None
-    except OSError as error:
-        raise TaxonomyError(f"{path}: cannot read taxonomy ({error.strerror})") from None
-    except UnicodeDecodeError:
-        raise TaxonomyError(f"{path}: taxonomy is not UTF-8 text") from None
-    try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as error:
-        raise TaxonomyError(
-            f"{path}: not valid {'JSON' if path.suffix.lower() == '.json' else 'YAML'} ({error})".replace("\n", " ")
-        ) from None
-    return parse_taxonomy(data, str(path))
-
-
-def parse_taxonomy(data: Any, source: str = "taxonomy") -> Taxonomy:
-    """Validate the documented shape and flatten it into entries, parents before children."""
-    if not isinstance(data, dict) or not isinstance(data.get("subfields"), list) or not data["subfields"]:
-        raise TaxonomyError(f"{source}: expected a mapping with a non-empty 'subfields' list")
-    entries: list[Entry] = []
-    seen: set[str] = set()
-
-    def walk(items: list[Any], parent: str | None, where: str, depth: int) -> None:
-        for n, item in enumerate(items, 1):
-            place = f"{where}[{n}]"
-            if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"].strip():
-                raise TaxonomyError(f"{source}: {place} needs a 'name' string")
-            name = item["name"].strip()
-            if name in seen or name == UNASSIGNED:
-                raise TaxonomyError(f"{source}: {place}: the name {name!r} is used twice or reserved")
-            terms = item.get("terms", [])
-            children = item.get("children", [])
-            if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
-                raise TaxonomyError(f"{source}: {place} ({name}): 'terms' must be a list of strings")
-            if not isinstance(children, list):
-                raise TaxonomyError(f"{source}: {place} ({name}): 'children' must be a list")
-            seen.add(name)
-            entries.append(Entry(name, str(item.get("description") or ""), tuple(terms), parent, depth))
-            walk(children, name, f"{place}.children", depth + 1)
-
-    walk(data["subfields"], None, "subfields", 0)
-    return Taxonomy(str(data.get("name") or source), tuple(entries))
 
 
 def assign_subfields(
@@ -244,27 +158,7 @@ def _paper_graph(texts: list[str], n_neighbors: int, random_state: int) -> tuple
             ).fit_transform(tfidf)
         else:
             latent = tfidf.toarray()
-        return tfidf, _knn_graph(normalize(latent).astype(np.float32), n_neighbors)
-
-
-def _knn_graph(vectors: np.ndarray, n_neighbors: int) -> sp.csr_matrix:
-    """Cosine kNN graph, symmetrised (an edge if either end picks the other), in row blocks: never n x n dense."""
-    n = len(vectors)
-    k = min(n_neighbors, n - 1)
-    block = max(1, 2**24 // max(n, 1))  # about 64 MB of similarities at a time
-    rows, cols, sims = [], [], []
-    for start in range(0, n, block):
-        similarity = vectors[start : start + block] @ vectors.T
-        local = np.arange(len(similarity))
-        similarity[local, start + local] = -np.inf  # a paper is not its own neighbour
-        nearest = np.argpartition(-similarity, k - 1, axis=1)[:, :k]
-        rows.append(np.repeat(start + local, k))
-        cols.append(nearest.ravel())
-        sims.append(similarity[np.repeat(local, k), nearest.ravel()])
-    weights = np.maximum(np.concatenate(sims), 0)  # unrelated papers are not neighbours
-    graph = sp.csr_matrix((weights, (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
-    graph.eliminate_zeros()
-    return graph.maximum(graph.T).tocsr()
+        return tfidf, knn_graph(normalize(latent).astype(np.float32), n_neighbors)
 
 
 def _spread(

@@ -1,28 +1,23 @@
 """Topics at two levels: fine regions of the 2D map found by k-means, grouped into coarse ones,
-each labelled by its most distinctive phrases and summarised by keywords and representative papers."""
+and each topic's summary (keywords, label evidence, representative papers). The labels come from
+`lib.stages.topic_labels`."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 from sklearn.cluster import KMeans
-from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.neighbors import NearestNeighbors
 
 from lib.errors import ParameterError
 from lib.schema import analysis_texts
-from lib.stages.keywords import candidate_phrases, display_case, singular
+from lib.stages.topic_labels import PhraseUse
 
 MAX_TOPICS = 15
 MAX_FINE_TOPICS = 60
-LABEL_MAX_WORDS = 4
-# A single word used by more than this share of all papers ("models", "data") names no topic.
-MAX_LABEL_SHARE = 0.05
 # A paper whose 10th-nearest neighbour on the map is this many times farther than is typical lies
 # outside every dense region: it is given its nearest topic and marked. At most
 # `MAX_NEAREST_SHARE` of the papers are (the sparsest), so the marked set never becomes a bucket.
@@ -30,31 +25,6 @@ SPARSE_NEIGHBOUR = 10
 SPARSE_FACTOR = 3.0
 MAX_NEAREST_SHARE = 0.05
 LEVELS = ("coarse", "fine")
-
-# A label names a thing: a phrase ending in a modifier ("Robust", "Multi-modal", "learning robust")
-# does not, though a modifier is fine inside one ("robust optimization"). Judged by suffix, with the
-# nouns that share one.
-_MODIFIER_ENDINGS = ("ive", "al", "ic", "ous", "able", "ible", "ary", "ful", "less", "ed", "ish", "ly")
-_MODIFIER_WORDS = frozenset(
-    "robust deep sparse linear nonlinear online offline low high fast slow fair private hidden latent discrete "
-    "continuous exact approximate accurate secure safe open closed shallow wide dense long short multi "
-    "self human optimal improving enhancing understanding rethinking unlocking boosting".split()
-)
-_NOUNS_LIKE_MODIFIERS = frozenset(
-    "logic music topic arithmetic objective incentive derivative signal interval proposal rival manual "
-    "animal hospital tutorial trial mechanic graphic metal".split()
-)
-
-
-def _is_modifier(phrase: str) -> bool:
-    """Whether a phrase ends in a modifier rather than a thing ("learning robust"; hyphenated: by its last part)."""
-    last = phrase.lower().rsplit(" ", 1)[-1]
-    hyphenated = "-" in last
-    last = last.rsplit("-", 1)[-1]
-    if hyphenated and last in ("based", "aware", "free", "level", "scale", "time", "shot", "modal", "agent", "view"):
-        return True
-    word = last[:-1] if last.endswith("s") and not last.endswith(("ss", "ous")) else last
-    return word in _MODIFIER_WORDS or (word not in _NOUNS_LIKE_MODIFIERS and word.endswith(_MODIFIER_ENDINGS))
 
 
 def default_n_topics(n_papers: int) -> int:
@@ -164,139 +134,6 @@ def _by_size(raw: np.ndarray, coords: np.ndarray) -> np.ndarray:
     return renumber[raw]
 
 
-class _PhraseUse:
-    """Which candidate phrases (plural twins folded) each paper uses; `by_topic` turns that into per-topic shares."""
-
-    def __init__(self, texts: Sequence[str]) -> None:
-        self.n_texts = len(texts)
-        counter = CountVectorizer(analyzer=candidate_phrases, binary=True)
-        try:
-            used = counter.fit_transform(texts).tocsr()
-        except ValueError:  # no phrase in any text
-            self.keys, self.shown, self.used = np.array([], dtype=str), [], None
-            return
-        phrases = counter.get_feature_names_out()
-        # Fold plural twins into one column; show each as its most used form and the corpus's casing.
-        self.keys, column_of_phrase = np.unique([singular(p) for p in phrases], return_inverse=True)
-        self.shown = _shown_forms(
-            phrases, np.asarray(used.sum(axis=0)).ravel(), column_of_phrase, len(self.keys), display_case(texts)
-        )
-        fold = sparse.csr_matrix((np.ones(len(phrases)), (np.arange(len(phrases)), column_of_phrase)))
-        self.used = (used @ fold).sign().tocsr()
-        self.overall = np.asarray(self.used.sum(axis=0)).ravel() / len(texts)
-        words = np.array([k.count(" ") + 1 for k in self.keys])
-        self.multiword = words > 1
-        # "time series" over "series": a phrase a little rarer than the word inside it is the concept.
-        self.length_bonus = 1 + 1.0 * (words - 1)
-        self.nameable = np.array([not _is_modifier(k) for k in self.keys], dtype=bool)
-
-    def by_topic(self, topics: np.ndarray) -> tuple[list[int], np.ndarray, np.ndarray]:
-        """Sorted topic ids, papers per topic, and per topic (row) the number of its papers using each phrase."""
-        topic_ids = sorted(set(int(t) for t in topics))
-        rows = np.searchsorted(topic_ids, topics)
-        membership = sparse.csr_matrix(
-            (np.ones(len(topics)), (rows, np.arange(len(topics)))), shape=(len(topic_ids), len(topics))
-        )
-        sizes = np.asarray(membership.sum(axis=1)).ravel()
-        per_topic = (
-            np.asarray((membership @ self.used).todense()) if self.used is not None else np.zeros((len(topic_ids), 0))
-        )
-        return topic_ids, sizes, per_topic
-
-    def ranked(self, users: np.ndarray, size: float, min_share: float) -> tuple[np.ndarray, np.ndarray]:
-        """Phrase columns distinctive of a topic of `size` papers (`users` of them use each phrase),
-        best first, and the topic's share per column.
-
-        A phrase scores share x log(share / overall share): common to the topic, rare elsewhere.
-        Phrases used by fewer than `min_share` of the topic's papers or by one paper only, and single
-        words used across the corpus, come after the well-covered ones.
-        """
-        share = users / size
-        with np.errstate(divide="ignore", invalid="ignore"):
-            score = np.where(share > 0, share * np.log(share / self.overall), -np.inf) * self.length_bonus
-        well_covered = (
-            (share >= min_share) & (users >= min(2, size)) & ((self.overall <= MAX_LABEL_SHARE) | self.multiword)
-        )
-        # Covered phrases first, then the rest; within each by score, ties alphabetical.
-        order = np.lexsort((self.keys, -score, ~well_covered))
-        return order[np.isfinite(score[order]) & (score[order] > 0)], share
-
-
-def label_topics(topics: np.ndarray, texts: Sequence[str], min_share: float = 0.05) -> dict[int, str]:
-    """A short, distinct label per topic: the phrases its papers use far more than the rest do.
-
-    Phrases are ranked as in `_PhraseUse.ranked`, so a label describes the topic rather than one
-    paper in it. The label is the best phrase, with the next best appended when the first is a
-    single word; a label already taken moves on to the next phrase.
-    """
-    return _labels(_PhraseUse(texts), np.asarray(topics), min_share)
-
-
-def label_levels(
-    levels: TopicLevels, texts: Sequence[str], min_share: float = 0.05
-) -> tuple[dict[int, str], dict[int, str]]:
-    """`label_topics` for the coarse and the fine level, reading the texts once."""
-    use = _PhraseUse(texts)
-    return _labels(use, levels.coarse, min_share), _labels(use, levels.fine, min_share)
-
-
-def _labels(use: _PhraseUse, topics: np.ndarray, min_share: float) -> dict[int, str]:
-    topic_ids, sizes, per_topic = use.by_topic(topics)
-    if len(use.keys) == 0:
-        return {t: f"Topic {t}" for t in topic_ids}
-    labels: dict[int, str] = {}
-    taken: set[str] = set()
-    for row, topic in enumerate(topic_ids):
-        order, share = use.ranked(per_topic[row], sizes[row], min_share)
-        label = _compose_label([(use.shown[i], share[i]) for i in order[use.nameable[order]][:200]], taken)
-        labels[topic] = label[:1].upper() + label[1:] if label else f"Topic {topic}"
-        taken.add(labels[topic].lower())
-    return labels
-
-
-def _shown_forms(
-    phrases: np.ndarray, uses: np.ndarray, column_of_phrase: np.ndarray, n_keys: int, cased: dict[str, str]
-) -> list[str]:
-    """Per folded column, its most used variant ("diffusion models" or "diffusion model"), cased as the corpus writes it."""
-    best: list[tuple[float, str]] = [(-1, "")] * n_keys
-    for phrase, count, column in zip(phrases, uses, column_of_phrase):
-        best[column] = max(best[column], (count, phrase))
-    return [" ".join(cased.get(w, w) for w in phrase.split(" ")) for _, phrase in best]
-
-
-def _compose_label(ranked: Sequence[tuple[str, float]], taken: set[str]) -> str:
-    """The first free label from (phrase, share) candidates, best first.
-
-    A single word gives way to the best phrase holding it that at least half as many papers use
-    ("Gaussian" -> "Gaussian processes"); failing that, it takes the next phrase after a comma.
-    """
-    for i, (first, share) in enumerate(ranked[:50]):
-        label = first
-        if " " not in first:
-            word = f" {first.lower().replace('-', ' ')} "
-            holds = [(p, s) for p, s in ranked[i + 1 :] if word in f" {p.lower().replace('-', ' ')} "]
-            partner = next(
-                (
-                    p
-                    for p, _ in ranked[i + 1 : 50]
-                    if word not in f" {p.lower().replace('-', ' ')} " and p.count(" ") < LABEL_MAX_WORDS - 1
-                ),
-                None,
-            )
-            if (
-                holds
-                and 2 * holds[0][1] >= share
-                and holds[0][0].count(" ") < LABEL_MAX_WORDS
-                and holds[0][0].lower() not in taken
-            ):
-                label = holds[0][0]
-            elif partner:
-                label = f"{first}, {partner}"
-        if label.lower() not in taken:
-            return label
-    return ""
-
-
 def topics_table(
     papers: pd.DataFrame, levels: TopicLevels, labels: dict[int, str], fine_labels: dict[int, str]
 ) -> pd.DataFrame:
@@ -374,7 +211,7 @@ def topic_summaries(
         if len(space) != len(papers):
             raise ParameterError(f"vectors must have one row per paper ({len(papers)}); got {len(space)}")
         space = space / np.maximum(np.linalg.norm(space, axis=1, keepdims=True), 1e-12)
-    use = _PhraseUse(analysis_texts(papers))
+    use = PhraseUse(analysis_texts(papers))
     topic_ids, sizes, per_topic = use.by_topic(topics)
     column_of_shown = {shown.lower(): column for column, shown in enumerate(use.shown)}
     rows = []

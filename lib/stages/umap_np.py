@@ -1,7 +1,7 @@
 """UMAP's algorithm in vectorised NumPy/SciPy, for cosine vectors: no numba, so no JIT in a fresh process.
 
 The steps follow umap-learn 0.5 (McInnes, Healy & Melville 2018): exact k nearest neighbours by
-cosine, the fuzzy simplicial set (smooth kNN distances, fuzzy union), a spectral initialisation
+cosine (`lib.neighbours`), the fuzzy simplicial set (smooth kNN distances, fuzzy union), a spectral initialisation
 and the negative-sampling SGD layout. Two changes make it fast without a compiler, both traded
 knowingly: the neighbours are exact, found by blocked matrix products, and each SGD epoch moves
 all sampled edges at once from the positions at the start of the epoch (umap-learn moves one edge
@@ -17,67 +17,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-# A block of similarities (rows x points) holds at most this many entries (64 MB of float32).
-BLOCK_ENTRIES = 1 << 24
+from lib.neighbours import knn_cosine
+
 SMOOTH_K_TOLERANCE = 1e-5
 MIN_K_DIST_SCALE = 1e-3
 CLIP = 4.0
-
-
-def normalize_rows(vectors: np.ndarray) -> np.ndarray:
-    """float32 rows of unit length; all-zero rows stay zero (cosine distance 1 to everything)."""
-    vectors = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
-
-
-def knn_cosine(
-    queries: np.ndarray, base: np.ndarray, k: int, self_query: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
-    """Exact k nearest `base` rows of each `queries` row by cosine distance, in row blocks (never m x n at once).
-
-    Rows must be L2-normalised. With `self_query` (queries is base), each point is its own first neighbour.
-    """
-    m, n = len(queries), len(base)
-    k = min(k, n)
-    indices = np.empty((m, k), dtype=np.int64)
-    distances = np.empty((m, k), dtype=np.float32)
-    block = max(1, BLOCK_ENTRIES // max(n, 1))
-    for start in range(0, m, block):
-        stop = min(m, start + block)
-        sims = queries[start:stop] @ base.T
-        if self_query:  # ties among duplicates must not push a point out of its own first place
-            sims[np.arange(stop - start), np.arange(start, stop)] = 2.0  # above any cosine similarity
-        top_idx, top_sims = _top_k(sims, k)
-        indices[start:stop] = top_idx
-        distances[start:stop] = np.maximum(1.0 - top_sims, 0.0)
-    if self_query:
-        distances[:, 0] = 0.0
-    return indices, distances
-
-
-def _top_k(sims: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Column indices and values of each row's k largest entries, largest first (ties by column).
-
-    A full argpartition costs ~20 ns an entry, 3-4 times the matrix product that made the entries.
-    Instead: each row's k-th largest among every `stride`-th column is a threshold that at least k
-    entries reach, and only the ~k * stride entries above it are sorted. Values must lie in [-2, 2].
-    """
-    rows, n = sims.shape
-    stride = int(np.sqrt(n / k) / 4)  # below the balance point: fewer candidates for a longer, cheap sample
-    if stride < 2:  # short rows: sort them whole (argpartition would pick among ties at the k-th value arbitrarily)
-        part = np.argsort(-sims, axis=1, kind="stable")[:, :k]
-        return part, np.take_along_axis(sims, part, axis=1)
-    sample = sims[:, ::stride]
-    threshold = np.partition(sample, sample.shape[1] - k, axis=1)[:, sample.shape[1] - k]
-    row, col = np.nonzero(sims >= threshold[:, None])
-    values = sims[row, col]
-    # One float64 key sorts by row, then largest value; the stable sort keeps columns ascending within ties.
-    order = np.argsort(row * 8.0 + (2.0 - values), kind="stable")
-    counts = np.bincount(row, minlength=rows)
-    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    picked = order[first[:, None] + np.arange(k)]
-    return col[picked], values[picked]
 
 
 def smooth_knn_dist(
@@ -201,12 +145,19 @@ def spectral_init(graph: sp.csr_matrix, vectors: np.ndarray, rng: np.random.Gene
             layout = None
     if layout is None:
         layout = pca_2d(vectors)
-    # Eigenvectors and PCA axes have arbitrary signs; fix them so a picture does not flip.
-    signs = np.sign(layout[np.argmax(np.abs(layout), axis=0), [0, 1]])
-    layout = layout * np.where(signs == 0, 1, signs)
+    layout = fix_signs(layout)
     peak = np.abs(layout).max()
     layout = layout * (10.0 / peak) if peak > 0 else layout
     return (layout + rng.normal(scale=1e-4, size=layout.shape)).astype(np.float32)
+
+
+def fix_signs(coords: np.ndarray) -> np.ndarray:
+    """`coords` with each column's sign chosen so its largest entry in magnitude is positive.
+
+    Eigenvectors and PCA axes have arbitrary signs; fixing them keeps a picture from flipping.
+    """
+    signs = np.sign(coords[np.argmax(np.abs(coords), axis=0), range(coords.shape[1])])
+    return coords * np.where(signs == 0, 1, signs)
 
 
 def pca_2d(vectors: np.ndarray) -> np.ndarray:

@@ -12,6 +12,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from lib.neighbours import cosine_similarity
+
 # The fields a text search looks in; list fields are joined with commas.
 SEARCH_FIELDS = ("title", "abstract", "authors", "keywords", "author_keywords")
 # A quoted phrase, or a run of non-space characters.
@@ -71,7 +73,7 @@ def similar_to_text(vectors: np.ndarray, query_vector: np.ndarray, k: int = 10) 
     similarity at all (0 or less, e.g. a query with no word the papers use) are left out. Ties keep
     row order, so the ranking is deterministic.
     """
-    return _ranked(_cosine(vectors, query_vector), k)
+    return _ranked(cosine_similarity(vectors, query_vector), k)
 
 
 def similar_papers(vectors: np.ndarray, index: int, k: int = 10) -> pd.DataFrame:
@@ -79,15 +81,9 @@ def similar_papers(vectors: np.ndarray, index: int, k: int = 10) -> pd.DataFrame
     same columns as `similar_to_text`."""
     if not 0 <= index < len(vectors):
         raise IndexError(f"paper row {index} is outside the {len(vectors)} rows of the embeddings")
-    scores = _cosine(vectors, vectors[index])
+    scores = cosine_similarity(vectors, vectors[index])
     scores[index] = -np.inf
     return _ranked(scores, k)
-
-
-def _cosine(vectors: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(query_vector)
-    dots = vectors.astype(np.float64) @ np.asarray(query_vector, dtype=np.float64)
-    return np.divide(dots, norms, out=np.zeros(len(vectors)), where=norms > 0)
 
 
 def _ranked(scores: np.ndarray, k: int) -> pd.DataFrame:
