@@ -8,7 +8,7 @@ import streamlit as st
 
 from lib import ui_state
 from lib.errors import PaperMapError
-from lib.views import exports, figures
+from lib.views import exports, map_figure
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption, selection_summary
 
@@ -59,7 +59,7 @@ def map_and_selection() -> None:
         highlight["most similar"] = similar["paper_id"]
     if paper_id:
         highlight["open paper"] = [paper_id]
-    figure = figures.map_figure(
+    figure = map_figure.map_figure(
         shown,
         color_by,
         ui_state.label_column(labels),

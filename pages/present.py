@@ -4,7 +4,7 @@ import streamlit as st
 
 from lib import ui_state
 from lib.store import reading_lists
-from lib.views import figures
+from lib.views import map_figure
 from lib.views.exports import venue_year
 from lib.views.markup import markdown_literal
 
@@ -55,7 +55,7 @@ with text:
 with place:
     if reading_lists.on_map([entry], view.papers)[0]:
         st.plotly_chart(
-            figures.map_figure(
+            map_figure.map_figure(
                 view.papers,
                 "subfield",
                 "topic_label",

@@ -5,8 +5,8 @@ import streamlit as st
 from lib import ui_state
 from lib.store import reading_lists
 from lib.views import exports
-from lib.views.figures import short_authors
 from lib.views.markup import markdown_literal
+from lib.views.text import short_authors
 
 st.subheader("Reading lists")
 ui_state.show_list_error()

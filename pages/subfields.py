@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lib import ui_state
-from lib.views import breakdowns, figures
+from lib.views import breakdowns, charts, map_figure
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption
 
@@ -22,7 +22,7 @@ current = view.filters.to_query()
 scope = "the papers passing the sidebar filters" if filtered else "all papers"
 counts = breakdowns.subfield_counts(shown)
 bars = st.plotly_chart(
-    figures.subfield_bar(counts, figures.category_colours(papers, "subfield"), "Papers per subfield, area by area"),
+    charts.subfield_bar(counts, map_figure.category_colours(papers, "subfield"), "Papers per subfield, area by area"),
     key="subfield_bars",
     theme=None,
     on_select="rerun",
@@ -51,7 +51,7 @@ for rows, (title, row_title) in tables.items():
         st.info(f"No paper in view has a {row_title.lower()}.")
         continue
     event = st.plotly_chart(
-        figures.cross_table_heatmap(table, row_title, "Topic"),
+        charts.cross_table_heatmap(table, row_title, "Topic"),
         key=f"cross_{rows}",
         theme=None,
         on_select="rerun",

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lib import ui_state
-from lib.views import breakdowns, figures
+from lib.views import breakdowns, charts
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption, paper_table, topic_table
 
@@ -25,7 +25,7 @@ size_note = (
     else "Papers per topic, whole map."
 )
 bars = st.plotly_chart(
-    figures.topic_size_bar(sizes, f"Papers per {'fine ' if level == 'fine' else ''}topic"),
+    charts.topic_size_bar(sizes, f"Papers per {'fine ' if level == 'fine' else ''}topic"),
     key="topic_sizes",
     theme=None,
     on_select="rerun",

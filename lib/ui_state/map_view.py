@@ -9,25 +9,26 @@ import pandas as pd
 import streamlit as st
 
 from lib.stages.embed import QueryEmbedder, query_embedder
-from lib.views import exports, figures, search
-from lib.views.figures import short_authors
+from lib.views import exports, map_figure, search
+from lib.views.map_hover import hover_labels
 from lib.views.markup import markdown_literal, safe_url
 from lib.views.tables import paper_table
+from lib.views.text import short_authors
 
 from .core import PAPER_COLUMN_CONFIG, View, read_map, write_url
 from .reading import add_to_list_control
 
-LABEL_CHOICES = {**figures.LABEL_LEVELS, "none": "None"}
+LABEL_CHOICES = {**map_figure.LABEL_LEVELS, "none": "None"}
 
 
 def label_column(choice: str) -> str | None:
     """The labels column for a `LABEL_CHOICES` key; None draws no labels."""
-    return choice if choice in figures.LABEL_LEVELS else None
+    return choice if choice in map_figure.LABEL_LEVELS else None
 
 
 def colour_choices(papers: pd.DataFrame) -> dict[str, str]:
-    """The colourings this map can show (`figures.colourable`), value -> display name."""
-    return {column: figures.COLOR_CHOICES[column] for column in figures.colourable(papers)}
+    """The colourings this map can show (`map_figure.colourable`), value -> display name."""
+    return {column: map_figure.COLOR_CHOICES[column] for column in map_figure.colourable(papers)}
 
 
 @dataclass(frozen=True)
@@ -97,9 +98,9 @@ def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def map_hover(map_dir: str) -> pd.DataFrame:
-    """`figures.hover_labels` of the whole map in `map_dir`, built once per map (seconds on a corpus),
-    indexed like `read_map`'s papers; pass it to `figures.map_figure(hover=...)`."""
-    return figures.hover_labels(read_map(map_dir)[0])
+    """`lib.views.map_hover.hover_labels` of the whole map in `map_dir`, built once per map (seconds on a corpus),
+    indexed like `read_map`'s papers; pass it to `map_figure.map_figure(hover=...)`."""
+    return hover_labels(read_map(map_dir)[0])
 
 
 TABLE_ROWS = 1000  # rows a paper table under the map sends; a corpus view would send tens of megabytes

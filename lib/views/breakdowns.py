@@ -1,6 +1,6 @@
 """Per-topic and per-subfield breakdowns of a papers table (`lib.schema.OUTPUT_COLUMNS`).
 
-The numbers, and the short sentences and tables that say what they mean; `lib.views.figures` draws
+The numbers, and the short sentences and tables that say what they mean; `lib.views.charts` draws
 them and the topics and subfields pages show them.
 """
 
@@ -223,7 +223,7 @@ def cell_of_selection(selection: Mapping | None) -> tuple[str, str] | None:
     """The (row value, column value) of the cross-table cell clicked, from `st.plotly_chart`'s selection.
 
     The heatmap's clickable layer carries `[row, column, count]` as each point's `customdata`
-    (`lib.views.figures.cross_table_heatmap`). None when nothing was clicked, something else was (a bar
+    (`lib.views.charts.cross_table_heatmap`). None when nothing was clicked, something else was (a bar
     carries one value), or the cell is empty: a map of no papers helps nobody.
     """
     points = (selection or {}).get("selection", {}).get("points", [])

@@ -166,7 +166,7 @@ def map_html(figure: go.Figure) -> bytes:
     """`figure` as a standalone interactive HTML page (UTF-8) with plotly.js inlined: it works offline.
 
     About 5 MB, almost all of it plotly.js. Text in the figure is whatever its builder put there
-    (`lib.views.figures` escapes paper text).
+    (`lib.views.map_figure` escapes paper text).
     """
     return figure.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False}).encode("utf-8")
 
