@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lib import ui_state
-from lib.views import breakdowns, charts, map_figure
+from lib.views import breakdowns, charts, map_figure, map_links
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption
 
@@ -32,9 +32,9 @@ bars = st.plotly_chart(
 st.caption(
     f"Counts of {scope}; each area in its colour on the map. Click a bar to open the map filtered to that subfield."
 )
-clicked_subfield = breakdowns.clicked_value(bars)
+clicked_subfield = map_links.clicked_value(bars)
 if clicked_subfield:
-    ui_state.open_map(breakdowns.map_filters({"subfield": clicked_subfield}, current))
+    ui_state.open_map(map_links.map_filters({"subfield": clicked_subfield}, current))
 
 level = ui_state.url_select(
     "Topics", {"coarse": "Coarse topics", "fine": "Fine topics"}, key="cross_level", default="coarse", horizontal=True
@@ -62,6 +62,6 @@ for rows, (title, row_title) in tables.items():
         f"Papers of {scope} in each cell; colour: the share of the row's papers. "
         f"Click a cell to open the map filtered to that {row_title.lower()} and topic."
     )
-    cell = breakdowns.cell_of_selection(event)
+    cell = map_links.cell_of_selection(event)
     if cell:
-        ui_state.open_map(breakdowns.map_filters({rows: cell[0], topic_column: cell[1]}, current))
+        ui_state.open_map(map_links.map_filters({rows: cell[0], topic_column: cell[1]}, current))

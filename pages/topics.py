@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lib import ui_state
-from lib.views import breakdowns, charts
+from lib.views import breakdown_text, breakdowns, charts, map_links
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption, paper_table, topic_table
 
@@ -33,9 +33,9 @@ bars = st.plotly_chart(
     config={"displaylogo": False},
 )
 st.caption(f"{size_note} Click a bar to open the map filtered to that topic.")
-clicked_topic = breakdowns.clicked_value(bars)
+clicked_topic = map_links.clicked_value(bars)
 if clicked_topic:
-    ui_state.open_map(breakdowns.map_filters({label_column: clicked_topic}, view.filters.to_query()))
+    ui_state.open_map(map_links.map_filters({label_column: clicked_topic}, view.filters.to_query()))
 
 if shown.empty:
     st.info("No paper matches the filters. Clear the filters in the sidebar to see the topics.")
@@ -57,7 +57,7 @@ st.dataframe(
 
 st.markdown("#### One topic in detail")
 breakdown = ui_state.topic_breakdown(view.map_dir, level)
-choices = breakdowns.topic_choices(breakdown, sizes)
+choices = breakdown_text.topic_choices(breakdown, sizes)
 chosen = ui_state.url_select("Topic", choices, key=f"topic_detail_{level}", default=next(iter(choices)))
 topic_id = int(chosen)
 row = breakdowns.topic_row(breakdown, topic_id)
@@ -69,7 +69,7 @@ with st.container(border=True):
     with button:
         ui_state.map_button(
             "Show on map",
-            breakdowns.map_filters({label_column: row["label"]}, view.filters.to_query()),
+            map_links.map_filters({label_column: row["label"]}, view.filters.to_query()),
             key="show_topic_on_map",
         )
     facts = [f"{row['papers']:,} papers, {row['share']:.0%} of the map"]
@@ -78,10 +78,10 @@ with st.container(border=True):
     if filtered:
         facts.append(f"{in_view[topic_id]:,} pass the filters")
     st.caption(markdown_literal(" · ".join(facts)))
-    st.markdown(f"**Why this label.** {markdown_literal(breakdowns.label_reason(row, len(papers)))}")
+    st.markdown(f"**Why this label.** {markdown_literal(breakdown_text.label_reason(row, len(papers)))}")
 
     st.markdown("**Distinctive keyphrases** (by share of the topic's papers against all papers)")
-    keywords = breakdowns.keyword_table(row)
+    keywords = breakdown_text.keyword_table(row)
     st.dataframe(
         keywords,
         hide_index=True,
@@ -90,11 +90,11 @@ with st.container(border=True):
         key="topic_keywords",
     )
 
-    st.markdown(f"**Subfields:** {markdown_literal(breakdowns.mix_line(row['subfield_mix']))}")
+    st.markdown(f"**Subfields:** {markdown_literal(breakdown_text.mix_line(row['subfield_mix']))}")
     if breakdowns.has_values(papers, "status"):
-        st.markdown(f"**Statuses:** {markdown_literal(breakdowns.mix_line(row['status_mix']))}")
+        st.markdown(f"**Statuses:** {markdown_literal(breakdown_text.mix_line(row['status_mix']))}")
     if row["neighbours"]:
-        st.markdown(f"**Neighbouring topics on the map:** {markdown_literal(breakdowns.neighbour_line(row))}")
+        st.markdown(f"**Neighbouring topics on the map:** {markdown_literal(breakdown_text.neighbour_line(row))}")
         st.caption("Ranked by how many of this topic's papers have their nearest papers on the map in the other topic.")
 
     st.markdown("**Representative papers** (nearest the topic's centre on the map)")

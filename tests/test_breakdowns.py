@@ -6,31 +6,24 @@ from conftest import SEED_SAMPLE, HashingEmbedder
 
 from lib.build.pipeline import build
 from lib.errors import ParameterError
+from lib.views.breakdown_text import keyword_table, label_reason, mix_line, neighbour_line, percent, topic_choices
 from lib.views.breakdowns import (
     BREAKDOWN_COLUMNS,
     NOT_GIVEN,
-    cell_of_selection,
-    clicked_value,
     cross_table,
     has_values,
-    keyword_table,
-    label_reason,
     level_columns,
-    map_filters,
     mix,
-    mix_line,
-    neighbour_line,
     neighbouring_topics,
     papers_by_id,
-    percent,
     subfield_counts,
     topic_breakdown,
-    topic_choices,
     topic_papers,
     topic_row,
     topic_sizes,
 )
 from lib.views.filters import FINE_MARK, Filters, filter_papers
+from lib.views.map_links import cell_of_selection, clicked_value, map_filters
 
 
 @pytest.fixture(scope="module")

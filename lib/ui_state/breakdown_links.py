@@ -21,7 +21,7 @@ def topic_breakdown(map_dir: str, level: str) -> pd.DataFrame:
 
 
 def open_map(query: dict[str, list[str]]) -> None:
-    """Switch to the map page filtered by `query` (facet -> values, as `lib.views.breakdowns.map_filters` gives).
+    """Switch to the map page filtered by `query` (facet -> values, as `lib.views.map_links.map_filters` gives).
 
     The sidebar's facet widgets keep their state across pages and read the URL only on a session's
     first run, so the query also waits in the session for `apply_map_link`, which the entry script
