@@ -19,6 +19,7 @@ from lib.build.pipeline import (
     DEFAULT_DATA,
     DEFAULT_TAXONOMY,
     REPO_ROOT,
+    SIDECAR_FILE,
     STAGE_VERSIONS,
     is_built,
 )
@@ -230,7 +231,7 @@ def built_papers(data_set: DataSet, cache: Path) -> int | None:
         return None
     if not is_built(folder):
         return None
-    return int(json.loads((folder / "papers.json").read_text(encoding="utf-8"))["rows"])
+    return int(json.loads((folder / SIDECAR_FILE).read_text(encoding="utf-8"))["rows"])
 
 
 def describe(sets: tuple[DataSet, ...] | list[DataSet], cache: Path) -> list[dict[str, object]]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from lib.build.pipeline import build, is_built, read_load_report, read_papers, recorded_report
+from lib.build.pipeline import PAPERS_FILE, build, is_built, read_load_report, read_papers, recorded_report
 from lib.stages.load import LoadReport
 from lib.stages.topics import topic_summaries as summarise_topics
 from lib.store.datasets import map_folder
@@ -83,7 +83,7 @@ def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
 def read_map(out_dir: str) -> tuple[pd.DataFrame, dict]:
     """The papers table and load report of the build in `out_dir`, read once per folder and session
     cache (keyed by the folder alone: a folder's name changes whenever its inputs do)."""
-    return read_papers(Path(out_dir) / "papers.parquet"), read_load_report(Path(out_dir))
+    return read_papers(Path(out_dir) / PAPERS_FILE), read_load_report(Path(out_dir))
 
 
 def set_view(view: View) -> None:
