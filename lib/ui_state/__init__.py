@@ -1,7 +1,9 @@
 """The dashboard's Streamlit side: the only part of lib/ that imports Streamlit.
 
-Cached wrappers over the pipeline, the view every page draws from, and widgets whose state lives
-in the URL, one module per concern. Pages use them as `ui_state.<name>`.
+One module per concern: `source` (the map of the chosen data set, built and read), `view` (what
+every page draws from), `url_widgets` (widgets kept in the URL), `sidebar` (the facet filters),
+`table_config` (how tables look), `map_view`, `data_sets`, `reading` (reading lists) and
+`breakdown_links`. Pages use them as `ui_state.<name>`.
 """
 
 from .breakdown_links import (  # noqa: F401
@@ -10,25 +12,7 @@ from .breakdown_links import (  # noqa: F401
     map_button,
     open_map,
     topic_breakdown,
-)
-from .core import (  # noqa: F401
-    KEYWORD_OPTIONS,
-    PAPER_COLUMN_CONFIG,
-    STAGE_DESCRIPTIONS,
-    TOPIC_COLUMN_CONFIG,
-    DataSource,
-    View,
-    current_view,
-    load_map,
-    read_map,
-    set_view,
-    sidebar_filters,
-    table_height,
     topic_summaries,
-    url_multiselect,
-    url_select,
-    url_text,
-    write_url,
 )
 from .data_sets import (  # noqa: F401
     DATA_SET_COLUMN_CONFIG,
@@ -78,3 +62,8 @@ from .reading import (  # noqa: F401
     show_list_error,
     url_step,
 )
+from .sidebar import KEYWORD_OPTIONS, sidebar_filters  # noqa: F401
+from .source import STAGE_DESCRIPTIONS, DataSource, load_map, read_map  # noqa: F401
+from .table_config import PAPER_COLUMN_CONFIG, TOPIC_COLUMN_CONFIG, table_height  # noqa: F401
+from .url_widgets import url_multiselect, url_select, url_text, write_url  # noqa: F401
+from .view import View, current_view, set_view  # noqa: F401

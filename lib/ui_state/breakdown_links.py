@@ -1,17 +1,24 @@
-"""The topics and subfields pages: cached breakdowns, and links that open the map filtered."""
+"""The topics and subfields pages: cached topic summaries and breakdowns, and links that open the map filtered."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
+from lib.stages.topics import topic_summaries as summarise_topics
 from lib.views.breakdowns import topic_breakdown as breakdown_topics
 from lib.views.filters import FACETS
 
-from .core import read_map
+from .source import read_map
 
 _MAP_PAGE = "pages/map.py"
 _MAP_LINK_KEY = "papermap_map_link"
+
+
+@st.cache_data(show_spinner="Summarising topics…", max_entries=8)
+def topic_summaries(map_dir: str, level: str) -> pd.DataFrame:
+    """`lib.stages.topics.topic_summaries` of the whole map in `map_dir`, computed once per map and level."""
+    return summarise_topics(read_map(map_dir)[0], level)
 
 
 @st.cache_data(show_spinner="Breaking topics down…", max_entries=8)

@@ -16,7 +16,7 @@ from lib.store.datasets import DEFAULT_DATA_DIR, Catalog, catalog, save_upload, 
 from lib.store.fetch import ICML2025_URL, Fetched, fetch_paper_list
 from lib.views.markup import markdown_literal
 
-from .core import DataSource
+from .source import DataSource
 
 _DATA_SET_KEY = "papermap_data_set"  # the set this session opened last: the URL loses `?data=` on a page switch
 FETCH_TIMEOUT = 15.0  # seconds the page waits for the server (the CLI waits a minute)

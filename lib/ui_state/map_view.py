@@ -15,8 +15,11 @@ from lib.views.markup import markdown_literal, safe_url
 from lib.views.tables import paper_table
 from lib.views.text import short_authors
 
-from .core import PAPER_COLUMN_CONFIG, View, read_map, write_url
 from .reading import add_to_list_control
+from .source import read_map
+from .table_config import PAPER_COLUMN_CONFIG
+from .url_widgets import write_url
+from .view import View
 
 LABEL_CHOICES = {**map_figure.LABEL_LEVELS, "none": "None"}
 
