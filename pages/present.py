@@ -7,6 +7,7 @@ from lib.store import reading_lists
 from lib.views import map_figure
 from lib.views.exports import venue_year
 from lib.views.markup import markdown_literal
+from lib.views.text import byline
 
 ui_state.presentation_style()
 view = ui_state.current_view()
@@ -41,7 +42,7 @@ bar[3].button(
 )
 
 st.title(markdown_literal(entry.title), anchor=False)
-st.caption(markdown_literal(" · ".join(part for part in (", ".join(entry.authors), venue_year(entry)) if part)))
+st.caption(markdown_literal(byline(", ".join(entry.authors), venue_year(entry))))
 if entry.presenter:
     st.markdown(f"Presented by **{markdown_literal(entry.presenter)}**")
 if entry.note:

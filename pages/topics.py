@@ -61,7 +61,6 @@ choices = breakdown_text.topic_choices(breakdown, sizes)
 chosen = ui_state.url_select("Topic", choices, key=f"topic_detail_{level}", default=next(iter(choices)))
 topic_id = int(chosen)
 row = breakdowns.topic_row(breakdown, topic_id)
-in_view = dict(zip(sizes["topic"], sizes["in_view"]))
 
 with st.container(border=True):
     heading, button = st.columns([4, 1], vertical_alignment="center")
@@ -72,12 +71,7 @@ with st.container(border=True):
             map_links.map_filters({label_column: row["label"]}, view.filters.to_query()),
             key="show_topic_on_map",
         )
-    facts = [f"{row['papers']:,} papers, {row['share']:.0%} of the map"]
-    if level == "fine":
-        facts.append(f"within {row['parent_label']}")
-    if filtered:
-        facts.append(f"{in_view[topic_id]:,} pass the filters")
-    st.caption(markdown_literal(" · ".join(facts)))
+    st.caption(markdown_literal(breakdown_text.topic_facts(row, level, sizes, filtered)))
     st.markdown(f"**Why this label.** {markdown_literal(breakdown_text.label_reason(row, len(papers)))}")
 
     st.markdown("**Distinctive keyphrases** (by share of the topic's papers against all papers)")

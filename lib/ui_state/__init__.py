@@ -2,8 +2,8 @@
 
 One module per concern: `source` (the map of the chosen data set, built and read), `view` (what
 every page draws from), `url_widgets` (widgets kept in the URL), `sidebar` (the facet filters),
-`table_config` (how tables look), `map_view`, `data_sets`, `reading` (reading lists) and
-`breakdown_links`. Pages use them as `ui_state.<name>`.
+`table_config` (how tables look), `map_view`, `data_sets`, `reading` (reading lists),
+`list_editing` (the reading-lists page's edits) and `breakdown_links`. Pages use them as `ui_state.<name>`.
 """
 
 from .breakdown_links import (  # noqa: F401
@@ -21,11 +21,22 @@ from .data_sets import (  # noqa: F401
     cache_folder,
     chosen_source,
     data_catalog,
+    data_set_choice,
     fetch_icml2025,
     load_report,
+    offer_data_set,
     open_data_set,
     opened_data_set,
     saved_upload,
+)
+from .list_editing import (  # noqa: F401
+    NEW_LIST_NAME_KEY,
+    create_typed_list,
+    entry_key,
+    rename_key,
+    rename_to_typed,
+    save_typed_field,
+    show_stored_fields,
 )
 from .map_view import (  # noqa: F401
     LABEL_CHOICES,
@@ -37,6 +48,7 @@ from .map_view import (  # noqa: F401
     map_hover,
     map_selection,
     open_paper,
+    paper_buttons,
     paper_card,
     paper_list,
     search_in_view,

@@ -79,6 +79,24 @@ def opened_data_set() -> str | None:
     return st.session_state.get(_DATA_SET_KEY)
 
 
+_CHOICE_KEY = "data_set_choice"  # the data sets page's select box
+
+
+def data_set_choice(available: Catalog) -> str:
+    """A select box of the data sets on offer, by label; it starts at the one offered last
+    (`offer_data_set`), else the open one, else the default. Returns the chosen set's name."""
+    labels = {s.name: s.label for s in available.sets}
+    opened = opened_data_set()
+    if st.session_state.get(_CHOICE_KEY) not in labels:
+        st.session_state[_CHOICE_KEY] = opened if opened in labels else available.default.name
+    return st.selectbox("Data set", list(labels), format_func=labels.get, key=_CHOICE_KEY)
+
+
+def offer_data_set(available: Catalog, path: Path) -> None:
+    """Make the data set of file `path` (just uploaded or fetched) the choice of `data_set_choice`."""
+    st.session_state[_CHOICE_KEY] = available.find_path(path).name
+
+
 REPORT_LINES = 200  # a load report's lines a page shows; a list with 10^4 renamed ids has as many
 
 

@@ -132,6 +132,19 @@ def paper_list(papers: pd.DataFrame, key: str, what: str = "papers") -> None:
     )
 
 
+def paper_buttons(papers: pd.DataFrame, key: str) -> None:
+    """One link-like button per paper of a ranking (opening its page), with its subfield and similarity below."""
+    for number, paper in enumerate(papers.itertuples(index=False), start=1):
+        st.button(
+            f"{number}\\. {markdown_literal(paper.title)}",
+            key=f"{key}-{paper.paper_id}",
+            type="tertiary",
+            on_click=open_paper,
+            args=(paper.paper_id,),
+        )
+        st.caption(markdown_literal(f"{paper.subfield} · similarity {paper.similarity:.2f}"))
+
+
 _PAPER_CHOICE = "paper_choice"
 
 
@@ -176,7 +189,7 @@ def similar_papers(map_dir: str, paper_id: str, k: int = 10) -> pd.DataFrame:
 def search_in_view(view: View, query: str) -> pd.DataFrame:
     """The papers in view that the text search `query` finds (see `lib.views.search.text_matches`)."""
     found = view.papers["paper_id"][text_matches(view.map_dir, query)]
-    return view.shown[view.shown["paper_id"].isin(found)]
+    return search.papers_with_ids(view.shown, found)
 
 
 def similar_in_view(view: View, text: str, k: int = 20) -> pd.DataFrame:

@@ -76,3 +76,16 @@ def topic_choices(breakdown: pd.DataFrame, sizes: pd.DataFrame) -> dict[str, str
         for topic, label, n in zip(breakdown["topic"], breakdown["label"], breakdown["papers"])
         if in_view.get(topic, 0)
     }
+
+
+def topic_facts(row: Mapping, level: str, sizes: pd.DataFrame, filtered: bool) -> str:
+    """A topic's size in one line, `120 papers, 4% of the map · within X · 30 pass the filters`: its
+    parent topic at the fine `level`, and when `filtered`, how many of its papers are in view (from
+    `sizes`, `lib.views.breakdowns.topic_sizes`)."""
+    facts = [f"{row['papers']:,} papers, {row['share']:.0%} of the map"]
+    if level == "fine":
+        facts.append(f"within {row['parent_label']}")
+    if filtered:
+        in_view = dict(zip(sizes["topic"], sizes["in_view"]))
+        facts.append(f"{in_view[row['topic']]:,} pass the filters")
+    return " · ".join(facts)
