@@ -21,13 +21,9 @@ if shown.empty:
 current = view.filters.to_query()
 scope = "the papers passing the sidebar filters" if filtered else "all papers"
 counts = breakdowns.subfield_counts(shown)
-bars = st.plotly_chart(
+bars = ui_state.clickable_chart(
     charts.subfield_bar(counts, map_figure.category_colours(papers, "subfield"), "Papers per subfield, area by area"),
     key="subfield_bars",
-    theme=None,
-    on_select="rerun",
-    selection_mode="points",
-    config={"displaylogo": False},
 )
 st.caption(
     f"Counts of {scope}; each area in its colour on the map. Click a bar to open the map filtered to that subfield."
@@ -50,13 +46,9 @@ for rows, (title, row_title) in tables.items():
     if table.empty:
         st.info(f"No paper in view has a {row_title.lower()}.")
         continue
-    event = st.plotly_chart(
+    event = ui_state.clickable_chart(
         charts.cross_table_heatmap(table, row_title, "Topic"),
         key=f"cross_{rows}",
-        theme=None,
-        on_select="rerun",
-        selection_mode="points",
-        config={"displaylogo": False},
     )
     st.caption(
         f"Papers of {scope} in each cell; colour: the share of the row's papers. "

@@ -24,13 +24,9 @@ size_note = (
     if filtered
     else "Papers per topic, whole map."
 )
-bars = st.plotly_chart(
+bars = ui_state.clickable_chart(
     charts.topic_size_bar(sizes, f"Papers per {'fine ' if level == 'fine' else ''}topic"),
     key="topic_sizes",
-    theme=None,
-    on_select="rerun",
-    selection_mode="points",
-    config={"displaylogo": False},
 )
 st.caption(f"{size_note} Click a bar to open the map filtered to that topic.")
 clicked_topic = map_links.clicked_value(bars)

@@ -9,6 +9,7 @@ every page draws from), `url_widgets` (widgets kept in the URL), `sidebar` (the 
 from .breakdown_links import (  # noqa: F401
     KEYWORD_COLUMN_CONFIG,
     apply_map_link,
+    clickable_chart,
     map_button,
     open_map,
     topic_breakdown,

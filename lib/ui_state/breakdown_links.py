@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from lib.stages.topics import topic_summaries as summarise_topics
@@ -49,6 +50,19 @@ def apply_map_link() -> None:
     for name in FACETS:
         values = list(query.get(name, []))
         st.session_state[name] = (values[0] if values else "") if name == "author" else values
+
+
+def clickable_chart(figure: go.Figure, key: str) -> object:
+    """A breakdown chart (`lib.views.charts`) whose bars or cells can be clicked; returns the
+    selection event (`lib.views.map_links.clicked_value`, `cell_of_selection` read it)."""
+    return st.plotly_chart(
+        figure,
+        key=key,
+        theme=None,
+        on_select="rerun",
+        selection_mode="points",
+        config={"displaylogo": False},
+    )
 
 
 def map_button(label: str, query: dict[str, list[str]], key: str) -> None:

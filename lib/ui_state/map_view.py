@@ -80,7 +80,8 @@ def open_paper(paper_id: str | None) -> None:
 
 def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
     """A short card of one paper under the map: title, authors, subfield, its link, a close button."""
-    paper = papers[papers["paper_id"] == paper_id].iloc[0]
+    found = search.find_paper(papers, paper_id)
+    paper = found.paper
     with st.container(border=True):
         st.markdown(f"**{markdown_literal(paper['title'])}**")
         details = [
@@ -96,7 +97,7 @@ def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
             if link:
                 st.link_button("Open paper", link)
             st.button("Close", key="close_paper", on_click=open_paper, args=(None,))
-        add_to_list_control(papers[papers["paper_id"] == paper_id], key="map-open-paper")
+        add_to_list_control(found.rows, key="map-open-paper")
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
