@@ -38,7 +38,7 @@ with upload_column:
             st.success(f"Saved as {markdown_literal(saved.name)} in the uploads folder; open it above.")
             available = ui_state.data_catalog(sys.argv[1:])
             if new:  # offer it, once: later the user's own choice stands
-                st.session_state["data_set_choice"] = available.find_path(saved).name
+                ui_state.offer_data_set(available, saved)
 with fetch_column:
     st.markdown("**All of ICML 2025**")
     st.caption(
@@ -52,7 +52,7 @@ with fetch_column:
         else:
             st.success(f"Saved {fetched.papers:,} papers as {markdown_literal(fetched.path.name)}; open it above.")
             available = ui_state.data_catalog(sys.argv[1:])
-            st.session_state["data_set_choice"] = available.find_path(fetched.path).name
+            ui_state.offer_data_set(available, fetched.path)
 
 with listing:
     st.dataframe(
@@ -61,10 +61,6 @@ with listing:
         column_config=ui_state.DATA_SET_COLUMN_CONFIG,
         height=ui_state.table_height(len(available.sets)),
     )
-    labels = {s.name: s.label for s in available.sets}
-    opened = ui_state.opened_data_set()
-    if st.session_state.get("data_set_choice") not in labels:
-        st.session_state["data_set_choice"] = opened if opened in labels else available.default.name
-    choice = st.selectbox("Data set", list(labels), format_func=labels.get, key="data_set_choice")
+    choice = ui_state.data_set_choice(available)
     if st.button("Open its map", key="open_data_set", type="primary"):
         ui_state.open_data_set(choice)

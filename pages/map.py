@@ -8,7 +8,8 @@ import streamlit as st
 
 from lib import ui_state
 from lib.errors import PaperMapError
-from lib.views import exports, figures
+from lib.views import exports, map_figure
+from lib.views.map_page import listed_papers, map_highlight
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption, selection_summary
 
@@ -52,14 +53,8 @@ if like:
 def map_and_selection() -> None:
     # A fragment: a click or a lasso reruns the map and its tables, not the sidebar.
     paper_id = ui_state.url_paper(papers)
-    highlight = {}
-    if found is not None:
-        highlight[f"matches for {query}"] = found["paper_id"]
-    if similar is not None:
-        highlight["most similar"] = similar["paper_id"]
-    if paper_id:
-        highlight["open paper"] = [paper_id]
-    figure = figures.map_figure(
+    highlight = map_highlight(query, found, similar, paper_id)
+    figure = map_figure.map_figure(
         shown,
         color_by,
         ui_state.label_column(labels),
@@ -89,14 +84,7 @@ def map_and_selection() -> None:
         st.rerun(scope="fragment")
     if paper_id:
         ui_state.paper_card(papers, paper_id)
-    if selection.drawn:
-        listed, heading = shown[shown["paper_id"].isin(selection.drawn)], "selected papers"
-    elif similar is not None:
-        listed, heading = similar, "papers most similar to your text"
-    elif found is not None:
-        listed, heading = found, f"papers match “{markdown_literal(query)}”"
-    else:
-        listed, heading = None, ""
+    listed, heading = listed_papers(shown, selection.drawn, similar, found, query)
     if listed is not None:
         st.markdown(f"#### {len(listed):,} {heading}")
         for name, line in selection_summary(listed).items():

@@ -5,7 +5,7 @@ import streamlit as st
 from lib import ui_state
 from lib.errors import PaperMapError
 from lib.views.markup import markdown_literal, safe_url
-from lib.views.search import paper_row
+from lib.views.search import find_paper
 from lib.views.tables import paper_facts
 
 SIMILAR = 10
@@ -14,27 +14,14 @@ view = ui_state.current_view()
 paper_id = ui_state.url_paper_choice(view.papers)
 
 
-def paper_buttons(papers, key: str) -> None:
-    """One link-like button per paper (opening its page), with its subfield and similarity below."""
-    for number, paper in enumerate(papers.itertuples(index=False), start=1):
-        st.button(
-            f"{number}\\. {markdown_literal(paper.title)}",
-            key=f"{key}-{paper.paper_id}",
-            type="tertiary",
-            on_click=ui_state.open_paper,
-            args=(paper.paper_id,),
-        )
-        st.caption(markdown_literal(f"{paper.subfield} · similarity {paper.similarity:.2f}"))
-
-
 if paper_id is None:
     st.info("Choose a paper above, or click one on the map, to see its details and the papers most like it.")
     st.stop()
-row = paper_row(view.papers, paper_id)
-if row is None:
+found_paper = find_paper(view.papers, paper_id)
+if found_paper is None:
     st.warning(f"This map has no paper with the id {markdown_literal(paper_id)}; choose one above.")
     st.stop()
-paper = view.papers.iloc[row]
+paper = found_paper.paper
 
 st.subheader(markdown_literal(paper["title"]), anchor=False)
 if paper["authors"]:
@@ -42,14 +29,14 @@ if paper["authors"]:
 link = safe_url(paper["url"])
 if link:
     st.link_button("Open the paper", link)
-ui_state.add_to_list_control(view.papers.iloc[[row]], key="paper")
+ui_state.add_to_list_control(found_paper.rows, key="paper")
 st.markdown("\n".join(f"- **{label}:** {markdown_literal(text)}" for label, text in paper_facts(paper)))
 if paper["abstract"]:
     st.markdown("#### Abstract")
     st.markdown(markdown_literal(paper["abstract"]))
 
 st.markdown(f"#### The {SIMILAR} most similar papers")
-paper_buttons(ui_state.similar_papers(view.map_dir, paper_id, SIMILAR), key="similar")
+ui_state.paper_buttons(ui_state.similar_papers(view.map_dir, paper_id, SIMILAR), key="similar")
 
 with st.expander("Find papers similar to a text"):
     text = st.text_area("Paste an abstract or describe an idea", key="similar_text").strip()
@@ -61,4 +48,4 @@ with st.expander("Find papers similar to a text"):
         else:
             if found.empty:
                 st.info("No paper is similar to this text.")
-            paper_buttons(found, key="text")
+            ui_state.paper_buttons(found, key="text")

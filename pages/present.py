@@ -4,9 +4,10 @@ import streamlit as st
 
 from lib import ui_state
 from lib.store import reading_lists
-from lib.views import figures
+from lib.views import map_figure
 from lib.views.exports import venue_year
 from lib.views.markup import markdown_literal
+from lib.views.text import byline
 
 ui_state.presentation_style()
 view = ui_state.current_view()
@@ -41,7 +42,7 @@ bar[3].button(
 )
 
 st.title(markdown_literal(entry.title), anchor=False)
-st.caption(markdown_literal(" · ".join(part for part in (", ".join(entry.authors), venue_year(entry)) if part)))
+st.caption(markdown_literal(byline(", ".join(entry.authors), venue_year(entry))))
 if entry.presenter:
     st.markdown(f"Presented by **{markdown_literal(entry.presenter)}**")
 if entry.note:
@@ -55,7 +56,7 @@ with text:
 with place:
     if reading_lists.on_map([entry], view.papers)[0]:
         st.plotly_chart(
-            figures.map_figure(
+            map_figure.map_figure(
                 view.papers,
                 "subfield",
                 "topic_label",

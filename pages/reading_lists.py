@@ -5,30 +5,11 @@ import streamlit as st
 from lib import ui_state
 from lib.store import reading_lists
 from lib.views import exports
-from lib.views.figures import short_authors
 from lib.views.markup import markdown_literal
+from lib.views.text import byline, short_authors
 
 st.subheader("Reading lists")
 ui_state.show_list_error()
-
-
-def create_list() -> None:
-    name = ui_state.change_lists(reading_lists.create_list, st.session_state["new_list_name"])
-    if name:
-        st.session_state[ui_state.LIST_KEY] = name
-        st.session_state["new_list_name"] = ""
-
-
-def rename_list(name: str) -> None:
-    new_name = ui_state.change_lists(reading_lists.rename_list, name, st.session_state[f"rename-{name}"])
-    if new_name:
-        st.session_state[ui_state.LIST_KEY] = new_name
-
-
-def save_entry(name: str, entry_id: int, field: str) -> None:
-    ui_state.change_lists(
-        reading_lists.update_entry, name, entry_id, **{field: st.session_state[f"{field}-{entry_id}"]}
-    )
 
 
 names = ui_state.read_lists(reading_lists.list_names)
@@ -41,11 +22,11 @@ with (
 ):
     st.text_input(
         "New list",
-        key="new_list_name",
+        key=ui_state.NEW_LIST_NAME_KEY,
         placeholder="Name, e.g. Theory reading group",
         max_chars=reading_lists.MAX_NAME_LENGTH,
     )
-    st.form_submit_button("Create list", on_click=create_list)
+    st.form_submit_button("Create list", on_click=ui_state.create_typed_list)
 
 if name is None:
     st.info("No reading lists yet. Create one above, then add papers from the map's selection or a paper's page.")
@@ -54,8 +35,8 @@ if name is None:
 entries = ui_state.read_lists(reading_lists.entries, name)
 with st.expander("Rename or delete this list"):
     rename, delete = st.columns(2, vertical_alignment="bottom")
-    rename.text_input("New name", value=name, key=f"rename-{name}", max_chars=reading_lists.MAX_NAME_LENGTH)
-    rename.button("Rename", on_click=rename_list, args=(name,))
+    rename.text_input("New name", value=name, key=ui_state.rename_key(name), max_chars=reading_lists.MAX_NAME_LENGTH)
+    rename.button("Rename", on_click=ui_state.rename_to_typed, args=(name,))
     sure = delete.checkbox(
         f"Yes, delete this list and its {len(entries)} papers", key=f"confirm_delete-{name}"
     )  # per list: a tick must not carry over to the next
@@ -82,26 +63,23 @@ st.caption(
     f"{len(entries)} paper{'' if len(entries) == 1 else 's'}, in reading order. Presenter and note are saved as you type (press Enter)."
 )
 for entry in entries:
-    # The stored values, fresh on each run: another session may have edited them.
-    st.session_state[f"presenter-{entry.entry_id}"] = entry.presenter
-    st.session_state[f"note-{entry.entry_id}"] = entry.note
+    ui_state.show_stored_fields(entry)
     with st.container(border=True):
         paper, presenter, note, moves = st.columns([4, 1.8, 2.6, 2.4], vertical_alignment="center")
         with paper:
             st.markdown(f"**{entry.position + 1}. {markdown_literal(entry.title)}**")
-            source = " · ".join(part for part in (short_authors(list(entry.authors)), entry.dataset) if part)
-            st.caption(markdown_literal(source))
+            st.caption(markdown_literal(byline(short_authors(list(entry.authors)), entry.dataset)))
         presenter.text_input(
             "Presenter",
-            key=f"presenter-{entry.entry_id}",
-            on_change=save_entry,
+            key=ui_state.entry_key("presenter", entry.entry_id),
+            on_change=ui_state.save_typed_field,
             args=(name, entry.entry_id, "presenter"),
             max_chars=100,
         )
         note.text_input(
             "Note",
-            key=f"note-{entry.entry_id}",
-            on_change=save_entry,
+            key=ui_state.entry_key("note", entry.entry_id),
+            on_change=ui_state.save_typed_field,
             args=(name, entry.entry_id, "note"),
             max_chars=500,
         )

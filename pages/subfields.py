@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lib import ui_state
-from lib.views import breakdowns, figures
+from lib.views import breakdowns, charts, map_figure, map_links
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption
 
@@ -21,20 +21,16 @@ if shown.empty:
 current = view.filters.to_query()
 scope = "the papers passing the sidebar filters" if filtered else "all papers"
 counts = breakdowns.subfield_counts(shown)
-bars = st.plotly_chart(
-    figures.subfield_bar(counts, figures.category_colours(papers, "subfield"), "Papers per subfield, area by area"),
+bars = ui_state.clickable_chart(
+    charts.subfield_bar(counts, map_figure.category_colours(papers, "subfield"), "Papers per subfield, area by area"),
     key="subfield_bars",
-    theme=None,
-    on_select="rerun",
-    selection_mode="points",
-    config={"displaylogo": False},
 )
 st.caption(
     f"Counts of {scope}; each area in its colour on the map. Click a bar to open the map filtered to that subfield."
 )
-clicked_subfield = breakdowns.clicked_value(bars)
+clicked_subfield = map_links.clicked_value(bars)
 if clicked_subfield:
-    ui_state.open_map(breakdowns.map_filters({"subfield": clicked_subfield}, current))
+    ui_state.open_map(map_links.map_filters({"subfield": clicked_subfield}, current))
 
 level = ui_state.url_select(
     "Topics", {"coarse": "Coarse topics", "fine": "Fine topics"}, key="cross_level", default="coarse", horizontal=True
@@ -50,18 +46,14 @@ for rows, (title, row_title) in tables.items():
     if table.empty:
         st.info(f"No paper in view has a {row_title.lower()}.")
         continue
-    event = st.plotly_chart(
-        figures.cross_table_heatmap(table, row_title, "Topic"),
+    event = ui_state.clickable_chart(
+        charts.cross_table_heatmap(table, row_title, "Topic"),
         key=f"cross_{rows}",
-        theme=None,
-        on_select="rerun",
-        selection_mode="points",
-        config={"displaylogo": False},
     )
     st.caption(
         f"Papers of {scope} in each cell; colour: the share of the row's papers. "
         f"Click a cell to open the map filtered to that {row_title.lower()} and topic."
     )
-    cell = breakdowns.cell_of_selection(event)
+    cell = map_links.cell_of_selection(event)
     if cell:
-        ui_state.open_map(breakdowns.map_filters({rows: cell[0], topic_column: cell[1]}, current))
+        ui_state.open_map(map_links.map_filters({rows: cell[0], topic_column: cell[1]}, current))

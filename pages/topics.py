@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lib import ui_state
-from lib.views import breakdowns, figures
+from lib.views import breakdown_text, breakdowns, charts, map_links
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption, paper_table, topic_table
 
@@ -24,18 +24,14 @@ size_note = (
     if filtered
     else "Papers per topic, whole map."
 )
-bars = st.plotly_chart(
-    figures.topic_size_bar(sizes, f"Papers per {'fine ' if level == 'fine' else ''}topic"),
+bars = ui_state.clickable_chart(
+    charts.topic_size_bar(sizes, f"Papers per {'fine ' if level == 'fine' else ''}topic"),
     key="topic_sizes",
-    theme=None,
-    on_select="rerun",
-    selection_mode="points",
-    config={"displaylogo": False},
 )
 st.caption(f"{size_note} Click a bar to open the map filtered to that topic.")
-clicked_topic = breakdowns.clicked_value(bars)
+clicked_topic = map_links.clicked_value(bars)
 if clicked_topic:
-    ui_state.open_map(breakdowns.map_filters({label_column: clicked_topic}, view.filters.to_query()))
+    ui_state.open_map(map_links.map_filters({label_column: clicked_topic}, view.filters.to_query()))
 
 if shown.empty:
     st.info("No paper matches the filters. Clear the filters in the sidebar to see the topics.")
@@ -57,11 +53,10 @@ st.dataframe(
 
 st.markdown("#### One topic in detail")
 breakdown = ui_state.topic_breakdown(view.map_dir, level)
-choices = breakdowns.topic_choices(breakdown, sizes)
+choices = breakdown_text.topic_choices(breakdown, sizes)
 chosen = ui_state.url_select("Topic", choices, key=f"topic_detail_{level}", default=next(iter(choices)))
 topic_id = int(chosen)
 row = breakdowns.topic_row(breakdown, topic_id)
-in_view = dict(zip(sizes["topic"], sizes["in_view"]))
 
 with st.container(border=True):
     heading, button = st.columns([4, 1], vertical_alignment="center")
@@ -69,19 +64,14 @@ with st.container(border=True):
     with button:
         ui_state.map_button(
             "Show on map",
-            breakdowns.map_filters({label_column: row["label"]}, view.filters.to_query()),
+            map_links.map_filters({label_column: row["label"]}, view.filters.to_query()),
             key="show_topic_on_map",
         )
-    facts = [f"{row['papers']:,} papers, {row['share']:.0%} of the map"]
-    if level == "fine":
-        facts.append(f"within {row['parent_label']}")
-    if filtered:
-        facts.append(f"{in_view[topic_id]:,} pass the filters")
-    st.caption(markdown_literal(" · ".join(facts)))
-    st.markdown(f"**Why this label.** {markdown_literal(breakdowns.label_reason(row, len(papers)))}")
+    st.caption(markdown_literal(breakdown_text.topic_facts(row, level, sizes, filtered)))
+    st.markdown(f"**Why this label.** {markdown_literal(breakdown_text.label_reason(row, len(papers)))}")
 
     st.markdown("**Distinctive keyphrases** (by share of the topic's papers against all papers)")
-    keywords = breakdowns.keyword_table(row)
+    keywords = breakdown_text.keyword_table(row)
     st.dataframe(
         keywords,
         hide_index=True,
@@ -90,11 +80,11 @@ with st.container(border=True):
         key="topic_keywords",
     )
 
-    st.markdown(f"**Subfields:** {markdown_literal(breakdowns.mix_line(row['subfield_mix']))}")
+    st.markdown(f"**Subfields:** {markdown_literal(breakdown_text.mix_line(row['subfield_mix']))}")
     if breakdowns.has_values(papers, "status"):
-        st.markdown(f"**Statuses:** {markdown_literal(breakdowns.mix_line(row['status_mix']))}")
+        st.markdown(f"**Statuses:** {markdown_literal(breakdown_text.mix_line(row['status_mix']))}")
     if row["neighbours"]:
-        st.markdown(f"**Neighbouring topics on the map:** {markdown_literal(breakdowns.neighbour_line(row))}")
+        st.markdown(f"**Neighbouring topics on the map:** {markdown_literal(breakdown_text.neighbour_line(row))}")
         st.caption("Ranked by how many of this topic's papers have their nearest papers on the map in the other topic.")
 
     st.markdown("**Representative papers** (nearest the topic's centre on the map)")

@@ -6,31 +6,32 @@ from conftest import SEED_SAMPLE, HashingEmbedder
 
 from lib.build.pipeline import build
 from lib.errors import ParameterError
+from lib.views.breakdown_text import (
+    keyword_table,
+    label_reason,
+    mix_line,
+    neighbour_line,
+    percent,
+    topic_choices,
+    topic_facts,
+)
 from lib.views.breakdowns import (
     BREAKDOWN_COLUMNS,
     NOT_GIVEN,
-    cell_of_selection,
-    clicked_value,
     cross_table,
     has_values,
-    keyword_table,
-    label_reason,
     level_columns,
-    map_filters,
     mix,
-    mix_line,
-    neighbour_line,
     neighbouring_topics,
     papers_by_id,
-    percent,
     subfield_counts,
     topic_breakdown,
-    topic_choices,
     topic_papers,
     topic_row,
     topic_sizes,
 )
 from lib.views.filters import FINE_MARK, Filters, filter_papers
+from lib.views.map_links import cell_of_selection, clicked_value, map_filters
 
 
 @pytest.fixture(scope="module")
@@ -222,3 +223,10 @@ def test_sentences_and_tables_explain_a_topic(planted):
     assert neighbour_line({"neighbours": ["X", "Y"], "neighbour_shares": [0.12, 0.0]}) == "X (12% of nearby papers) · Y"
     ordered = papers_by_id(planted, list(row["representatives"])[::-1] + ["missing"])
     assert list(ordered["paper_id"]) == list(row["representatives"])[::-1]
+
+
+def test_topic_facts_line():
+    row = {"topic": 3, "papers": 1200, "share": 0.04, "parent_label": "Bandits"}
+    sizes = pd.DataFrame({"topic": [3], "in_view": [30]})
+    assert topic_facts(row, "coarse", sizes, False) == "1,200 papers, 4% of the map"
+    assert topic_facts(row, "fine", sizes, True) == "1,200 papers, 4% of the map · within Bandits · 30 pass the filters"

@@ -7,7 +7,7 @@ from export_readers import FORMULA_STARTS, bibtex_entries, csv_rows, html_elemen
 
 from lib.store.reading_lists import Entry
 from lib.views import exports
-from lib.views.figures import map_figure
+from lib.views.map_figure import map_figure
 
 IMG = "<img src=x onerror=alert(1)>"
 FORMULA = '=HYPERLINK("http://x")'

@@ -5,20 +5,19 @@ import pandas as pd
 import pytest
 
 from lib.stages.subfields import UNASSIGNED
-from lib.views.figures import (
+from lib.views.map_figure import (
     NEUTRAL,
     OTHER,
     PALETTE,
     category_colours,
-    hover_html,
-    hover_labels,
     map_figure,
     marker_size,
     place_labels,
-    short_authors,
     topic_positions,
 )
+from lib.views.map_hover import hover_html, hover_labels
 from lib.views.tables import paper_table
+from lib.views.text import short_authors
 
 
 def papers(n=40, groups=5):

@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from lib.views.markup import markdown_literal, safe_url
+from lib.views.markup import html_literal, markdown_literal, safe_url
 
 HOSTILE = [
     "<img src=x onerror=alert(1)>",
@@ -35,3 +35,7 @@ def test_safe_url_offers_only_web_links():
         "http://[::1",
     ):
         assert safe_url(bad) == ""
+
+
+def test_html_literal_escapes_tags_but_not_quotes():
+    assert html_literal('<img src=x> & "q"') == '&lt;img src=x&gt; &amp; "q"'

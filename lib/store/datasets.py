@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from lib.build.cache import atomic_write_bytes, file_digest, make_key
 from lib.build.output import is_built, read_sidecar
 from lib.build.pipeline import STAGE_VERSIONS
 from lib.errors import DataSetError, PaperMapError
+from lib.names import safe_name
 from lib.paths import DEFAULT_DATA, DEFAULT_TAXONOMY, REPO_ROOT
 
 DEFAULT_DATA_DIR = REPO_ROOT / "data"
@@ -125,7 +125,7 @@ def _paper_lists(folder: Path) -> list[Path]:
 
 def url_name(file_name: str) -> str:
     """`file_name` with every run of characters other than letters, digits, '.', '-' and '_' made '-'."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", file_name).strip("-") or "data"
+    return safe_name(file_name, ascii_fold=False, fallback="data")
 
 
 def _unique(name: str, taken: set[str]) -> str:
@@ -144,8 +144,7 @@ def safe_stem(file_name: str) -> str:
     """
     last = re.split(r"[\\/\x00]", file_name)[-1]
     stem = last.rsplit(".", 1)[0] if "." in last.lstrip(".") else last
-    ascii_stem = unicodedata.normalize("NFKD", stem).encode("ascii", "ignore").decode()
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", ascii_stem).strip("._-")[:MAX_NAME_CHARS]
+    return safe_name(stem, joiner="_", strip="._-", most=MAX_NAME_CHARS)
 
 
 def check_paper_list(content: bytes, file_name: str, fallback: str) -> tuple[str, int]:

@@ -1,34 +1,19 @@
 """The dashboard's Streamlit side: the only part of lib/ that imports Streamlit.
 
-Cached wrappers over the pipeline, the view every page draws from, and widgets whose state lives
-in the URL, one module per concern. Pages use them as `ui_state.<name>`.
+One module per concern: `source` (the map of the chosen data set, built and read), `view` (what
+every page draws from), `url_widgets` (widgets kept in the URL), `sidebar` (the facet filters),
+`table_config` (how tables look), `map_view`, `data_sets`, `reading` (reading lists),
+`list_editing` (the reading-lists page's edits) and `breakdown_links`. Pages use them as `ui_state.<name>`.
 """
 
 from .breakdown_links import (  # noqa: F401
     KEYWORD_COLUMN_CONFIG,
     apply_map_link,
+    clickable_chart,
     map_button,
     open_map,
     topic_breakdown,
-)
-from .core import (  # noqa: F401
-    KEYWORD_OPTIONS,
-    PAPER_COLUMN_CONFIG,
-    STAGE_DESCRIPTIONS,
-    TOPIC_COLUMN_CONFIG,
-    DataSource,
-    View,
-    current_view,
-    load_map,
-    read_map,
-    set_view,
-    sidebar_filters,
-    table_height,
     topic_summaries,
-    url_multiselect,
-    url_select,
-    url_text,
-    write_url,
 )
 from .data_sets import (  # noqa: F401
     DATA_SET_COLUMN_CONFIG,
@@ -37,11 +22,22 @@ from .data_sets import (  # noqa: F401
     cache_folder,
     chosen_source,
     data_catalog,
+    data_set_choice,
     fetch_icml2025,
     load_report,
+    offer_data_set,
     open_data_set,
     opened_data_set,
     saved_upload,
+)
+from .list_editing import (  # noqa: F401
+    NEW_LIST_NAME_KEY,
+    create_typed_list,
+    entry_key,
+    rename_key,
+    rename_to_typed,
+    save_typed_field,
+    show_stored_fields,
 )
 from .map_view import (  # noqa: F401
     LABEL_CHOICES,
@@ -53,6 +49,7 @@ from .map_view import (  # noqa: F401
     map_hover,
     map_selection,
     open_paper,
+    paper_buttons,
     paper_card,
     paper_list,
     search_in_view,
@@ -78,3 +75,8 @@ from .reading import (  # noqa: F401
     show_list_error,
     url_step,
 )
+from .sidebar import KEYWORD_OPTIONS, sidebar_filters  # noqa: F401
+from .source import STAGE_DESCRIPTIONS, DataSource, load_map, read_map  # noqa: F401
+from .table_config import PAPER_COLUMN_CONFIG, TOPIC_COLUMN_CONFIG, table_height  # noqa: F401
+from .url_widgets import url_multiselect, url_select, url_text, write_url  # noqa: F401
+from .view import View, current_view, set_view  # noqa: F401

@@ -1,17 +1,25 @@
-"""The topics and subfields pages: cached breakdowns, and links that open the map filtered."""
+"""The topics and subfields pages: cached topic summaries and breakdowns, and links that open the map filtered."""
 
 from __future__ import annotations
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
+from lib.stages.topics import topic_summaries as summarise_topics
 from lib.views.breakdowns import topic_breakdown as breakdown_topics
 from lib.views.filters import FACETS
 
-from .core import read_map
+from .source import read_map
 
 _MAP_PAGE = "pages/map.py"
 _MAP_LINK_KEY = "papermap_map_link"
+
+
+@st.cache_data(show_spinner="Summarising topics…", max_entries=8)
+def topic_summaries(map_dir: str, level: str) -> pd.DataFrame:
+    """`lib.stages.topics.topic_summaries` of the whole map in `map_dir`, computed once per map and level."""
+    return summarise_topics(read_map(map_dir)[0], level)
 
 
 @st.cache_data(show_spinner="Breaking topics down…", max_entries=8)
@@ -21,7 +29,7 @@ def topic_breakdown(map_dir: str, level: str) -> pd.DataFrame:
 
 
 def open_map(query: dict[str, list[str]]) -> None:
-    """Switch to the map page filtered by `query` (facet -> values, as `lib.views.breakdowns.map_filters` gives).
+    """Switch to the map page filtered by `query` (facet -> values, as `lib.views.map_links.map_filters` gives).
 
     The sidebar's facet widgets keep their state across pages and read the URL only on a session's
     first run, so the query also waits in the session for `apply_map_link`, which the entry script
@@ -42,6 +50,19 @@ def apply_map_link() -> None:
     for name in FACETS:
         values = list(query.get(name, []))
         st.session_state[name] = (values[0] if values else "") if name == "author" else values
+
+
+def clickable_chart(figure: go.Figure, key: str) -> object:
+    """A breakdown chart (`lib.views.charts`) whose bars or cells can be clicked; returns the
+    selection event (`lib.views.map_links.clicked_value`, `cell_of_selection` read it)."""
+    return st.plotly_chart(
+        figure,
+        key=key,
+        theme=None,
+        on_select="rerun",
+        selection_mode="points",
+        config={"displaylogo": False},
+    )
 
 
 def map_button(label: str, query: dict[str, list[str]], key: str) -> None:

@@ -16,7 +16,7 @@ from lib.store.datasets import DEFAULT_DATA_DIR, Catalog, catalog, save_upload, 
 from lib.store.fetch import ICML2025_URL, Fetched, fetch_paper_list
 from lib.views.markup import markdown_literal
 
-from .core import DataSource
+from .source import DataSource
 
 _DATA_SET_KEY = "papermap_data_set"  # the set this session opened last: the URL loses `?data=` on a page switch
 FETCH_TIMEOUT = 15.0  # seconds the page waits for the server (the CLI waits a minute)
@@ -77,6 +77,24 @@ def chosen_source(argv: Sequence[str]) -> DataSource:
 def opened_data_set() -> str | None:
     """The name of the data set this session maps (set by `chosen_source`)."""
     return st.session_state.get(_DATA_SET_KEY)
+
+
+_CHOICE_KEY = "data_set_choice"  # the data sets page's select box
+
+
+def data_set_choice(available: Catalog) -> str:
+    """A select box of the data sets on offer, by label; it starts at the one offered last
+    (`offer_data_set`), else the open one, else the default. Returns the chosen set's name."""
+    labels = {s.name: s.label for s in available.sets}
+    opened = opened_data_set()
+    if st.session_state.get(_CHOICE_KEY) not in labels:
+        st.session_state[_CHOICE_KEY] = opened if opened in labels else available.default.name
+    return st.selectbox("Data set", list(labels), format_func=labels.get, key=_CHOICE_KEY)
+
+
+def offer_data_set(available: Catalog, path: Path) -> None:
+    """Make the data set of file `path` (just uploaded or fetched) the choice of `data_set_choice`."""
+    st.session_state[_CHOICE_KEY] = available.find_path(path).name
 
 
 REPORT_LINES = 200  # a load report's lines a page shows; a list with 10^4 renamed ids has as many

@@ -10,25 +10,29 @@ import streamlit as st
 
 from lib.build.output import MapEmbeddings, load_map_embeddings
 from lib.stages.embed import QueryEmbedder, query_embedder
-from lib.views import exports, figures, search
-from lib.views.figures import short_authors
+from lib.views import exports, map_figure, search
+from lib.views.map_hover import hover_labels
 from lib.views.markup import markdown_literal, safe_url
 from lib.views.tables import paper_table
+from lib.views.text import short_authors
 
-from .core import PAPER_COLUMN_CONFIG, View, read_map, write_url
 from .reading import add_to_list_control
+from .source import read_map
+from .table_config import PAPER_COLUMN_CONFIG
+from .url_widgets import write_url
+from .view import View
 
-LABEL_CHOICES = {**figures.LABEL_LEVELS, "none": "None"}
+LABEL_CHOICES = {**map_figure.LABEL_LEVELS, "none": "None"}
 
 
 def label_column(choice: str) -> str | None:
     """The labels column for a `LABEL_CHOICES` key; None draws no labels."""
-    return choice if choice in figures.LABEL_LEVELS else None
+    return choice if choice in map_figure.LABEL_LEVELS else None
 
 
 def colour_choices(papers: pd.DataFrame) -> dict[str, str]:
-    """The colourings this map can show (`figures.colourable`), value -> display name."""
-    return {column: figures.COLOR_CHOICES[column] for column in figures.colourable(papers)}
+    """The colourings this map can show (`map_figure.colourable`), value -> display name."""
+    return {column: map_figure.COLOR_CHOICES[column] for column in map_figure.colourable(papers)}
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,8 @@ def open_paper(paper_id: str | None) -> None:
 
 def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
     """A short card of one paper under the map: title, authors, subfield, its link, a close button."""
-    paper = papers[papers["paper_id"] == paper_id].iloc[0]
+    found = search.find_paper(papers, paper_id)
+    paper = found.paper
     with st.container(border=True):
         st.markdown(f"**{markdown_literal(paper['title'])}**")
         details = [
@@ -93,14 +98,14 @@ def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
             if link:
                 st.link_button("Open paper", link)
             st.button("Close", key="close_paper", on_click=open_paper, args=(None,))
-        add_to_list_control(papers[papers["paper_id"] == paper_id], key="map-open-paper")
+        add_to_list_control(found.rows, key="map-open-paper")
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def map_hover(map_dir: str) -> pd.DataFrame:
-    """`figures.hover_labels` of the whole map in `map_dir`, built once per map (seconds on a corpus),
-    indexed like `read_map`'s papers; pass it to `figures.map_figure(hover=...)`."""
-    return figures.hover_labels(read_map(map_dir)[0])
+    """`lib.views.map_hover.hover_labels` of the whole map in `map_dir`, built once per map (seconds on a corpus),
+    indexed like `read_map`'s papers; pass it to `map_figure.map_figure(hover=...)`."""
+    return hover_labels(read_map(map_dir)[0])
 
 
 TABLE_ROWS = 1000  # rows a paper table under the map sends; a corpus view would send tens of megabytes
@@ -127,6 +132,19 @@ def paper_list(papers: pd.DataFrame, key: str, what: str = "papers") -> None:
         on_click="ignore",
         key=f"{key}-csv",
     )
+
+
+def paper_buttons(papers: pd.DataFrame, key: str) -> None:
+    """One link-like button per paper of a ranking (opening its page), with its subfield and similarity below."""
+    for number, paper in enumerate(papers.itertuples(index=False), start=1):
+        st.button(
+            f"{number}\\. {markdown_literal(paper.title)}",
+            key=f"{key}-{paper.paper_id}",
+            type="tertiary",
+            on_click=open_paper,
+            args=(paper.paper_id,),
+        )
+        st.caption(markdown_literal(f"{paper.subfield} · similarity {paper.similarity:.2f}"))
 
 
 _PAPER_CHOICE = "paper_choice"
@@ -173,7 +191,7 @@ def similar_papers(map_dir: str, paper_id: str, k: int = 10) -> pd.DataFrame:
 def search_in_view(view: View, query: str) -> pd.DataFrame:
     """The papers in view that the text search `query` finds (see `lib.views.search.text_matches`)."""
     found = view.papers["paper_id"][text_matches(view.map_dir, query)]
-    return view.shown[view.shown["paper_id"].isin(found)]
+    return search.papers_with_ids(view.shown, found)
 
 
 def similar_in_view(view: View, text: str, k: int = 20) -> pd.DataFrame:

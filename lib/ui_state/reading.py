@@ -15,7 +15,8 @@ from lib.errors import ReadingListError
 from lib.store import reading_lists
 from lib.views.markup import markdown_literal
 
-from .core import current_view, write_url
+from .url_widgets import write_url
+from .view import current_view
 
 NEW_LIST = ""  # the "New list…" choice: a list's name is never empty
 LIST_KEY = "list"  # the chosen reading list, in the URL as ?list=

@@ -1,12 +1,10 @@
-"""Per-topic and per-subfield breakdowns of a papers table (`lib.schema.OUTPUT_COLUMNS`).
+"""Per-topic and per-subfield breakdowns of a papers table (`lib.schema.OUTPUT_COLUMNS`): the numbers.
 
-The numbers, and the short sentences and tables that say what they mean; `lib.views.figures` draws
-them and the topics and subfields pages show them.
+`lib.views.breakdown_text` says what they mean, `lib.views.charts` draws them, `lib.views.map_links`
+turns a click on a chart into the map's filters, and the topics and subfields pages show them.
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -14,20 +12,9 @@ from sklearn.neighbors import NearestNeighbors
 
 from lib.errors import ParameterError
 from lib.stages.topics import LEVELS, topic_summaries
-from lib.views.filters import FACETS, FINE_MARK
 
 # Topic level -> (id column, label column) of the papers table.
 LEVEL_COLUMNS = {"coarse": ("topic", "topic_label"), "fine": ("topic_fine", "topic_fine_label")}
-# Papers table column -> the sidebar facet (`lib.views.filters.FACETS`, also its URL key) that filters on it;
-# a topic or a cross-table cell becomes these filters. Fine topics carry `FINE_MARK` in the facet.
-FILTER_KEYS = {
-    "subfield": "subfield",
-    "area": "area",
-    "primary_area": "primary_area",
-    "status": "status",
-    "topic_label": "topic",
-    "topic_fine_label": "topic",
-}
 NOT_GIVEN = "(not given)"
 # Two topics neighbour when a paper's nearest papers on the map lie in the other: this many of them.
 NEIGHBOUR_PAPERS = 10
@@ -204,100 +191,6 @@ def has_values(papers: pd.DataFrame, column: str) -> bool:
     return column in papers and bool((papers[column].astype(str) != "").any())
 
 
-def map_filters(selection: Mapping[str, str], current: Mapping[str, list[str]] | None = None) -> dict[str, list[str]]:
-    """URL query parameters of a map view filtered to `selection` (papers-table column -> value).
-
-    `current` is the page's URL (key -> values): its other filters are kept, so the map shows the
-    same slice narrowed to the selection; the filters the selection sets replace their old values.
-    """
-    unknown = [c for c in selection if c not in FILTER_KEYS]
-    if unknown:
-        raise ParameterError(f"no map filter for {', '.join(unknown)}; filterable: {', '.join(FILTER_KEYS)}")
-    params = {key: list(values) for key, values in (current or {}).items() if key in FACETS}
-    for column, value in selection.items():
-        params[FILTER_KEYS[column]] = [f"{value}{FINE_MARK}" if column == "topic_fine_label" else str(value)]
-    return params
-
-
-def cell_of_selection(selection: Mapping | None) -> tuple[str, str] | None:
-    """The (row value, column value) of the cross-table cell clicked, from `st.plotly_chart`'s selection.
-
-    The heatmap's clickable layer carries `[row, column, count]` as each point's `customdata`
-    (`lib.views.figures.cross_table_heatmap`). None when nothing was clicked, something else was (a bar
-    carries one value), or the cell is empty: a map of no papers helps nobody.
-    """
-    points = (selection or {}).get("selection", {}).get("points", [])
-    for point in points:
-        data = point.get("customdata")
-        if isinstance(data, (list, tuple)) and len(data) == 3 and data[2]:
-            return str(data[0]), str(data[1])
-    return None
-
-
-def clicked_value(selection: Mapping | None) -> str | None:
-    """The value a clicked bar carries as its `customdata` (a topic label, a subfield), or None."""
-    points = (selection or {}).get("selection", {}).get("points", [])
-    values = [point.get("customdata") for point in points if isinstance(point.get("customdata"), str)]
-    return values[0] if values else None
-
-
-def label_reason(row: Mapping, n_papers: int) -> str:
-    """Why a topic (a `topic_breakdown` row) has its label, in one sentence of plain numbers.
-
-    `n_papers` is the size of the whole map the shares were taken over.
-    """
-    evidence = list(row["label_evidence"])
-    if not evidence:
-        return f"No phrase is used by enough of its {row['papers']} papers to name it, so it is numbered."
-    parts = [
-        f'"{phrase}" appears in {percent(share)} of its {row["papers"]} papers against {percent(overall)} of all {n_papers:,}'
-        f" ({_times(share, overall)} as common)"
-        for phrase, share, overall in evidence
-    ]
-    return (
-        "Named for the phrase"
-        + ("s" if len(parts) > 1 else "")
-        + " its papers use far more than the rest of the map: "
-        + "; ".join(parts)
-        + "."
-    )
-
-
-def percent(share: float) -> str:
-    """A share as a whole percentage, or with one decimal below 1% so a rare phrase never reads as 0%: `12%`, `0.4%`."""
-    return f"{share:.1%}" if 0 < share < 0.01 else f"{share:.0%}"
-
-
-def _times(share: float, overall: float) -> str:
-    return f"{share / overall:.1f}x" if overall else "only here"
-
-
-def keyword_table(row: Mapping) -> pd.DataFrame:
-    """A topic's distinctive keyphrases: the share of its papers using each, of all papers, and the ratio ("lift")."""
-    shares, overall = list(row["keyword_shares"]), list(row["keyword_overall_shares"])
-    return pd.DataFrame(
-        {
-            "keyphrase": list(row["keywords"]),
-            "in topic": shares,
-            "whole map": overall,
-            "lift": [round(s / o, 1) if o else float("inf") for s, o in zip(shares, overall)],
-        }
-    )
-
-
-def mix_line(shares: list[tuple[str, float]]) -> str:
-    """`A 60% · B 30% · Other 10%` for a `mix`."""
-    return " · ".join(f"{value} {percent(share)}" for value, share in shares)
-
-
-def neighbour_line(row: Mapping) -> str:
-    """A topic's neighbours with the share of its papers' nearest papers each holds: `A (12%) · B (3%) · C`."""
-    return " · ".join(
-        f"{label} ({percent(share)} of nearby papers)" if share else label
-        for label, share in zip(row["neighbours"], row["neighbour_shares"])
-    )
-
-
 def papers_by_id(papers: pd.DataFrame, ids: list[str]) -> pd.DataFrame:
     """The rows of `papers` with these ids, in the order given (representatives, nearest first)."""
     indexed = papers.set_index("paper_id", drop=False)
@@ -308,20 +201,6 @@ def topic_papers(papers: pd.DataFrame, level: str, topic: int) -> pd.DataFrame:
     """The papers of topic id `topic` at `level`."""
     id_column, _ = level_columns(level)
     return papers[papers[id_column] == topic]
-
-
-def topic_choices(breakdown: pd.DataFrame, sizes: pd.DataFrame) -> dict[str, str]:
-    """Topic id (as text) -> "label (N papers)" for the topics with papers in view, largest first.
-
-    `sizes` is `topic_sizes`; when filters hide papers, the count is of those in view.
-    """
-    in_view = dict(zip(sizes["topic"], sizes["in_view"]))
-    filtered = bool((sizes["in_view"] < sizes["papers"]).any())
-    return {
-        str(topic): f"{label} ({in_view.get(topic, 0):,} in view)" if filtered else f"{label} ({n:,} papers)"
-        for topic, label, n in zip(breakdown["topic"], breakdown["label"], breakdown["papers"])
-        if in_view.get(topic, 0)
-    }
 
 
 def topic_row(breakdown: pd.DataFrame, topic: int) -> pd.Series:

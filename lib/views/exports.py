@@ -10,15 +10,14 @@ from __future__ import annotations
 import csv
 import io
 import itertools
-import re
 import string
-import unicodedata
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import plotly.graph_objects as go
 
+from lib.names import safe_name
 from lib.store.reading_lists import Entry
 from lib.views.markup import markdown_literal, safe_url
 
@@ -87,8 +86,7 @@ def _bibtex_escape(text: str) -> str:
 
 
 def _ascii_word(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]", "", folded.lower())
+    return safe_name(text, keep="", joiner="", strip="", lower=True)
 
 
 def citation_key(entry: Entry) -> str:
@@ -166,15 +164,14 @@ def map_html(figure: go.Figure) -> bytes:
     """`figure` as a standalone interactive HTML page (UTF-8) with plotly.js inlined: it works offline.
 
     About 5 MB, almost all of it plotly.js. Text in the figure is whatever its builder put there
-    (`lib.views.figures` escapes paper text).
+    (`lib.views.map_figure` escapes paper text).
     """
     return figure.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False}).encode("utf-8")
 
 
 def file_stem(name: str) -> str:
     """A safe file name stem for list `name`: ASCII letters, digits and dashes, never empty."""
-    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    return re.sub(r"[^A-Za-z0-9]+", "-", folded).strip("-").lower() or "reading-list"
+    return safe_name(name, keep="", lower=True, fallback="reading-list")
 
 
 def table_csv(table: pd.DataFrame) -> str:

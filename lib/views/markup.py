@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from urllib.parse import urlsplit
 
@@ -17,6 +18,14 @@ def markdown_literal(text: object) -> str:
     '\\\\*\\\\*Bold\\\\*\\\\* \\\\<img src\\\\=x\\\\> \\\\$x\\\\$'
     """
     return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def html_literal(text: object) -> str:
+    """`text` with `&`, `<` and `>` escaped, for Plotly's hover, labels and titles (which render a subset of HTML).
+
+    Quotes stay as they are: Plotly shows "&quot;" literally, and quotes cannot open a tag anyway.
+    """
+    return html.escape(str(text), quote=False)
 
 
 def safe_url(url: object) -> str:

@@ -8,6 +8,8 @@ its vector from the map's query model (`lib.build.output.load_map_embeddings` re
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -58,6 +60,27 @@ def paper_row(papers: pd.DataFrame, paper_id: str) -> int | None:
     """The row of `papers` holding `paper_id`, or None when the map has no such paper."""
     rows = np.flatnonzero(papers["paper_id"].to_numpy() == paper_id)
     return int(rows[0]) if len(rows) else None
+
+
+def papers_with_ids(papers: pd.DataFrame, ids: Collection[str] | pd.Series) -> pd.DataFrame:
+    """The rows of `papers` whose `paper_id` is one of `ids`, in the order of `papers`."""
+    return papers[papers["paper_id"].isin(ids)]
+
+
+@dataclass(frozen=True)
+class FoundPaper:
+    """One paper of a map, as a row and as a one-row table (what "add to a list" takes)."""
+
+    paper: pd.Series
+    rows: pd.DataFrame
+
+
+def find_paper(papers: pd.DataFrame, paper_id: str) -> FoundPaper | None:
+    """The paper of `papers` with `paper_id` (see `paper_row`), or None when the map has no such paper."""
+    row = paper_row(papers, paper_id)
+    if row is None:
+        return None
+    return FoundPaper(paper=papers.iloc[row], rows=papers.iloc[[row]])
 
 
 def ranked_papers(papers: pd.DataFrame, ranking: pd.DataFrame) -> pd.DataFrame:

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from lib.views.figures import short_authors
 from lib.views.markup import safe_url
+from lib.views.text import short_authors
 
 
 def paper_table(papers: pd.DataFrame, top_keywords: int = 5) -> pd.DataFrame:

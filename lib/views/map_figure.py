@@ -1,13 +1,12 @@
-"""Figure builders: a papers DataFrame in, a `go.Figure` out. Pure; no Streamlit.
+"""The topic map figure: a papers DataFrame in, a `go.Figure` out, with its colours, hover and labels. Pure; no Streamlit.
 
 Text from paper lists is untrusted, so every string that reaches hover or labels is HTML-escaped
-(Plotly renders a subset of HTML in those).
+(`lib.views.markup.html_literal`: Plotly renders a subset of HTML in those).
 """
 
 from __future__ import annotations
 
 import colorsys
-import html
 import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
@@ -19,6 +18,8 @@ from plotly.colors import qualitative
 
 from lib.stages.subfields import UNASSIGNED
 from lib.views.filters import value_counts
+from lib.views.map_hover import HOVER_TEMPLATE, hover_labels
+from lib.views.markup import html_literal
 
 # Saturated, distinct colours that survive a projector (pale ones vanish on white). Past the
 # palette's size the smallest groups share one grey "Other", drawn underneath the rest.
@@ -51,85 +52,6 @@ def colourable(papers: pd.DataFrame) -> list[str]:
         for c in COLOR_CHOICES
         if c in ("subfield", "area", "topic_label", "topic_fine_label") or papers[c].nunique() > 1
     ]
-
-
-def short_authors(authors: list[str], limit: int = 3) -> str:
-    """`A, B, C et al.` style author line."""
-    if len(authors) <= limit:
-        return ", ".join(authors)
-    return ", ".join(authors[:limit]) + " et al."
-
-
-def _escape(text: str) -> str:
-    # quote=False: Plotly shows "&quot;" literally, and quotes cannot open a tag anyway.
-    return html.escape(str(text), quote=False)
-
-
-HOVER_WIDTH = 60  # characters per hover line
-HOVER_KEYWORDS = 3
-# Per point, the title goes in `text` and the other lines in `hovertext`; the template adds the markup
-# once per trace. plotly.py escapes every "<" and ">" in the figure's JSON as \u003c/\u003e, so a tag
-# costs 10-15 bytes per point: at 87k papers each per-point tag is a megabyte on the wire.
-HOVER_TEMPLATE = "<b>%{text}</b><br>%{hovertext}<extra></extra>"
-
-
-def _wrap(text: str, width: int = HOVER_WIDTH, most: int = 3) -> list[str]:
-    """`textwrap.wrap(text, width)[:most]`, greedy and without its regex cost (a corpus map wraps 100k titles)."""
-    words = text.split()
-    if sum(map(len, words)) + len(words) - 1 <= width:
-        return [" ".join(words)] if words else []
-    lines: list[str] = []
-    line = ""
-    for word in words:
-        while len(word) > width:  # a word longer than a line is cut, as textwrap does
-            if line:
-                lines.append(line)
-                line = ""
-            lines.append(word[:width])
-            word = word[width:]
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-        if len(lines) >= most:
-            return lines[:most]
-    return [*lines, line][:most] if line else lines[:most]
-
-
-def hover_labels(papers: pd.DataFrame) -> pd.DataFrame:
-    """What a map point's hover shows, indexed like `papers`: `title` (escaped, wrapped, joined by `<br>`)
-    and `details` (short authors, subfield and its doubt, topic, a few keywords; escaped, one a line).
-
-    Only what a glance needs: no abstracts. Computing it for a corpus map takes a while, so callers
-    that draw the same map repeatedly compute it once and pass it to `map_figure(hover=...)`.
-    """
-    titles, details = [], []
-    columns = (
-        "title",
-        "authors",
-        "subfield",
-        "subfield_confident",
-        "subfield_runner_up",
-        "topic_fine_label",
-        "topic_assigned_nearest",
-        "keywords",
-    )
-    for title, authors, subfield, confident, runner_up, topic, stray, keywords in zip(*(papers[c] for c in columns)):
-        titles.append("<br>".join(_escape(line) for line in _wrap(str(title))))
-        lines = [_escape(short_authors(list(authors)))] if len(authors) else []
-        doubt = "" if confident else f" (uncertain; or {_escape(runner_up)})" if runner_up else " (uncertain)"
-        lines.append(f"{_escape(subfield)}{doubt}")
-        lines.append(f"Topic: {_escape(topic)}{' (nearest; outside any dense region)' if stray else ''}")
-        if len(keywords):
-            lines += [_escape(line) for line in _wrap(", ".join(list(keywords)[:HOVER_KEYWORDS]), most=1)]
-        details.append("<br>".join(lines))
-    return pd.DataFrame({"title": titles, "details": details}, index=papers.index, dtype=object)
-
-
-def hover_html(trace: go.Scattergl) -> list[str]:
-    """The hover of each point of a `map_figure` trace as Plotly renders it (for tests and exports)."""
-    return [f"<b>{title}</b><br>{details}" for title, details in zip(trace.text, trace.hovertext)]
 
 
 def marker_size(n_points: int) -> float:
@@ -256,13 +178,13 @@ def map_figure(
             continue
         group = area_of.get(value, "")
         if not group:
-            units.append(("", f"{_escape(value)} ({len(rows)})", rows, colours.get(value, NEUTRAL)))
+            units.append(("", f"{html_literal(value)} ({len(rows)})", rows, colours.get(value, NEUTRAL)))
         elif units and units[-1][0] == group:
             _, name, before, shades = units[-1]
             units[-1] = (group, name, np.concatenate([before, rows]), [*shades, *[colours[value]] * len(rows)])
         else:
             units.append(
-                (group, f"{_escape(group)} ({int(in_area.get(group, 0))})", rows, [colours[value]] * len(rows))
+                (group, f"{html_literal(group)} ({int(in_area.get(group, 0))})", rows, [colours[value]] * len(rows))
             )
     for group, name, rows, colour in units:
         if group:
@@ -314,7 +236,7 @@ def map_figure(
                 {
                     "x": x,
                     "y": y,
-                    "text": f"<b>{_escape(label)}</b>",
+                    "text": f"<b>{html_literal(label)}</b>",
                     "showarrow": False,
                     "font": {"size": level_font, "color": "#111"},
                     "bgcolor": "rgba(255,255,255,0.75)",
@@ -397,7 +319,7 @@ def _highlight_trace(
             x=_coords(marked["x"]),
             y=_coords(marked["y"]),
             mode="markers",
-            name=f"{_escape(name)} ({len(marked)})",
+            name=f"{html_literal(name)} ({len(marked)})",
             marker={"size": max(size * 1.8, 12), "color": colour, "line": {"width": 2.5, "color": "#111"}},
             customdata=marked["paper_id"].to_numpy(dtype=object),
             text=labels["title"].to_numpy(dtype=object),
@@ -458,187 +380,3 @@ def topic_positions(
     grouped = (papers if context is None else context).groupby(label_column, sort=True)
     positions = grouped[["x", "y"]].median().assign(papers=grouped.size()).loc[shown.index]
     return positions[shown >= LABEL_MIN_SHOWN * positions["papers"]].assign(papers=shown)
-
-
-# --- Per-topic and per-subfield breakdowns (the topics and subfields pages) ---
-
-IN_VIEW_COLOUR = "#3A6EA5"
-
-
-def topic_size_bar(sizes: pd.DataFrame, title: str = "Papers per topic") -> go.Figure:
-    """Horizontal bars of papers per topic, largest on top, from `lib.views.breakdowns.topic_sizes`.
-
-    Bars are the whole map's topics; when filters hide some papers, each bar splits into the papers
-    in view (blue) and those filtered out (grey), so sizes stay comparable while filtering.
-    `customdata` holds each topic's label.
-    """
-    rows = sizes.iloc[::-1]
-    names, labels = [_escape(label) for label in rows["label"]], rows["label"].astype(str).to_numpy()
-    filtered = bool((rows["in_view"] < rows["papers"]).any())
-    figure = go.Figure()
-    figure.add_trace(
-        go.Bar(
-            x=rows["in_view"].to_numpy() if filtered else rows["papers"].to_numpy(),
-            y=names,
-            orientation="h",
-            name="in view",
-            marker_color=IN_VIEW_COLOUR,
-            customdata=labels,
-            text=rows["papers"].to_numpy() if not filtered else None,
-            hovertemplate="%{y}: %{x} papers" + (" in view" if filtered else "") + "<extra></extra>",
-        )
-    )
-    if filtered:
-        figure.add_trace(
-            go.Bar(
-                x=(rows["papers"] - rows["in_view"]).to_numpy(),
-                y=names,
-                orientation="h",
-                name="filtered out",
-                marker_color=CONTEXT_COLOUR,
-                customdata=labels,
-                text=rows["papers"].to_numpy(),
-                textposition="outside",
-                hovertemplate="%{y}: %{x} papers filtered out<extra></extra>",
-            )
-        )
-    figure.update_layout(
-        title={"text": _escape(title)},
-        barmode="stack",
-        height=max(260, 30 * len(rows) + 120),
-        margin={"l": 10, "r": 40, "t": 50, "b": 60},
-        font={"size": FONT_SIZE - 2, "color": "#111"},
-        showlegend=filtered,
-        legend={"orientation": "h", "x": 0, "y": -0.12, "yanchor": "top"},
-        yaxis={"automargin": True, "type": "category"},
-        xaxis=_count_axis(int(rows["papers"].max()) if len(rows) else 0),
-        plot_bgcolor="white",
-    )
-    return figure
-
-
-def _count_axis(most: int) -> dict:
-    # Whole papers only: small counts would otherwise get ticks at 0.5.
-    return {"title": {"text": "papers"}, "rangemode": "tozero", "dtick": 1 if most <= 10 else None}
-
-
-def subfield_bar(counts: pd.DataFrame, colours: dict[str, str], title: str = "Papers per subfield") -> go.Figure:
-    """Bars of papers per subfield, area by area, from `lib.views.breakdowns.subfield_counts`.
-
-    Each bar takes its subfield's colour on the map (`category_colours(papers, "subfield")`), so
-    areas read as blocks of one hue; hover names the area and the subfield's share of it, and
-    `customdata` holds the subfield, so a click can filter the map.
-    """
-    rows = counts.iloc[::-1]
-    names = [_escape(s) for s in rows["subfield"]]
-    hover = [
-        f"<b>{_escape(s)}</b><br>{_escape(a)}<br>{n} papers, {share:.0%} of the area"
-        for s, a, n, share in zip(rows["subfield"], rows["area"], rows["papers"], rows["share_of_area"])
-    ]
-    figure = go.Figure(
-        go.Bar(
-            x=rows["papers"].to_numpy(),
-            y=names,
-            orientation="h",
-            text=rows["papers"].to_numpy(),
-            textposition="outside",
-            marker_color=[colours.get(s, NEUTRAL) for s in rows["subfield"]],
-            customdata=rows["subfield"].astype(str).to_numpy(),
-            hovertext=hover,
-            hovertemplate="%{hovertext}<extra></extra>",
-        )
-    )
-    figure.update_layout(
-        title={"text": _escape(title)},
-        height=max(260, 28 * len(rows) + 110),
-        margin={"l": 10, "r": 40, "t": 50, "b": 60},
-        font={"size": FONT_SIZE - 2, "color": "#111"},
-        yaxis={"automargin": True, "type": "category"},
-        xaxis=_count_axis(int(rows["papers"].max()) if len(rows) else 0),
-        plot_bgcolor="white",
-        hoverlabel={"font": {"size": FONT_SIZE, "color": "#111"}, "bgcolor": "white", "align": "left"},
-    )
-    return figure
-
-
-def cross_table_heatmap(table: pd.DataFrame, row_title: str, column_title: str, title: str = "") -> go.Figure:
-    """Heatmap of a count table (`lib.views.breakdowns.cross_table`): paper counts in the cells, colour by share of the row.
-
-    Colouring by the row's share lets a small row show where its papers go as clearly as a large one.
-    Plotly reports no click on a heatmap cell (its heatmap trace cannot be selected), so a layer of
-    invisible markers sits on the cell centres and carries `customdata` [row value, column value,
-    count]; with hover distance unlimited, the marker under the pointer is always its cell's.
-    """
-    values = table.to_numpy(dtype=np.int64)
-    totals = np.maximum(values.sum(axis=1, keepdims=True), 1)
-    shares = values / totals
-    rows, columns = [_escape(r) for r in table.index], [_escape(c) for c in table.columns]
-    figure = go.Figure(
-        go.Heatmap(
-            z=shares,
-            x=columns,
-            y=rows,
-            text=np.where(values > 0, values.astype(str), ""),
-            texttemplate="%{text}",
-            textfont={"size": FONT_SIZE - 2},
-            colorscale="Blues",
-            zmin=0,
-            zmax=1,
-            hoverinfo="skip",
-            xgap=1,
-            ygap=1,
-            # A short bar at the top: on a tall table a full-height bar puts its scale off screen.
-            colorbar={
-                "title": {"text": "share of row"},
-                "tickformat": ".0%",
-                "thickness": 14,
-                "lenmode": "pixels",
-                "len": 220,
-                "y": 1,
-                "yanchor": "top",
-            },
-        )
-    )
-    row_index, column_index = np.indices(values.shape)
-    row_name, column_name = _escape(row_title), _escape(column_title)
-    hover = [
-        f"{row_name}: <b>{rows[r]}</b><br>{column_name}: {columns[c]}<br>{values[r, c]} papers ({shares[r, c]:.0%} of the row)"
-        for r, c in zip(row_index.ravel(), column_index.ravel())
-    ]
-    figure.add_trace(
-        go.Scatter(
-            x=[columns[c] for c in column_index.ravel()],
-            y=[rows[r] for r in row_index.ravel()],
-            mode="markers",
-            marker={"size": 20, "color": "rgba(0,0,0,0)"},
-            showlegend=False,
-            customdata=[
-                [str(table.index[r]), str(table.columns[c]), int(values[r, c])]
-                for r, c in zip(row_index.ravel(), column_index.ravel())
-            ],
-            hovertext=hover,
-            hovertemplate="%{hovertext}<extra></extra>",
-        )
-    )
-    figure.update_layout(
-        title={"text": _escape(title)} if title else None,
-        height=max(300, 30 * len(rows) + 200),
-        margin={"l": 10, "r": 10, "t": 50 if title else 20, "b": 10},
-        font={"size": FONT_SIZE - 2, "color": "#111"},
-        # Ranges end at the outer cells: the marker layer would otherwise pad the axes with empty bands.
-        # Rows need no axis title: their names say what they are, and a title collides with long ones.
-        xaxis={
-            "title": {"text": _escape(column_title)},
-            "type": "category",
-            "side": "top",
-            "tickangle": -35,
-            "automargin": True,
-            "range": [-0.5, len(columns) - 0.5],
-        },
-        yaxis={"type": "category", "range": [len(rows) - 0.5, -0.5], "automargin": True},
-        hovermode="closest",
-        hoverdistance=-1,
-        plot_bgcolor="white",
-        hoverlabel={"font": {"size": FONT_SIZE, "color": "#111"}, "bgcolor": "white", "align": "left"},
-    )
-    return figure

@@ -1,0 +1,70 @@
+"""The sidebar's facet filters: one widget per facet, seeded from the URL, offering counted values."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from lib.views.filters import FACETS, Filters, facet_options
+
+from .url_widgets import url_multiselect, url_text
+
+# Keyword and author facets of a large conference hold tens of thousands of values; a widget offers
+# the common ones (authors are matched by a typed name fragment instead).
+KEYWORD_OPTIONS = 1500
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _facet_options(map_dir: str, chosen: dict[str, list[str]], name: str, _papers: pd.DataFrame) -> dict[str, int]:
+    # Keyed by the map's folder and the choice (the table itself is not hashed: at 87k papers that
+    # alone would take longer than counting): a rerun that changes no filter counts nothing again.
+    return _options(_papers, Filters.from_query(chosen), name)
+
+
+def _options(papers: pd.DataFrame, chosen: Filters, name: str) -> dict[str, int]:
+    # Keywords: the common ones only, and on a large map none used by a single paper.
+    return facet_options(
+        papers,
+        chosen,
+        name,
+        limit=KEYWORD_OPTIONS if name == "keyword" else None,
+        min_count=2 if name == "keyword" and len(papers) > 200 else 1,
+    )
+
+
+def sidebar_filters(papers: pd.DataFrame, map_dir: str | None = None) -> Filters:
+    """The facet widgets of the sidebar, seeded from the URL; each offers its values with the
+    number of papers they would show given the other facets' choices. Returns the choice.
+
+    With `map_dir` (the folder `papers` was read from), the counts are cached per map and choice."""
+    # Before the widgets exist, their choices are the session's, or on a first run the URL's.
+    chosen = Filters.from_query(
+        {
+            name: st.session_state[name] if name in st.session_state else st.query_params.get_all(name)
+            for name in FACETS
+            if name != "author"
+        }
+    )
+    for name, label in FACETS.items():
+        if name == "author":
+            author = url_text(label, key="author", placeholder="Name or part of one")
+            chosen = replace(chosen, author=(author,) if author else ())
+            continue
+        if map_dir is None:
+            options = _options(papers, chosen, name)
+        else:
+            options = _facet_options(map_dir, chosen.to_query(), name, papers)
+        if not options and not getattr(chosen, name):
+            continue  # the data has no such values (no statuses, no primary areas)
+        values = url_multiselect(label, options, key=name, placeholder=f"Any {label.lower()}")
+        chosen = replace(chosen, **{name: tuple(values)})
+    if chosen.active():
+        st.button("Clear filters", on_click=_clear_filters, width="stretch")
+    return chosen
+
+
+def _clear_filters() -> None:
+    for name in FACETS:
+        st.session_state[name] = "" if name == "author" else []

@@ -1,0 +1,73 @@
+"""Where the dashboard's data comes from: the chosen data set's map, built on a first visit (with a
+progress bar) and read once per build folder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from lib.build.output import PAPERS_FILE, is_built, read_load_report, read_papers
+from lib.build.pipeline import build, recorded_report
+from lib.stages.load import LoadReport
+from lib.store.datasets import map_folder
+
+# What each pipeline stage does, in a reader's words, for the first build's progress bar.
+STAGE_DESCRIPTIONS = {
+    "wait": "waiting for another session's build of this map",
+    "load": "reading the papers",
+    "keywords": "finding each paper's keyphrases",
+    "subfields": "filing papers under subfields",
+    "embed": "comparing the texts",
+    "project": "laying out the map",
+    "topics": "finding and naming topics",
+    "write": "saving the map",
+    "done": "drawing the map",
+}
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """What the dashboard maps: the data set `chosen_source` picked, its taxonomy and the cache folder."""
+
+    data: Path
+    taxonomy: Path
+    cache: Path
+
+
+def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
+    """The built map of `source`, its load report and output folder; a progress bar while a first build runs.
+
+    A build's output goes to a folder in the cache named for the files' paths, sizes and times, so
+    a rerun (every click) only checks that folder exists and reads it through `st.cache_data`;
+    an edited file gets a new folder, and the pipeline's own content-hash cache decides what to
+    recompute. Raises `PaperMapError` (one sentence) when the data or taxonomy cannot be used.
+    """
+    out_dir = map_folder(source.data, source.taxonomy, source.cache)
+    if not is_built(out_dir):
+        bar = st.progress(0.0, text=f"Building the map of {source.data.name}…")
+
+        def progress(stage: str, done: int, total: int) -> None:
+            step = STAGE_DESCRIPTIONS.get(stage, stage)
+            bar.progress(
+                done / total,
+                text=f"Building the map of {source.data.name} (step {min(done + 1, total)} of {total}): {step}",
+            )
+
+        try:
+            build(
+                source.data, taxonomy_path=source.taxonomy, out_dir=out_dir, cache_dir=source.cache, progress=progress
+            )
+        finally:
+            bar.empty()  # a build that fails leaves its one-sentence error, not a bar stuck at its last step
+    papers, report = read_map(str(out_dir))
+    return papers, recorded_report(report, source.data), str(out_dir)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def read_map(out_dir: str) -> tuple[pd.DataFrame, dict]:
+    """The papers table and load report of the build in `out_dir`, read once per folder and session
+    cache (keyed by the folder alone: a folder's name changes whenever its inputs do)."""
+    return read_papers(Path(out_dir) / PAPERS_FILE), read_load_report(Path(out_dir))

@@ -1,0 +1,75 @@
+"""What a map point's hover shows: each paper's title and a few lines about it, escaped and wrapped. Pure; no Streamlit."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from lib.views.markup import html_literal
+from lib.views.text import short_authors
+
+HOVER_WIDTH = 60  # characters per hover line
+HOVER_KEYWORDS = 3
+# Per point, the title goes in `text` and the other lines in `hovertext`; the template adds the markup
+# once per trace. plotly.py escapes every "<" and ">" in the figure's JSON as \u003c/\u003e, so a tag
+# costs 10-15 bytes per point: at 87k papers each per-point tag is a megabyte on the wire.
+HOVER_TEMPLATE = "<b>%{text}</b><br>%{hovertext}<extra></extra>"
+
+
+def _wrap(text: str, width: int = HOVER_WIDTH, most: int = 3) -> list[str]:
+    """`textwrap.wrap(text, width)[:most]`, greedy and without its regex cost (a corpus map wraps 100k titles)."""
+    words = text.split()
+    if sum(map(len, words)) + len(words) - 1 <= width:
+        return [" ".join(words)] if words else []
+    lines: list[str] = []
+    line = ""
+    for word in words:
+        while len(word) > width:  # a word longer than a line is cut, as textwrap does
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(word[:width])
+            word = word[width:]
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+        if len(lines) >= most:
+            return lines[:most]
+    return [*lines, line][:most] if line else lines[:most]
+
+
+def hover_labels(papers: pd.DataFrame) -> pd.DataFrame:
+    """What a map point's hover shows, indexed like `papers`: `title` (escaped, wrapped, joined by `<br>`)
+    and `details` (short authors, subfield and its doubt, topic, a few keywords; escaped, one a line).
+
+    Only what a glance needs: no abstracts. Computing it for a corpus map takes a while, so callers
+    that draw the same map repeatedly compute it once and pass it to `map_figure(hover=...)`.
+    """
+    titles, details = [], []
+    columns = (
+        "title",
+        "authors",
+        "subfield",
+        "subfield_confident",
+        "subfield_runner_up",
+        "topic_fine_label",
+        "topic_assigned_nearest",
+        "keywords",
+    )
+    for title, authors, subfield, confident, runner_up, topic, stray, keywords in zip(*(papers[c] for c in columns)):
+        titles.append("<br>".join(html_literal(line) for line in _wrap(str(title))))
+        lines = [html_literal(short_authors(list(authors)))] if len(authors) else []
+        doubt = "" if confident else f" (uncertain; or {html_literal(runner_up)})" if runner_up else " (uncertain)"
+        lines.append(f"{html_literal(subfield)}{doubt}")
+        lines.append(f"Topic: {html_literal(topic)}{' (nearest; outside any dense region)' if stray else ''}")
+        if len(keywords):
+            lines += [html_literal(line) for line in _wrap(", ".join(list(keywords)[:HOVER_KEYWORDS]), most=1)]
+        details.append("<br>".join(lines))
+    return pd.DataFrame({"title": titles, "details": details}, index=papers.index, dtype=object)
+
+
+def hover_html(trace: go.Scattergl) -> list[str]:
+    """The hover of each point of a `map_figure` trace as Plotly renders it (for tests and exports)."""
+    return [f"<b>{title}</b><br>{details}" for title, details in zip(trace.text, trace.hovertext)]

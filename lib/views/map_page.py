@@ -1,0 +1,44 @@
+"""What the map page rings and lists, from a search, a similar-text query, the open paper and a lasso. Pure; no Streamlit."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import pandas as pd
+
+from lib.views.markup import markdown_literal
+from lib.views.search import papers_with_ids
+
+
+def map_highlight(
+    query: str, found: pd.DataFrame | None, similar: pd.DataFrame | None, paper_id: str | None
+) -> dict[str, Collection[str]]:
+    """The `highlight` of `lib.views.map_figure.map_figure`: a search's matches, then the papers most
+    similar to a text, then the open paper on top; each only when there is one."""
+    highlight: dict[str, Collection[str]] = {}
+    if found is not None:
+        highlight[f"matches for {query}"] = found["paper_id"]
+    if similar is not None:
+        highlight["most similar"] = similar["paper_id"]
+    if paper_id:
+        highlight["open paper"] = [paper_id]
+    return highlight
+
+
+def listed_papers(
+    shown: pd.DataFrame,
+    drawn: Collection[str],
+    similar: pd.DataFrame | None,
+    found: pd.DataFrame | None,
+    query: str,
+) -> tuple[pd.DataFrame | None, str]:
+    """The papers listed under the map and their heading (Markdown): those inside a box or lasso
+    (`drawn` ids, in map order), else the most similar to a text, else a search's matches; None
+    and "" when there are none of these."""
+    if drawn:
+        return papers_with_ids(shown, drawn), "selected papers"
+    if similar is not None:
+        return similar, "papers most similar to your text"
+    if found is not None:
+        return found, f"papers match “{markdown_literal(query)}”"
+    return None, ""

@@ -1,0 +1,24 @@
+"""lib.views.map_page: what the map page rings and lists."""
+
+import pandas as pd
+
+from lib.views.map_page import listed_papers, map_highlight
+
+
+def frame(*ids):
+    return pd.DataFrame({"paper_id": list(ids)})
+
+
+def test_highlight_layers_in_order_only_when_there():
+    assert map_highlight("", None, None, None) == {}
+    layers = map_highlight("q", frame("a"), frame("b"), "c")
+    assert list(layers) == ["matches for q", "most similar", "open paper"] and layers["open paper"] == ["c"]
+
+
+def test_a_lasso_comes_before_similar_papers_and_a_search():
+    shown = frame("a", "b", "c")
+    listed, heading = listed_papers(shown, ("c", "a"), frame("b"), frame("b"), "q")
+    assert list(listed["paper_id"]) == ["a", "c"] and heading == "selected papers"
+    assert listed_papers(shown, (), frame("b"), frame("c"), "q")[1] == "papers most similar to your text"
+    assert listed_papers(shown, (), None, frame("c"), "*q*")[1] == "papers match “\\*q\\*”"
+    assert listed_papers(shown, (), None, None, "") == (None, "")
