@@ -50,8 +50,9 @@ SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than i
 # Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
 # old artifacts are never reused. Kept here, not in the stage modules, so keys need no heavy import.
 # project 3: UMAP in NumPy (lib.stages.umap_np) instead of umap-learn, fitted on a sample past 20,000 papers;
-# 4: exact ties among a small list's neighbours go to the lower index, as on large lists.
-STAGE_VERSIONS = {"load": 3, "keywords": 2, "subfields": 3, "embed": 2, "project": 4, "topics": 3}
+# 4: exact ties among a small list's neighbours go to the lower index, as on large lists; 5: the PCA
+# of lists under 10 papers is umap_np's (covariance eigenvectors) instead of scikit-learn's SVD.
+STAGE_VERSIONS = {"load": 3, "keywords": 2, "subfields": 3, "embed": 2, "project": 5, "topics": 3}
 
 # progress(stage, stages done, stages in all): called before each stage and once at the end.
 Progress = Callable[[str, int, int], None]

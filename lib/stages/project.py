@@ -131,15 +131,8 @@ def _umap_learn(vectors, n_neighbors, min_dist, metric, random_state):
 
 
 def _pca_2d(vectors: np.ndarray) -> np.ndarray:
-    from sklearn.decomposition import PCA
-
-    n = len(vectors)
-    coords = np.zeros((n, 2))
-    if n >= 2 and vectors.shape[1] >= 1 and np.ptp(vectors, axis=0).max() > 0:  # identical points stay put
-        k = min(2, n, vectors.shape[1])
-        reduced = PCA(n_components=k, svd_solver="full").fit_transform(vectors)
-        coords[:, :k] = umap_np.fix_signs(reduced)  # so the same input always gives the same picture
-    return coords
+    """The first two principal axes, signs fixed so the same input always gives the same picture."""
+    return umap_np.fix_signs(umap_np.pca_2d(vectors))
 
 
 def _standardize(coords: np.ndarray) -> np.ndarray:

@@ -156,16 +156,18 @@ def fix_signs(coords: np.ndarray) -> np.ndarray:
 
     Eigenvectors and PCA axes have arbitrary signs; fixing them keeps a picture from flipping.
     """
+    if len(coords) == 0:
+        return coords
     signs = np.sign(coords[np.argmax(np.abs(coords), axis=0), range(coords.shape[1])])
     return coords * np.where(signs == 0, 1, signs)
 
 
 def pca_2d(vectors: np.ndarray) -> np.ndarray:
-    """The first two principal axes (zeros where there is no spread)."""
-    centred = vectors - vectors.mean(axis=0)
+    """The first two principal axes (zeros where there is no spread: identical points stay put)."""
     coords = np.zeros((len(vectors), 2))
-    if len(vectors) < 2 or not np.any(centred):
+    if len(vectors) < 2 or vectors.shape[1] == 0 or np.ptp(vectors, axis=0).max() == 0:
         return coords
+    centred = vectors - vectors.mean(axis=0)
     # Covariance eigenvectors: d x d, cheap for any n.
     values, axes = np.linalg.eigh(centred.T.astype(np.float64) @ centred)
     k = min(2, axes.shape[1])
