@@ -1,6 +1,7 @@
 """The keywords/subfields worker (lib.build.parallel): the same tables as one process, from any main
 script, and a build that finishes whatever happens to the worker."""
 
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -13,6 +14,7 @@ import lib.build.parallel
 import lib.build.pipeline
 from lib.build.pipeline import build
 
+WORKER = [sys.executable, "-m", "lib.build.parallel"]
 # The worker, run by a wrapper that first creates the file {mark}: proof that a build started it.
 RECORDING = "open({mark!r}, 'w').close(); import runpy; runpy.run_module('lib.build.parallel', run_name='__main__')"
 
@@ -43,10 +45,34 @@ def recording_worker(tmp_path, monkeypatch):
 def test_tables_from_the_worker_equal_those_made_in_one_process(
     planted_file, tmp_path, in_one_process, worker_allowed, monkeypatch
 ):
-    ran = recording_worker(tmp_path, monkeypatch)
-    with_worker = run(planted_file, tmp_path, "worker").papers
-    assert ran.exists(), "the build did not start the worker"
-    pd.testing.assert_frame_equal(in_one_process, with_worker)
+    def not_here(name, *arguments):
+        raise AssertionError(f"{name} was computed in the build process, not sent by the worker")
+
+    monkeypatch.setattr(lib.build.parallel, "side_stage", not_here)  # the worker, another process, keeps its own
+    pd.testing.assert_frame_equal(in_one_process, run(planted_file, tmp_path, "worker").papers)
+
+
+def test_the_worker_sends_each_table_and_exits_cleanly(planted_file):
+    from lib.build.pipeline import BuildParams
+    from lib.paths import DEFAULT_TAXONOMY
+    from lib.schema import PAPER_COLUMNS, analysis_texts, conform
+    from lib.stages.load import load_papers
+    from lib.stages.taxonomy import load_taxonomy
+
+    papers = conform(load_papers(planted_file).papers, PAPER_COLUMNS)
+    arguments = (papers, analysis_texts(papers), load_taxonomy(DEFAULT_TAXONOMY), BuildParams())
+    worker = subprocess.Popen(WORKER, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pickle.dump((["keywords", "subfields"], arguments), worker.stdin)
+    worker.stdin.flush()  # and left open, as the build leaves it
+    try:
+        sent = [pickle.load(worker.stdout) for _ in range(2)]
+        returncode = worker.wait(timeout=60)
+    finally:
+        worker.kill()
+        worker.stdin.close()
+    assert returncode == 0, worker.stderr.read().decode(errors="replace")[-500:]
+    for name, table in sent:
+        pd.testing.assert_frame_equal(table, lib.build.parallel.side_stage(name, *arguments), obj=name)
 
 
 def test_small_lists_and_cached_stages_start_no_worker(planted_file, tmp_path, monkeypatch):

@@ -3,7 +3,7 @@
 The worker is a fresh interpreter running this module (`python -m lib.build.parallel`), never a
 `multiprocessing` child: `spawn` re-imports the parent's main module, which under Streamlit is the
 running page script, so the child ran the dashboard itself and waited forever on the build lock
-its own parent held. This module imports nothing of the app. The arguments go to the worker's
+its own parent held. The worker imports no page script and no Streamlit. The arguments go to the worker's
 standard input and each stage's table comes back on its standard output, both pickled; its
 standard input closing (the build ended or was killed) ends the worker. Whatever goes wrong with
 the worker (it cannot start, dies, or sends nothing), the build computes what it lacks itself.
@@ -131,6 +131,10 @@ def _serve() -> None:
     for name in names:
         pickle.dump((name, side_stage(name, *arguments)), results, protocol=pickle.HIGHEST_PROTOCOL)
         results.flush()
+    results.close()
+    # Straight out: a normal interpreter shutdown would wait on the watcher's read of stdin, which the
+    # build keeps open, and abort ("could not acquire lock for <stdin>", SIGABRT).
+    os._exit(0)
 
 
 if __name__ == "__main__":
