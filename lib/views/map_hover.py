@@ -71,5 +71,5 @@ def hover_labels(papers: pd.DataFrame) -> pd.DataFrame:
 
 
 def hover_html(trace: go.Scattergl) -> list[str]:
-    """The hover of each point of a `map_figure` trace as Plotly renders it (for tests and exports)."""
+    """The hover of each point of a `map_figure` trace as Plotly renders it (what the tests read)."""
     return [f"<b>{title}</b><br>{details}" for title, details in zip(trace.text, trace.hovertext)]
