@@ -16,7 +16,9 @@ if TYPE_CHECKING:  # pandas is imported where a table is made: the column list a
 @dataclass(frozen=True)
 class Column:
     name: str
-    dtype: str  # a pandas dtype name; "list" means an object column of Python lists of str
+    # A pandas dtype name; "list" means an object column of Python lists of str, "sessions" one of
+    # lists of session dicts (`SESSION_FIELDS`).
+    dtype: str
     meaning: str
 
 
@@ -31,14 +33,31 @@ PAPER_COLUMNS: tuple[Column, ...] = (
     Column("status", "str", "Decision or presentation type (`Poster`, `Oral`, `Spotlight`); may be empty."),
     Column("url", "str", "Link to the paper page; may be empty."),
     Column("author_keywords", "list", "Keywords the authors gave; may be empty."),
-    Column("primary_area", "str", "Area the venue filed the paper under; may be empty."),
+    Column(
+        "primary_area", "str", "Area the venue filed the paper under, as it wrote it (`Area->Subarea`); may be empty."
+    ),
+    Column("declared_area", "str", "The area of `primary_area` (before `->`), readably cased; may be empty."),
+    Column("declared_subarea", "str", "The subarea of `primary_area` (after `->`); may be empty."),
+    Column("institutions", "list", "The authors' institutions, each once, in author order; may be empty."),
+    Column("openreview_url", "str", "The paper's OpenReview forum; may be empty."),
+    Column("pdf_url", "str", "Link to the paper's PDF; may be empty."),
+    Column(
+        "sessions",
+        "sessions",
+        "Where and when the paper is presented, earliest first: a list of `{kind, name, room, start, end, "
+        "poster_position}` (`kind` is `oral`, `spotlight` or `poster`; `start` and `end` time-zone-aware); may be empty.",
+    ),
 )
 
 MAP_COLUMNS: tuple[Column, ...] = (
     Column("keywords", "list", "Up to 10 extracted keyphrases, best first."),
-    Column("area", "str", "Top-level taxonomy entry that fits best, or `Unassigned` when none matches."),
+    Column(
+        "area",
+        "str",
+        "The paper's declared area, else the top-level taxonomy entry that fits best, or `Unassigned` when none matches.",
+    ),
     Column("subfield", "str", "Finest taxonomy entry that fits confidently: a child, or the area itself."),
-    Column("subfield_score", "float64", "Similarity of the paper to its subfield, 0 to 1."),
+    Column("subfield_score", "float64", "Similarity of the paper to its subfield, 0 to 1; 1 when declared."),
     Column(
         "subfield_runner_up",
         "str",
@@ -47,6 +66,16 @@ MAP_COLUMNS: tuple[Column, ...] = (
     Column("subfield_runner_up_score", "float64", "Similarity of the paper to the runner-up, 0 to 1 (0 if none)."),
     Column(
         "subfield_confident", "bool", "False when the area is a low-confidence best guess; `subfield` is then the area."
+    ),
+    Column(
+        "subfield_inferred",
+        "bool",
+        "True when `area` and `subfield` are the classifier's; False when they are the paper's declared ones.",
+    ),
+    Column(
+        "inferred_area",
+        "str",
+        "The area the classifier picks for the paper, declared area or not (equals `area` where inferred).",
     ),
     Column("topic", "int64", "Coarse topic id, 0 to n_topics - 1, numbered by decreasing size."),
     Column("topic_label", "str", "Short label of the topic from its distinctive keyphrases."),
@@ -64,6 +93,10 @@ MAP_COLUMNS: tuple[Column, ...] = (
     Column("x", "float64", "Map coordinate."),
     Column("y", "float64", "Map coordinate."),
 )
+
+# The fields of one session in the `sessions` column; `start` and `end` are time-zone-aware
+# `pd.Timestamp`s (or None when the source gives no time), the others text.
+SESSION_FIELDS = ("kind", "name", "room", "start", "end", "poster_position")
 
 # The columns of `papers.parquet`, in order: the contract other tools rely on.
 OUTPUT_COLUMNS: tuple[Column, ...] = PAPER_COLUMNS + MAP_COLUMNS
@@ -92,9 +125,23 @@ def conform(frame: pd.DataFrame, columns: tuple[Column, ...] = PAPER_COLUMNS) ->
         values = frame[column.name].reset_index(drop=True)
         if column.dtype == "list":
             out[column.name] = pd.Series([list(v) for v in values], dtype=object)
+        elif column.dtype == "sessions":
+            out[column.name] = pd.Series([[_session(s) for s in v] for v in values], dtype=object)
         else:
             out[column.name] = values.astype(column.dtype)
     return out
+
+
+def _session(session: dict) -> dict:
+    """One session as `SESSION_FIELDS`; Parquet gives its times back as `datetime`s, made `pd.Timestamp`s."""
+    import pandas as pd
+
+    return {
+        name: (None if pd.isna(session.get(name)) else pd.Timestamp(session[name]))
+        if name in ("start", "end")
+        else str(session.get(name) or "")
+        for name in SESSION_FIELDS
+    }
 
 
 def analysis_texts(papers: pd.DataFrame) -> list[str]:

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from lib.errors import InputError, ParameterError
-from lib.schema import PAPER_COLUMNS
+from lib.schema import PAPER_COLUMNS, SESSION_FIELDS
 from lib.stages.latex import readable
 from lib.stages.load import (
     FORMATS,
@@ -66,10 +66,12 @@ def check_schema(papers: pd.DataFrame) -> None:
     assert list(papers.columns) == [c.name for c in PAPER_COLUMNS]
     for column in PAPER_COLUMNS:
         values = papers[column.name]
-        expected = "object" if column.dtype == "list" else column.dtype
+        expected = "object" if column.dtype in ("list", "sessions") else column.dtype
         assert str(values.dtype) == expected, column.name
         if column.dtype == "list":
             assert all(isinstance(v, list) and all(isinstance(s, str) and s for s in v) for v in values)
+        elif column.dtype == "sessions":
+            assert all(isinstance(v, list) and all(tuple(s) == SESSION_FIELDS for s in v) for v in values)
         elif column.dtype == "str":
             assert not values.isna().any(), column.name
 

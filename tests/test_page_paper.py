@@ -53,7 +53,8 @@ def test_a_paper_shows_its_details_and_ten_similar_papers_of_its_topic(app_env):
     facts = rendered_text(app)
     for label in ("Published", "Subfield", "Area", "Topic", "Keywords", "Primary area"):
         assert f"**{label}:**" in facts
-    assert "\\(score 0\\." in facts and "Abstract" in facts  # the score, Markdown-escaped
+    # Planted papers declare their area: the page says so rather than give a score (Markdown-escaped).
+    assert "Privacy \\(declared by the venue\\)" in facts and "Abstract" in facts
     assert [button.proto.url for button in app.get("link_button")] == ["https://example.org/privacy/3"]
     buttons = similar_buttons(app)
     assert len(buttons) == 10 and "similar-privacy-3" not in [b.key for b in buttons]

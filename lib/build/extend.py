@@ -30,12 +30,12 @@ from lib.errors import InputError
 from lib.neighbours import ranked_rows
 from lib.paths import DEFAULT_TAXONOMY
 from lib.schema import OUTPUT_COLUMNS, PAPER_COLUMNS, analysis_texts, conform
+from lib.stages.declared_areas import file_papers
 from lib.stages.embed import query_embedder
 from lib.stages.keywords import keywords_table
 from lib.stages.load import load_papers
 from lib.stages.project import place_new
 from lib.stages.report import RecordIssue
-from lib.stages.subfields import assign_subfields
 from lib.stages.taxonomy import load_taxonomy
 
 
@@ -72,8 +72,15 @@ def extend_map(
     coords = place_new(vectors, base_vectors, base[["x", "y"]].to_numpy(), n_neighbors=params.n_neighbors)
     coarse, fine = _neighbour_topics(vectors, base_vectors, base, params.n_neighbors)
     keywords = keywords_table(papers, texts, params.top_keywords)
-    subfields = assign_subfields(
-        texts, load_taxonomy(taxonomy_path), params.subfield_min_score, random_state=params.random_state
+    # New papers are filed the way the map's were: under its declared areas when it used them.
+    subfields = file_papers(
+        papers,
+        texts,
+        load_taxonomy(taxonomy_path),
+        params.subfield_min_score,
+        random_state=params.random_state,
+        declared_from=None if base["subfield_inferred"].all() else base,
+        use_declared=params.declared_areas,
     )
     added = papers.assign(
         keywords=[list(k) for k in keywords["keywords"]],
@@ -86,6 +93,8 @@ def extend_map(
                 "subfield_runner_up",
                 "subfield_runner_up_score",
                 "subfield_confident",
+                "subfield_inferred",
+                "inferred_area",
             )
         },
         topic=coarse,

@@ -35,9 +35,16 @@ def side_stage(name: str, papers: pd.DataFrame, texts: list[str], taxonomy: Any,
 
         return keywords_table(papers, texts, params.top_keywords)
     if name == "subfields":
-        from lib.stages.subfields import assign_subfields
+        from lib.stages.declared_areas import file_papers
 
-        return assign_subfields(texts, taxonomy, params.subfield_min_score, random_state=params.random_state)
+        return file_papers(
+            papers,
+            texts,
+            taxonomy,
+            params.subfield_min_score,
+            random_state=params.random_state,
+            use_declared=params.declared_areas,
+        )
     raise ValueError(f"side stage must be one of {SIDE_STAGE_NAMES}, not {name!r}")
 
 

@@ -52,7 +52,8 @@ SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than i
 # project 3: UMAP in NumPy (lib.stages.umap_np) instead of umap-learn, fitted on a sample past 20,000 papers;
 # 4: exact ties among a small list's neighbours go to the lower index, as on large lists; 5: the PCA
 # of lists under 10 papers is umap_np's (covariance eigenvectors) instead of scikit-learn's SVD.
-STAGE_VERSIONS = {"load": 3, "keywords": 2, "subfields": 3, "embed": 2, "project": 5, "topics": 3}
+# load 4 and subfields 4: declared areas, institutions, links and sessions.
+STAGE_VERSIONS = {"load": 4, "keywords": 2, "subfields": 4, "embed": 2, "project": 5, "topics": 3}
 
 # progress(stage, stages done, stages in all): called before each stage and once at the end.
 Progress = Callable[[str, int, int], None]
@@ -70,6 +71,7 @@ class BuildParams:
     n_topics: int | None = None
     n_fine_topics: int | None = None
     random_state: int = 42
+    declared_areas: bool = True  # file papers under the areas their list declares (lib.stages.declared_areas)
 
 
 @dataclass(frozen=True)
@@ -228,6 +230,7 @@ def _stage_specs(
                 "taxonomy_sha256": taxonomy_digest,
                 "min_score": params.subfield_min_score,
                 "random_state": params.random_state,
+                "declared_areas": params.declared_areas,
             },
         ),
         "embed": (["load"], {"embedder": embedder.name, **embedder.params()}),
@@ -315,6 +318,8 @@ def _run_stages(
         subfield_runner_up=subfields["subfield_runner_up"].to_numpy(),
         subfield_runner_up_score=subfields["subfield_runner_up_score"].to_numpy(),
         subfield_confident=subfields["subfield_confident"].to_numpy(),
+        subfield_inferred=subfields["subfield_inferred"].to_numpy(),
+        inferred_area=subfields["inferred_area"].to_numpy(),
         topic=topics["topic"].to_numpy(),
         topic_label=topics["topic_label"].to_numpy(),
         topic_fine=topics["topic_fine"].to_numpy(),

@@ -23,6 +23,7 @@ from lib.schema import PAPER_COLUMNS, conform, empty_table
 from lib.stages.latex import readable
 from lib.stages.readers import FORMATS, Records, detect_format, fields, is_missing, read_records
 from lib.stages.report import LoadReport, RecordIssue
+from lib.stages.sessions import openreview_forum, parse_sessions, split_declared_area
 from lib.stages.titles import derive_title
 
 __all__ = ["FORMATS", "LoadReport", "LoadResult", "RecordIssue", "detect_format", "load_papers", "papers_from_bytes"]
@@ -43,6 +44,10 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "url": ("url", "site", "link", "forum_url", "paper_url", "pdf"),
     "author_keywords": ("author_keywords", "keywords", "keyword"),
     "primary_area": ("primary_area", "primary_subject_area", "area", "subject_area"),
+    "institutions": ("institutions", "aff", "affiliations", "affiliation", "institution"),
+    "openreview_url": ("openreview_url", "openreview"),
+    "pdf_url": ("pdf_url", "paper_pdf_url", "pdf"),
+    "sessions": ("sessions",),
 }
 _VENUE_YEAR = re.compile(r"^\s*(.*?)[\s_\-]*((?:19|20)\d{2})(?!\d)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -168,7 +173,12 @@ def _row(record: Mapping[str, Any], defaults: dict[str, Any], warnings: list[str
         "url": text("url"),
         "author_keywords": _as_list(pick("author_keywords"), warnings, "author_keywords"),
         "primary_area": text("primary_area"),
+        "institutions": list(dict.fromkeys(_as_list(pick("institutions"), warnings, "institutions"))),
+        "openreview_url": openreview_forum(text("openreview_url"), bare_id=True) or openreview_forum(text("url")),
+        "pdf_url": text("pdf_url"),
+        "sessions": parse_sessions(pick("sessions"), warnings),
     }
+    row["declared_area"], row["declared_subarea"] = split_declared_area(row["primary_area"])
     # A venue like "ICML 2025" or "3dv2025" carries the year; otherwise fall back to the file's.
     venue = text("venue")
     named = _defaults_from_name(venue) or {"venue": venue}

@@ -17,8 +17,12 @@ from typing import Any
 
 from lib.errors import InputError
 
-FORMATS = ("auto", "text", "json", "openreview", "jsonl", "csv", "tsv", "parquet")
+FORMATS = ("auto", "text", "json", "openreview", "virtual-site", "jsonl", "csv", "tsv", "parquet")
 _KNOWN_STATUSES = ("oral", "spotlight", "poster")
+# Fields only a conference virtual site's events have (MiniConf: icml.cc, neurips.cc, iclr.cc).
+_VIRTUAL_SITE_FIELD = re.compile(r'"(?:eventtype|event_type|virtualsite_url|poster_position)"\s*:')
+# The OpenReview group a virtual site's event links to: `.../group?id=ICML.cc/2025/Conference`.
+_SOURCE_GROUP = re.compile(r"id=([A-Za-z]+)\.cc/((?:19|20)\d\d)\b")
 
 # Each reader yields (record label, record mapping or a non-mapping to be reported).
 Records = Iterator[tuple[str, Any]]
@@ -54,8 +58,13 @@ def detect_format(raw: bytes) -> str:
             first_line, newline, rest = _decode_loosely(raw).lstrip().partition("\n")
         if rest.strip() and _is_json_object(first_line):
             return "jsonl"
-        # {"count": N, "notes": [...]} is OpenReview's; {"count": N, "results": [...]} is a plain list.
-        return "openreview" if re.match(r'\{\s*(?:"count"\s*:\s*\d+\s*,\s*)?"notes"', stripped) else "json"
+        # {"count": N, "notes": [...]} is OpenReview's; {"count": N, "results": [...]} a plain list,
+        # unless its results are a conference site's events (ICML's virtual site).
+        if re.match(r'\{\s*(?:"count"\s*:\s*\d+\s*,\s*)?"notes"', stripped):
+            return "openreview"
+        if re.search(r'"results"\s*:', stripped) and _VIRTUAL_SITE_FIELD.search(stripped):
+            return "virtual-site"
+        return "json"
     first_line = stripped.split("\n", 1)[0].lower()
     for delimiter, name in (("\t", "tsv"), (",", "csv")):
         cells = {c.strip().strip('"') for c in first_line.split(delimiter)}
@@ -145,16 +154,132 @@ def _openreview_notes(data: dict, path: Path) -> Records:
         # API v2 wraps every field as {"value": ...}; API v1 does not.
         record = {k: (v.get("value") if isinstance(v, dict) and "value" in v else v) for k, v in content.items()}
         record["id"] = note.get("id") or note.get("forum") or record.get("id", "")
-        if not record.get("url") and record["id"]:
-            record["url"] = f"https://openreview.net/forum?id={note.get('forum') or record['id']}"
+        forum = note.get("forum") or record["id"]
+        if forum:
+            record.setdefault("openreview_url", f"https://openreview.net/forum?id={forum}")
+        if not record.get("url") and forum:
+            record["url"] = f"https://openreview.net/forum?id={forum}"
+        if isinstance(record.get("pdf"), str) and record["pdf"].startswith("/"):
+            record["pdf"] = f"https://openreview.net{record['pdf']}"  # API v2 gives the path alone
         venue = str(record.get("venue") or "")
         # Whole words only: "Moral Philosophy 2024" is not an oral.
-        status = next((s.title() for s in _KNOWN_STATUSES if re.search(rf"\b{s}\b", venue, re.I)), "")
+        status = _status_named(venue)
         if status and not record.get("status"):
             record["status"] = status
         if venue:
-            record["venue"] = re.sub(r"\s+(oral|spotlight|poster|conference)\b.*$", "", venue, flags=re.I)
+            record["venue"] = re.sub(r"\s+(oral|spotlight|poster|conference)\w*\b.*$", "", venue, flags=re.I)
         yield f"note {n}", record
+
+
+def _virtual_site_records(text: str, path: Path) -> Records:
+    """A conference virtual site's events (`{"count": N, "results": [...]}`) as one record per paper.
+
+    An oral paper is two events, its oral and its poster: events are one paper when they link to
+    the same OpenReview forum, share a `uid`, or name each other (`related_events_ids`, `parent_id`).
+    The paper's record keeps every event as one of its `sessions`.
+    """
+    data = _parse_json(text, path)
+    events = data.get("results") if isinstance(data, dict) else data
+    if not isinstance(events, list):
+        raise InputError(f'{path}: expected a conference site\'s events ({{"results": [...]}})')
+    usable = []
+    for n, event in enumerate(events, 1):
+        if isinstance(event, dict):
+            usable.append((n, event))
+        else:
+            yield f"event {n}", event
+    for group in _same_paper_groups([event for _, event in usable]):
+        numbers = [usable[i][0] for i in group]
+        label = f"event {numbers[0]}" if len(numbers) == 1 else f"events {', '.join(map(str, numbers))}"
+        yield label, _paper_of_events([usable[i][1] for i in group])
+
+
+def _same_paper_groups(events: list[dict]) -> list[list[int]]:
+    """Indices of `events` grouped by paper (union-find over the links between them), in file order."""
+    parent = list(range(len(events)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    # Only ids of events in this file link: posters whose parent is the same session (not listed
+    # here) are different papers.
+    listed = {str(e.get("id")) for e in events if e.get("id") not in (None, "")}
+    first_with: dict[tuple[str, str], int] = {}
+    for i, event in enumerate(events):
+        named = [str(e) for e in [event.get("id"), event.get("parent_id"), *_as_items(event.get("related_events_ids"))]]
+        links = [("forum", _forum_id(event.get("paper_url"))), ("uid", str(event.get("uid") or ""))]
+        links += [("event", e) for e in named if e in listed]
+        for link in links:
+            if not link[1]:
+                continue
+            if link in first_with:
+                parent[root(i)] = root(first_with[link])
+            else:
+                first_with[link] = i
+    groups: dict[int, list[int]] = {}
+    for i in range(len(events)):
+        groups.setdefault(root(i), []).append(i)
+    return sorted(groups.values())
+
+
+def _paper_of_events(events: list[dict]) -> dict[str, Any]:
+    """One paper's record from its events: text fields from the first event that has them."""
+
+    def first(*names: str) -> Any:
+        return next((e[n] for n in names for e in events if not is_missing(e.get(n))), None)
+
+    authors = max((a for a in (_as_items(e.get("authors")) for e in events)), key=len, default=[])
+    people = [a for a in authors if isinstance(a, dict)]
+    group = _SOURCE_GROUP.search(str(first("sourceurl") or ""))
+    page = str(first("virtualsite_url") or "")
+    if page.startswith("/") and group:
+        page = f"https://{group.group(1).lower()}.cc{page}"
+    sessions = [
+        {
+            "kind": e.get("eventtype") or e.get("event_type") or "",
+            "name": e.get("session") or "",
+            "room": e.get("room_name") or "",
+            "start": e.get("starttime"),
+            "end": e.get("endtime"),
+            "poster_position": e.get("poster_position") or "",
+        }
+        for e in events
+    ]
+    kinds = " ".join(str(s["kind"]) + " " + str(e.get("decision") or "") for s, e in zip(sessions, events)).lower()
+    forum = _forum_id(first("paper_url"))
+    return {
+        "id": forum or str(first("uid", "id") or ""),
+        "title": first("name"),
+        "abstract": max((str(e.get("abstract") or "") for e in events), key=len),
+        "authors": [str(a.get("fullname") or "") for a in people] if people else authors,
+        "institutions": [str(a.get("institution") or "") for a in people],
+        "keywords": first("keywords"),
+        "primary_area": first("topic"),
+        "status": _status_named(kinds),
+        "venue": f"{group.group(1)} {group.group(2)}" if group else None,
+        "url": page,
+        "openreview_url": str(first("paper_url") or "") if forum else "",
+        "pdf_url": first("paper_pdf_url"),
+        "sessions": sessions,
+    }
+
+
+def _status_named(text: str) -> str:
+    """The first of Oral, Spotlight, Poster that `text` names. A word start only: ICML writes
+    `spotlightposter`, yet "Moral Philosophy" is not an oral."""
+    return next((s.title() for s in _KNOWN_STATUSES if re.search(rf"\b{s}", text, re.I)), "")
+
+
+def _forum_id(url: Any) -> str:
+    match = re.search(r"openreview\.net/(?:forum|pdf)\?id=([A-Za-z0-9_\-]+)", str(url or ""))
+    return match.group(1) if match else ""
+
+
+def _as_items(value: Any) -> list:
+    return list(value) if isinstance(value, list) else []
 
 
 def _jsonl_records(text: str, path: Path) -> Records:
@@ -250,6 +375,7 @@ def _keys(data: dict) -> str:
 _READERS = {
     "json": _json_records,
     "openreview": _openreview_records,
+    "virtual-site": _virtual_site_records,
     "jsonl": _jsonl_records,
     "csv": lambda text, path: _delimited_records(text, ","),
     "tsv": lambda text, path: _delimited_records(text, "\t"),

@@ -108,18 +108,25 @@ def topic_table(
 
 def paper_facts(paper: pd.Series) -> list[tuple[str, str]]:
     """What the paper page lists about one paper (a row of the papers table), as (label, plain text)
-    pairs; facts the data lacks are left out. The subfield names its score, and its runner-up when
-    the choice is not clear-cut."""
-    subfield = f"{paper['subfield']} (score {paper['subfield_score']:.2f})"
-    if not paper["subfield_confident"] and paper["subfield_runner_up"]:
-        subfield += f"; uncertain, or {paper['subfield_runner_up']} ({paper['subfield_runner_up_score']:.2f})"
-    elif not paper["subfield_confident"]:
-        subfield += "; uncertain"
+    pairs; facts the data lacks are left out. A declared subfield says so, with the classifier's
+    area when it differs; an inferred one names its score, and its runner-up when the choice is
+    not clear-cut."""
+    declared = not paper["subfield_inferred"]
+    if declared:
+        subfield = f"{paper['subfield']} (declared by the venue)"
+    else:
+        subfield = f"{paper['subfield']} (score {paper['subfield_score']:.2f})"
+        if not paper["subfield_confident"] and paper["subfield_runner_up"]:
+            subfield += f"; uncertain, or {paper['subfield_runner_up']} ({paper['subfield_runner_up_score']:.2f})"
+        elif not paper["subfield_confident"]:
+            subfield += "; uncertain"
+    classifier_differs = declared and paper["inferred_area"] != paper["area"]
     published = [str(paper["venue"]), "" if pd.isna(paper["year"]) else str(int(paper["year"])), str(paper["status"])]
     facts = [
         ("Published", " · ".join(part for part in published if part)),
         ("Subfield", subfield),
         ("Area", str(paper["area"])),
+        ("Classifier's area", str(paper["inferred_area"]) if classifier_differs else ""),
         (
             "Topic",
             paper["topic_label"]
