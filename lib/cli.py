@@ -1,6 +1,6 @@
 """`python -m lib build INPUT [--taxonomy FILE] [--out DIR] [--cache DIR] [--format FMT] [--embedder NAME] [--model PATH]
 [--timings FILE]`, `python -m lib extend MAP_DIR INPUT --out DIR [--taxonomy FILE]` and
-`python -m lib fetch [--url URL] [--out DIR] [--timeout S]`."""
+`python -m lib fetch [CONFERENCE | --url URL] [--sources S,...] [--out DIR] [--timeout S] [--quiet]`."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from lib.build.pipeline import STAGES, BuildParams, build, default_out_dir
-from lib.errors import PaperMapError
+from lib.errors import PaperMapError, ParameterError
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
 from lib.stages.embed import EMBEDDERS, make_embedder
 from lib.stages.readers import FORMATS
 from lib.store.datasets import DEFAULT_DATA_DIR
-from lib.store.fetch import DEFAULT_TIMEOUT, ICML2025_URL, fetch_paper_list
+from lib.store.fetch import DEFAULT_TIMEOUT, fetch_paper_list
+from lib.store.sources import SOURCES, OpenReviewAccount, SourceAddresses, fetch_conference
 
 
 def parser() -> argparse.ArgumentParser:
@@ -56,10 +57,20 @@ def parser() -> argparse.ArgumentParser:
     )
     build_cmd.add_argument("--quiet", action="store_true", help="no progress bar, no skipped-record lines")
     fetch_cmd = commands.add_parser(
-        "fetch", help="download a paper list (by default all of ICML 2025) into the data folder"
+        "fetch",
+        help="gather a conference (default icml2025) from its public sources into one paper list in the data folder",
     )
     fetch_cmd.add_argument(
-        "--url", default=ICML2025_URL, help="paper list to download (default: Paper Copilot's ICML 2025 list)"
+        "conference",
+        nargs="?",
+        default=None,
+        help="icml, neurips or iclr and a year, such as icml2025 (the default, unless --url is given)",
+    )
+    fetch_cmd.add_argument("--url", default=None, help="download this one paper list instead of a conference")
+    fetch_cmd.add_argument(
+        "--sources",
+        default=",".join(SOURCES),
+        help=f"comma-separated sources to ask (default: {','.join(SOURCES)})",
     )
     fetch_cmd.add_argument(
         "--out", type=Path, default=None, help="data folder to save it in (default: PAPERMAP_DATA_DIR, else data/)"
@@ -68,8 +79,9 @@ def parser() -> argparse.ArgumentParser:
         "--timeout",
         type=float,
         default=DEFAULT_TIMEOUT,
-        help=f"seconds to wait for the server (default: {DEFAULT_TIMEOUT:g})",
+        help=f"seconds to wait for a server (default: {DEFAULT_TIMEOUT:g})",
     )
+    fetch_cmd.add_argument("--quiet", action="store_true", help="no progress lines")
     extend_cmd = commands.add_parser(
         "extend", help="add the papers of another list to a finished map without moving any paper on it"
     )
@@ -141,5 +153,28 @@ def _extend(args: argparse.Namespace) -> int:
 
 def _fetch(args: argparse.Namespace) -> int:
     out_dir = args.out or Path(os.environ.get("PAPERMAP_DATA_DIR") or DEFAULT_DATA_DIR)
-    print(fetch_paper_list(args.url, out_dir, timeout=args.timeout).summary())
+    if args.url:
+        if args.conference:
+            raise ParameterError("give a conference or --url, not both")
+        print(fetch_paper_list(args.url, out_dir, timeout=args.timeout).summary())
+        return 0
+    sources = tuple(s.strip() for s in args.sources.split(",") if s.strip())
+    unknown = [s for s in sources if s not in SOURCES]
+    if unknown or not sources:
+        raise ParameterError(f"--sources takes {', '.join(SOURCES)}; got {args.sources!r}")
+
+    def progress(message: str) -> None:
+        if not args.quiet:
+            print(message, file=sys.stderr, flush=True)
+
+    fetched = fetch_conference(
+        args.conference or "icml2025",
+        out_dir,
+        addresses=SourceAddresses.from_env(),
+        account=OpenReviewAccount.from_env(),
+        sources=sources,
+        timeout=args.timeout,
+        progress=progress,
+    )
+    print("\n".join(fetched.lines()))
     return 0

@@ -30,6 +30,21 @@ class FetchError(PaperMapError):
     """A paper list that could not be downloaded (offline, no answer, an error status, not a list)."""
 
 
+class HTTPStatusError(FetchError):
+    """A server that answered with an error status; `status`, `body` and `retry_after` (its
+    Retry-After header, if any) say what it sent."""
+
+    def __init__(self, message: str, status: int, body: bytes = b"", retry_after: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+        self.retry_after = retry_after
+
+
+class OfflineError(FetchError):
+    """A server that could not be reached at all (refused, unresolvable, timed out)."""
+
+
 class ReadingListError(PaperMapError):
     """A reading-list request that cannot be done (unknown list, taken name, busy database, ...)."""
 

@@ -131,3 +131,27 @@ def test_the_build_command_makes_no_outside_connection(planted_file, tmp_path):
     )
     assert fetched.returncode == 2 and "this machine seems to be offline" in fetched.stderr
     assert log.read_text().splitlines() == [f"connect to {OUTSIDE_IP}:80 (timeout 5 s)"]  # the guard works in a child
+
+
+def test_fetching_a_conference_offline_asks_each_source_once_and_stops_with_one_sentence(tmp_path):
+    log = tmp_path / "attempts.log"
+    env = sitecustomize_env(tmp_path / "site", log)
+    for variable in ("PAPERMAP_VIRTUAL_SITE_URL", "PAPERMAP_OPENREVIEW_URL", "PAPERMAP_PAPERLISTS_URL"):
+        env.pop(variable, None)
+    done = subprocess.run(
+        [sys.executable, "-m", "lib", "fetch", "icml2025", "--out", str(tmp_path / "data"), "--quiet"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("error: Could not download ICML 2025 from any source: this machine seems to be offline")
+    assert log.read_text().splitlines() == [
+        "look up icml.cc",
+        "look up api2.openreview.net",
+        "look up raw.githubusercontent.com",
+    ]
+    assert not (tmp_path / "data").exists()

@@ -1,27 +1,36 @@
-"""Download a paper list into the data folder: by default the whole of ICML 2025 from Paper Copilot.
+"""The one module that reaches the network: HTTP requests (`request`), and downloading one paper
+list from a URL into the data folder (`fetch_paper_list`). `lib.store.sources` fetches whole
+conferences through `request`.
 
-The download is read whole, checked to be a paper list PaperMap can read, and only then written
+A download is read whole, checked to be a paper list PaperMap can read, and only then written
 (atomically), so a broken or partial download never leaves a file behind. Every failure is a
 `FetchError` whose message is one sentence naming the URL.
 """
 
 from __future__ import annotations
 
+import email.utils
 import http.client
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from lib.build.cache import atomic_write_bytes
-from lib.errors import FetchError, PaperMapError
+from lib.errors import FetchError, HTTPStatusError, OfflineError, PaperMapError
 from lib.store.datasets import DEFAULT_DATA_DIR, check_paper_list, human_size
 
 # Paper Copilot's public `paperlists`: every ICML 2025 paper with title, authors, status and link.
 ICML2025_URL = "https://raw.githubusercontent.com/papercopilot/paperlists/main/icml/icml2025.json"
 DEFAULT_TIMEOUT = 60.0  # seconds without an answer (connecting, or between two reads)
 MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024
+MAX_RETRIES = 3  # asking again after 429 Too Many Requests or 503
+MAX_RETRY_WAIT = 60.0  # seconds, whatever Retry-After asks
+USER_AGENT = "PaperMap (python urllib)"
 
 
 @dataclass(frozen=True)
@@ -63,9 +72,40 @@ def fetch_paper_list(
 
 def download(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = MAX_DOWNLOAD_BYTES) -> bytes:
     """The body at an http(s) `url`, read whole; `FetchError` (one sentence) on any failure."""
+    return request(url, timeout=timeout, max_bytes=max_bytes)
+
+
+def request(
+    url: str,
+    *,
+    data: bytes | None = None,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_bytes: int = MAX_DOWNLOAD_BYTES,
+    retries: int = MAX_RETRIES,
+    sleep: Callable[[float], None] = time.sleep,
+) -> bytes:
+    """The body of a GET (or, with `data`, a POST) of `url`, read whole.
+
+    A server that answers 429 Too Many Requests (or 503) is asked again up to `retries` times,
+    after the wait its Retry-After asks for (at most `MAX_RETRY_WAIT` seconds), else after 1, 2,
+    4... seconds. Raises `HTTPStatusError` for an error status, `OfflineError` when the server
+    cannot be reached and `FetchError` for anything else; each message is one sentence naming the URL.
+    """
     if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
         raise FetchError(f"{url} is not an http or https address.")
-    request = urllib.request.Request(url, headers={"User-Agent": "PaperMap (python urllib)"})
+    for attempt in range(retries + 1):
+        try:
+            return _request_once(url, data, headers or {}, timeout, max_bytes)
+        except HTTPStatusError as error:
+            if error.status not in (429, 503) or attempt == retries:
+                raise
+            sleep(_retry_wait(error.retry_after, attempt))
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+def _request_once(url: str, data: bytes | None, headers: Mapping[str, str], timeout: float, max_bytes: int) -> bytes:
+    request = urllib.request.Request(url, data=data, headers={"User-Agent": USER_AGENT, **headers})
     chunks: list[bytes] = []
     received = 0
     try:
@@ -82,12 +122,38 @@ def download(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = MAX
                 f"The download of {url} broke off after {received:,} of {int(declared):,} bytes; nothing was saved."
             )
     except urllib.error.HTTPError as error:  # before URLError and OSError: it is both
-        raise FetchError(f"{url} answered {error.code} {error.reason}; nothing was saved.") from None
+        raise HTTPStatusError(
+            f"{url} answered {error.code} {error.reason}; nothing was saved.",
+            error.code,
+            _error_body(error),
+            error.headers.get("Retry-After") if error.headers else None,
+        ) from None
     except http.client.HTTPException as error:
         raise FetchError(f"The download of {url} broke off ({error!r}); nothing was saved.") from None
     except (urllib.error.URLError, OSError) as error:  # refused, unresolvable host, timeout, reset
         reason = getattr(error, "reason", None) or error
-        raise FetchError(
+        raise OfflineError(
             f"Could not download {url}: this machine seems to be offline or the server did not answer ({reason})."
         ) from None
     return b"".join(chunks)
+
+
+def _error_body(error: urllib.error.HTTPError) -> bytes:
+    try:
+        return error.read(1 << 16)
+    except (OSError, http.client.HTTPException):
+        return b""
+
+
+def _retry_wait(retry_after: str | None, attempt: int) -> float:
+    """Seconds to wait before asking again: Retry-After's seconds or date, else 2**attempt; capped."""
+    wait = float(2**attempt)
+    if retry_after:
+        if retry_after.strip().isdigit():
+            wait = float(retry_after.strip())
+        else:
+            try:
+                wait = (email.utils.parsedate_to_datetime(retry_after) - datetime.now(UTC)).total_seconds()
+            except (TypeError, ValueError):
+                pass
+    return min(max(wait, 0.0), MAX_RETRY_WAIT)
