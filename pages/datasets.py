@@ -1,4 +1,4 @@
-"""Data sets: the paper lists on offer; open one, upload one, or fetch all of ICML 2025."""
+"""Data sets: the paper lists on offer; open one, upload one, or fetch a whole conference (ICML 2025 first)."""
 
 import sys
 
@@ -40,17 +40,24 @@ with upload_column:
             if new:  # offer it, once: later the user's own choice stands
                 ui_state.offer_data_set(available, saved)
 with fetch_column:
-    st.markdown("**All of ICML 2025**")
+    st.markdown("**A whole conference**")
     st.caption(
-        "The 3,340 accepted papers (titles, authors, status, links) from Paper Copilot's public list; needs network access."
+        "Every accepted paper with abstracts, the conference's own subject areas and its sessions, gathered "
+        "from the conference site, OpenReview and Paper Copilot; needs network access. OpenReview needs an "
+        "account: set OPENREVIEW_USERNAME and OPENREVIEW_PASSWORD before starting the dashboard."
     )
-    if st.button("Fetch ICML 2025", key="fetch"):
+    wanted = st.selectbox(
+        "Conference", ui_state.FETCHABLE, format_func=ui_state.conference_label, key="fetch_conference"
+    )
+    if st.button(f"Fetch {ui_state.conference_label(wanted)}", key="fetch"):
         try:
-            fetched = ui_state.fetch_icml2025(available.data_dir)
+            fetched = ui_state.fetch_conference_list(wanted, available.data_dir)
         except PaperMapError as error:
-            st.error(markdown_literal(error))  # messages may quote the file's own text
+            st.error(markdown_literal(error))  # messages may quote the servers' own text
         else:
             st.success(f"Saved {fetched.papers:,} papers as {markdown_literal(fetched.path.name)}; open it above.")
+            with st.expander("What came from where"):
+                st.text("\n".join(fetched.lines()))
             available = ui_state.data_catalog(sys.argv[1:])
             ui_state.offer_data_set(available, fetched.path)
 

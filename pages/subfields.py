@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lib import ui_state
-from lib.views import breakdowns, charts, map_figure, map_links
+from lib.views import breakdown_text, breakdowns, charts, map_figure, map_links
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption
 
@@ -32,12 +32,23 @@ clicked_subfield = map_links.clicked_value(bars)
 if clicked_subfield:
     ui_state.open_map(map_links.map_filters({"subfield": clicked_subfield}, current))
 
+if breakdowns.uses_declared_areas(papers):
+    st.markdown("#### The classifier beside the declared areas")
+    st.caption(markdown_literal(breakdown_text.agreement_sentence(shown)))
+    st.dataframe(
+        breakdowns.classifier_agreement(shown),
+        hide_index=True,
+        column_config=ui_state.AGREEMENT_COLUMN_CONFIG,
+        key="classifier_agreement",
+    )
+
 level = ui_state.url_select(
     "Topics", {"coarse": "Coarse topics", "fine": "Fine topics"}, key="cross_level", default="coarse", horizontal=True
 )
 _, topic_column = breakdowns.level_columns(level)
 tables = {"subfield": ("Subfield x topic", "Subfield")}
-if breakdowns.has_values(papers, "primary_area"):
+# When the subfields are the declared areas, the primary-area table would repeat the subfield one.
+if breakdowns.has_values(papers, "primary_area") and not breakdowns.uses_declared_areas(papers):
     tables["primary_area"] = ("Declared primary area x discovered topic", "Primary area")
 
 for rows, (title, row_title) in tables.items():

@@ -10,7 +10,8 @@ from local_server import PLANTED_LIST, closed_port_url, paper_server
 
 from lib.errors import FetchError
 from lib.stages.load import load_papers
-from lib.store.fetch import ICML2025_URL, fetch_paper_list
+from lib.store.fetch import fetch_paper_list
+from lib.store.sources import SourceAddresses, conference
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +87,15 @@ def test_only_http_addresses_are_fetched(tmp_path, url):
         fetch_paper_list(url, tmp_path)
 
 
-def test_the_default_address_is_paper_copilots_icml_2025_list():
-    assert ICML2025_URL == "https://raw.githubusercontent.com/papercopilot/paperlists/main/icml/icml2025.json"
+def test_the_public_sources_of_icml_2025_are_the_documented_ones():
+    icml, public = conference("icml2025"), SourceAddresses()
+    assert (
+        public.url("paperlists", icml)
+        == "https://raw.githubusercontent.com/papercopilot/paperlists/main/icml/icml2025.json"
+    )
+    assert public.url("virtual-site", icml) == "https://icml.cc/static/virtual/data/icml-2025-orals-posters.json"
+    assert public.url("openreview", icml) == "https://api2.openreview.net"
+    assert icml.openreview_venue_ids == ("ICML.cc/2025/Conference", "ICML.cc/2025/Position_Paper_Track")
 
 
 def fetch_cli(*args, data_dir):

@@ -19,7 +19,7 @@ from network_guard import install, sitecustomize_env
 from lib.build.pipeline import build
 from lib.errors import FetchError
 from lib.store import reading_lists
-from lib.store.fetch import ICML2025_URL, fetch_paper_list
+from lib.store.fetch import fetch_paper_list
 from lib.views import exports
 from lib.views.map_figure import map_figure
 from lib.views.tables import paper_table
@@ -59,7 +59,10 @@ def test_the_guard_refuses_and_records_the_outside_and_lets_this_machine_through
 @pytest.mark.parametrize(
     "url, attempt",
     [
-        (ICML2025_URL, "look up raw.githubusercontent.com"),
+        (
+            "https://raw.githubusercontent.com/papercopilot/paperlists/main/icml/icml2025.json",
+            "look up raw.githubusercontent.com",
+        ),
         (f"http://{OUTSIDE_IP}/icml2025.json", f"connect to {OUTSIDE_IP}:80 (timeout 5 s)"),
     ],
 )

@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from conftest import plain, planted_records, started
 
+from lib.paths import DEFAULT_TAXONOMY
+from lib.stages.taxonomy import load_taxonomy
 from lib.views.filters import FINE_MARK
 
 HOSTILE_TITLE = "<img src=x onerror=alert(1)>"
@@ -121,36 +123,66 @@ def test_show_on_map_opens_the_map_filtered_to_the_topic_keeping_other_filters(e
     assert app.multiselect(key="status").value == ["Poster"]
 
 
-def test_subfields_page_shows_counts_and_both_cross_tables(env):
+def test_subfields_page_shows_the_declared_areas_and_how_the_classifier_agrees(env):
     app = opened("pages/subfields.py")
-    bars, subfield_cells, area_cells = charts(app)
+    bars, subfield_cells = charts(app)  # the primary-area table would repeat the subfield one: not shown
     assert sum(numbers(bars["data"][0]["x"])) == 36
-    for cells in (subfield_cells, area_cells):
-        heatmap, clickable = cells["data"]
-        assert heatmap["type"] == "heatmap" and sum(c[2] for c in clickable["customdata"]) == 36
-    areas = {c[0] for c in area_cells["data"][1]["customdata"]}
-    assert areas == {"privacy", "diffusion", "bandits"}
+    heatmap, clickable = subfield_cells["data"]
+    assert heatmap["type"] == "heatmap" and sum(c[2] for c in clickable["customdata"]) == 36
+    assert {c[0] for c in clickable["customdata"]} == {"Privacy", "Diffusion", "Bandits"}  # as the list declares them
+    agreement = tables(app, "other_pick")[0]
+    assert list(agreement["area"])[-1] == "All areas" and list(agreement["papers"]) == [12, 12, 12, 36]
+    assert agreement["agreeing"].iloc[-1] == agreement["agreeing"].iloc[:-1].sum()
+    sentence = next(plain(c) for c in all_text(app) if plain(c).startswith("The classifier, which never sees"))
+    assert (
+        f"{agreement['agreeing'].iloc[-1]} of the 36 papers" in sentence
+        and "largest area would agree on 33%" in sentence
+    )
 
 
 def test_subfields_page_counts_only_papers_passing_the_filters(env):
     app = opened("pages/subfields.py", primary_area="bandits")
-    bars, subfield_cells, _ = charts(app)
+    bars, subfield_cells = charts(app)
     assert sum(numbers(bars["data"][0]["x"])) == 12
     assert sum(c[2] for c in subfield_cells["data"][1]["customdata"]) == 12
     assert "12 of 36 papers" in app.subheader[0].value
+    assert list(tables(app, "other_pick")[0]["papers"]) == [12, 12]  # the one area in view, and all
 
 
 def test_clicking_a_cell_opens_the_map_filtered_to_its_row_and_topic(env):
     app = opened("pages/subfields.py")
-    cells = charts(app)[2]["data"][1]["customdata"]
-    area, topic, count = max(cells, key=lambda c: c[2])
-    app.session_state["cross_primary_area"] = {
-        "selection": {"points": [{"customdata": [area, topic, count]}], "point_indices": [0], "box": [], "lasso": []}
+    cells = charts(app)[1]["data"][1]["customdata"]
+    subfield, topic, count = max(cells, key=lambda c: c[2])
+    app.session_state["cross_subfield"] = {
+        "selection": {
+            "points": [{"customdata": [subfield, topic, count]}],
+            "point_indices": [0],
+            "box": [],
+            "lasso": [],
+        }
     }
     app.run()
     assert not app.exception
     assert map_count(app) == count
-    assert app.multiselect(key="primary_area").value == [area] and app.multiselect(key="topic").value == [topic]
+    assert app.multiselect(key="subfield").value == [subfield] and app.multiselect(key="topic").value == [topic]
+
+
+def test_a_list_that_mostly_declares_no_area_is_filed_by_the_classifier(tmp_path, monkeypatch):
+    records = planted_records()
+    for n, record in enumerate(records):
+        if n % 3:
+            record["primary_area"] = ""  # a third declare one: too few to be the map's subfields
+    data = tmp_path / "few_declared2025.json"
+    data.write_text(json.dumps(records))
+    monkeypatch.setenv("PAPERMAP_DATA", str(data))
+    monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
+    app = opened("pages/subfields.py")
+    bars, subfield_cells, area_cells = charts(app)
+    assert {c[0] for c in area_cells["data"][1]["customdata"]} == {"privacy", "diffusion", "bandits"}
+    assert sum(c[2] for c in area_cells["data"][1]["customdata"]) == 12
+    assert not tables(app, "other_pick") and not any(plain(c).startswith("The classifier") for c in all_text(app))
+    subfields = {c[0] for c in subfield_cells["data"][1]["customdata"]}
+    assert subfields <= {e.name for e in load_taxonomy(DEFAULT_TAXONOMY).entries}  # the taxonomy's, not declared
 
 
 def test_clicking_a_bar_opens_the_map_filtered_to_its_subfield(env):

@@ -4,8 +4,9 @@ import json
 import re
 
 import pytest
+from conference_server import conference_server
 from conftest import plain, planted_records, started
-from local_server import closed_port_url, paper_server
+from local_server import closed_port_url
 
 from lib.views.markup import markdown_literal
 
@@ -23,8 +24,15 @@ def env(tmp_path, monkeypatch):
     monkeypatch.setenv("PAPERMAP_DATA", str(given))
     monkeypatch.setenv("PAPERMAP_DATA_DIR", str(folder))
     monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("PAPERMAP_FETCH_URL", closed_port_url())
+    point_fetch_at(monkeypatch, closed_port_url().rsplit("/", 2)[0])
     return folder
+
+
+def point_fetch_at(monkeypatch, base):
+    """The fetch button's three sources, all at `base` (the layout of tests/conference_server.py)."""
+    monkeypatch.setenv("PAPERMAP_VIRTUAL_SITE_URL", base)
+    monkeypatch.setenv("PAPERMAP_OPENREVIEW_URL", f"{base}/openreview")
+    monkeypatch.setenv("PAPERMAP_PAPERLISTS_URL", f"{base}/paperlists")
 
 
 def on_data_sets_page(app):
@@ -110,29 +118,35 @@ def test_an_error_quoting_the_uploaded_text_shows_it_as_text(env):
     assert "\\[x\\]\\(javascript" in shown and "](" not in shown and "\\<img" in shown
 
 
-def test_fetch_offline_shows_one_sentence(env, monkeypatch):
-    url = closed_port_url()
-    monkeypatch.setenv("PAPERMAP_FETCH_URL", url)
+def test_fetch_offline_shows_one_sentence(env):
     app = on_data_sets_page(started())
     app.button(key="fetch").click().run()
     assert not app.exception
     assert len(app.error) == 1
-    assert (
-        app.error[0].value.startswith(f"Could not download {markdown_literal(url)}") and "offline" in app.error[0].value
-    )
+    shown = app.error[0].value
+    assert shown.startswith("Could not download ICML 2025 from any source") and "offline" in shown
     assert len(listed(app)) == 3
 
 
-def test_fetch_saves_icml_2025_into_the_data_folder_and_offers_it(env, monkeypatch):
-    with paper_server() as base:
-        monkeypatch.setenv("PAPERMAP_FETCH_URL", f"{base}/icml/icml2025.json")
+def test_fetch_gathers_the_conference_into_the_data_folder_and_offers_it(env, monkeypatch):
+    with conference_server() as server:
+        point_fetch_at(monkeypatch, server.base)
         app = on_data_sets_page(started())
+        assert app.button(key="fetch").label == "Fetch ICML 2025"
         app.button(key="fetch").click().run()
     assert not app.exception and not app.error
-    assert app.success[0].value.startswith("Saved 18 papers as icml2025\\.json")
+    assert app.success[0].value.startswith("Saved 20 papers as icml2025\\.json")
+    report = "\n".join(t.value for t in app.text)
+    assert "virtual-site: 18 papers" in report and "matched across sources: 29 by OpenReview id" in report
     assert (env / "icml2025.json").is_file()
     assert "icml2025.json" in [r["name"] for r in listed(app)]
     assert app.selectbox(key="data_set_choice").value == "icml2025.json"
+
+
+def test_another_conference_can_be_chosen(env):
+    app = on_data_sets_page(started())
+    app.selectbox(key="fetch_conference").select("neurips2025").run()
+    assert app.button(key="fetch").label == "Fetch NeurIPS 2025"
 
 
 def test_a_data_set_that_cannot_be_mapped_is_not_a_dead_end(env, monkeypatch):

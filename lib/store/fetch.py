@@ -24,8 +24,6 @@ from lib.build.cache import atomic_write_bytes
 from lib.errors import FetchError, HTTPStatusError, OfflineError, PaperMapError
 from lib.store.datasets import DEFAULT_DATA_DIR, check_paper_list, human_size
 
-# Paper Copilot's public `paperlists`: every ICML 2025 paper with title, authors, status and link.
-ICML2025_URL = "https://raw.githubusercontent.com/papercopilot/paperlists/main/icml/icml2025.json"
 DEFAULT_TIMEOUT = 60.0  # seconds without an answer (connecting, or between two reads)
 MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024
 MAX_RETRIES = 3  # asking again after 429 Too Many Requests or 503
@@ -47,7 +45,7 @@ class Fetched:
 
 
 def fetch_paper_list(
-    url: str = ICML2025_URL,
+    url: str,
     out_dir: Path = DEFAULT_DATA_DIR,
     *,
     timeout: float = DEFAULT_TIMEOUT,

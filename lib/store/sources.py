@@ -24,14 +24,17 @@ import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lib.build.cache import atomic_write_bytes
 from lib.errors import FetchError, HTTPStatusError, InputError, OfflineError, PaperMapError, ParameterError
-from lib.stages.load import LoadResult, papers_from_bytes
 from lib.store.datasets import human_size
 from lib.store.fetch import DEFAULT_TIMEOUT, request
-from lib.store.merge import MergeReport, merge_tables
+
+# Reading and merging need pandas, imported when a fetch runs: `python -m lib` answers without it.
+if TYPE_CHECKING:
+    from lib.stages.load import LoadResult
+    from lib.store.merge import MergeReport
 
 # Conference names as `python -m lib fetch` takes them (`icml2025`), and how the venue is written.
 VENUES = {"icml": "ICML", "neurips": "NeurIPS", "iclr": "ICLR"}
@@ -190,6 +193,8 @@ def fetch_conference(
     Raises `ParameterError` for an unknown conference and `FetchError` (one sentence) when no
     source answers with papers; nothing is written then.
     """
+    from lib.store.merge import merge_tables
+
     conf = conference(name)
     addresses = addresses or SourceAddresses()
     say = progress or (lambda message: None)
@@ -227,6 +232,8 @@ def fetch_conference(
 
 def _read(content: bytes, url: str, name: Path) -> LoadResult:
     """The papers a source sent, read as its file would be (`name` gives the venue and year)."""
+    from lib.stages.load import papers_from_bytes
+
     try:
         loaded = papers_from_bytes(content, name)
     except InputError as error:

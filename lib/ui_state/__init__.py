@@ -18,12 +18,14 @@ from .breakdown_links import (  # noqa: F401
 from .data_sets import (  # noqa: F401
     DATA_SET_COLUMN_CONFIG,
     FETCH_TIMEOUT,
+    FETCHABLE,
     REPORT_LINES,
     cache_folder,
     chosen_source,
+    conference_label,
     data_catalog,
     data_set_choice,
-    fetch_icml2025,
+    fetch_conference_list,
     load_report,
     offer_data_set,
     open_data_set,
@@ -77,6 +79,6 @@ from .reading import (  # noqa: F401
 )
 from .sidebar import KEYWORD_OPTIONS, sidebar_filters  # noqa: F401
 from .source import STAGE_DESCRIPTIONS, DataSource, load_map, read_map  # noqa: F401
-from .table_config import PAPER_COLUMN_CONFIG, TOPIC_COLUMN_CONFIG, table_height  # noqa: F401
+from .table_config import AGREEMENT_COLUMN_CONFIG, PAPER_COLUMN_CONFIG, TOPIC_COLUMN_CONFIG, table_height  # noqa: F401
 from .url_widgets import url_multiselect, url_select, url_text, write_url  # noqa: F401
 from .view import View, current_view, set_view  # noqa: F401

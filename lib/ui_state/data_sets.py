@@ -10,16 +10,19 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
+from lib.errors import PaperMapError
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
 from lib.stages.report import LoadReport
 from lib.store.datasets import DEFAULT_DATA_DIR, Catalog, catalog, save_upload, url_name
-from lib.store.fetch import ICML2025_URL, Fetched, fetch_paper_list
+from lib.store.sources import ConferenceFetch, OpenReviewAccount, SourceAddresses, conference, fetch_conference
 from lib.views.markup import markdown_literal
 
 from .source import DataSource
 
 _DATA_SET_KEY = "papermap_data_set"  # the set this session opened last: the URL loses `?data=` on a page switch
-FETCH_TIMEOUT = 15.0  # seconds the page waits for the server (the CLI waits a minute)
+FETCH_TIMEOUT = 15.0  # seconds the page waits for each server (the CLI waits a minute)
+# The conferences the data sets page offers to fetch, by `fetch_conference` name.
+FETCHABLE = ("icml2025", "neurips2025", "iclr2025", "icml2024", "neurips2024", "iclr2024")
 DATA_SET_COLUMN_CONFIG = {
     "name": st.column_config.TextColumn("Name (?data=)", width="medium"),
     "data set": st.column_config.TextColumn("Data set", width="large"),
@@ -131,9 +134,28 @@ def saved_upload(uploaded: UploadedFile, uploads_dir: Path) -> tuple[Path, bool]
     return st.session_state[key], True
 
 
-def fetch_icml2025(data_dir: Path) -> Fetched:
-    """Download ICML 2025's list (PAPERMAP_FETCH_URL overrides the address) into `data_dir` under a
-    spinner, waiting FETCH_TIMEOUT seconds for the server. Raises `FetchError` (one sentence)."""
-    url = os.environ.get("PAPERMAP_FETCH_URL") or ICML2025_URL
-    with st.spinner(f"Downloading {url}…"):
-        return fetch_paper_list(url, data_dir, timeout=FETCH_TIMEOUT)
+def conference_label(name: str) -> str:
+    """How the page names conference `name`: `ICML 2025`."""
+    return conference(name).label
+
+
+def fetch_conference_list(name: str, data_dir: Path) -> ConferenceFetch:
+    """`sources.fetch_conference` of conference `name` into `data_dir`, from the sources the
+    PAPERMAP_*_URL variables name (else the public ones), each step shown in a status box, waiting
+    FETCH_TIMEOUT seconds for each server. Raises `FetchError` (one sentence)."""
+    label = conference(name).label
+    with st.status(f"Fetching {label}…", expanded=True) as status:
+        try:
+            fetched = fetch_conference(
+                name,
+                data_dir,
+                addresses=SourceAddresses.from_env(),
+                account=OpenReviewAccount.from_env(),
+                timeout=FETCH_TIMEOUT,
+                progress=status.text,  # plain text: URLs and messages are never markup
+            )
+        except PaperMapError:
+            status.update(label=f"Could not fetch {label}", state="error", expanded=False)
+            raise
+        status.update(label=f"Fetched {label}: {fetched.papers:,} papers", state="complete", expanded=False)
+    return fetched

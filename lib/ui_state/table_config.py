@@ -25,6 +25,14 @@ TOPIC_COLUMN_CONFIG = {
     "representative papers": st.column_config.TextColumn("Representative papers", width="large"),
 }
 
+AGREEMENT_COLUMN_CONFIG = {
+    "area": st.column_config.TextColumn("Declared area", width="medium"),
+    "papers": st.column_config.NumberColumn("Papers", width="small"),
+    "agreeing": st.column_config.NumberColumn("Classifier agrees", width="small"),
+    "share": st.column_config.ProgressColumn("Agreement", format="percent", min_value=0.0, max_value=1.0),
+    "other_pick": st.column_config.TextColumn("Its most common other pick", width="medium"),
+}
+
 
 def table_height(rows: int, most: int = 20) -> int:
     """Pixels for a table that shows up to `most` rows without an inner scroll bar."""

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from lib.views import breakdowns
+
 
 def label_reason(row: Mapping, n_papers: int) -> str:
     """Why a topic (a `lib.views.breakdowns.topic_breakdown` row) has its label, in one sentence of plain numbers.
@@ -89,3 +91,24 @@ def topic_facts(row: Mapping, level: str, sizes: pd.DataFrame, filtered: bool) -
         in_view = dict(zip(sizes["topic"], sizes["in_view"]))
         facts.append(f"{in_view[row['topic']]:,} pass the filters")
     return " · ".join(facts)
+
+
+def agreement_sentence(papers: pd.DataFrame) -> str:
+    """How often the classifier agrees with the declared areas of `papers`
+    (`lib.views.breakdowns.classifier_agreement`), beside the largest-area baseline, and how many
+    papers it filed itself; "" when no paper is filed under a declared area."""
+    agreement = breakdowns.classifier_agreement(papers)
+    if agreement.empty:
+        return ""
+    total = agreement.iloc[-1]
+    inferred = int(papers["subfield_inferred"].sum())
+    filled = (
+        f" It filed the {inferred:,} papers without a declared area itself; they are marked inferred."
+        if inferred
+        else " Every paper here declares its area."
+    )
+    return (
+        f"The classifier, which never sees a paper's declared area, picks that area for {total['agreeing']:,} of "
+        f"the {total['papers']:,} papers that declare one ({percent(total['share'])}); filing every one under the "
+        f"largest area would agree on {percent(breakdowns.largest_area_share(papers))}.{filled}"
+    )

@@ -16,6 +16,7 @@ from lib.stages.topics import LEVELS, topic_summaries
 # Topic level -> (id column, label column) of the papers table.
 LEVEL_COLUMNS = {"coarse": ("topic", "topic_label"), "fine": ("topic_fine", "topic_fine_label")}
 NOT_GIVEN = "(not given)"
+ALL_AREAS = "All areas"  # the total row of `classifier_agreement`
 # Two topics neighbour when a paper's nearest papers on the map lie in the other: this many of them.
 NEIGHBOUR_PAPERS = 10
 
@@ -206,3 +207,44 @@ def topic_papers(papers: pd.DataFrame, level: str, topic: int) -> pd.DataFrame:
 def topic_row(breakdown: pd.DataFrame, topic: int) -> pd.Series:
     """The `topic_breakdown` row of topic id `topic`."""
     return breakdown[breakdown["topic"] == topic].iloc[0]
+
+
+def uses_declared_areas(papers: pd.DataFrame) -> bool:
+    """Whether the map's subfields are its venue's declared areas (some paper was filed by its own)."""
+    return bool((~papers["subfield_inferred"]).any())
+
+
+def classifier_agreement(papers: pd.DataFrame) -> pd.DataFrame:
+    """How often the classifier's area (`inferred_area`) is the declared one, on the papers filed
+    under their declared area: one row per area, largest first, with `papers`, `agreeing`, `share`
+    and `other_pick` (the classifier's most common other area for it, "" if none), then a row
+    `All areas`. Empty when no paper was filed by its declared area.
+    """
+    declared = papers[~papers["subfield_inferred"]]
+    if declared.empty:
+        return pd.DataFrame(columns=["area", "papers", "agreeing", "share", "other_pick"])
+    agree = declared["inferred_area"] == declared["area"]
+    rows = []
+    for area, members in declared.groupby("area", sort=False):
+        others = members.loc[~agree[members.index], "inferred_area"].value_counts()
+        others = others.sort_index().sort_values(ascending=False, kind="stable")  # ties alphabetical
+        rows.append(
+            {
+                "area": area,
+                "papers": len(members),
+                "agreeing": int(agree[members.index].sum()),
+                "other_pick": str(others.index[0]) if len(others) else "",
+            }
+        )
+    table = pd.DataFrame(rows).sort_values(["papers", "area"], ascending=[False, True], ignore_index=True)
+    total = {"area": ALL_AREAS, "papers": len(declared), "agreeing": int(agree.sum()), "other_pick": ""}
+    table = pd.concat([table, pd.DataFrame([total])], ignore_index=True)
+    table["share"] = table["agreeing"] / table["papers"]
+    return table[["area", "papers", "agreeing", "share", "other_pick"]]
+
+
+def largest_area_share(papers: pd.DataFrame) -> float:
+    """The agreement a classifier would reach by filing every declared paper under the largest
+    declared area: the baseline `classifier_agreement` must beat to mean anything."""
+    declared = papers.loc[~papers["subfield_inferred"], "area"]
+    return float(declared.value_counts().iloc[0] / len(declared)) if len(declared) else 0.0
