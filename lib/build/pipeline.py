@@ -52,8 +52,9 @@ SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than i
 # project 3: UMAP in NumPy (lib.stages.umap_np) instead of umap-learn, fitted on a sample past 20,000 papers;
 # 4: exact ties among a small list's neighbours go to the lower index, as on large lists; 5: the PCA
 # of lists under 10 papers is umap_np's (covariance eigenvectors) instead of scikit-learn's SVD.
-# load 4 and subfields 4: declared areas, institutions, links and sessions.
-STAGE_VERSIONS = {"load": 4, "keywords": 2, "subfields": 4, "embed": 2, "project": 5, "topics": 3}
+# load 4 and subfields 4: declared areas, institutions, links and sessions; subfields 5: declared
+# entries take the description and terms of the taxonomy's entries of their names.
+STAGE_VERSIONS = {"load": 4, "keywords": 2, "subfields": 5, "embed": 2, "project": 5, "topics": 3}
 
 # progress(stage, stages done, stages in all): called before each stage and once at the end.
 Progress = Callable[[str, int, int], None]

@@ -33,10 +33,22 @@ def subarea_entry(area: str, subarea: str, taken: set[str]) -> str:
     return f"{subarea} ({area})" if subarea in taken else subarea
 
 
-def declared_taxonomy(declared: pd.DataFrame) -> tuple[Taxonomy, dict[tuple[str, str], str]]:
+def declared_taxonomy(
+    declared: pd.DataFrame, known: Taxonomy | None = None
+) -> tuple[Taxonomy, dict[tuple[str, str], str]]:
     """The taxonomy of the declared pairs in `declared` (columns `declared_area`, `declared_subarea`),
     areas and subareas in alphabetical order, and each pair's entry name (the area itself when the
-    subarea is empty)."""
+    subarea is empty).
+
+    An entry named as one of `known` (case and spacing aside) takes its description and terms:
+    what a taxonomy file says about a field helps the classifier, and it knows no paper's label.
+    """
+    described = {" ".join(e.name.lower().split()): e for e in (known.entries if known else ())}
+
+    def entry(name: str, declared_name: str) -> dict:
+        match = described.get(" ".join(declared_name.lower().split()))
+        return {"name": name, "description": match.description, "terms": list(match.terms)} if match else {"name": name}
+
     pairs = sorted({(a, s) for a, s in zip(declared["declared_area"], declared["declared_subarea"]) if a})
     areas = sorted({a for a, _ in pairs} - {UNASSIGNED})
     uses = Counter(subarea for _, subarea in pairs if subarea)
@@ -48,9 +60,9 @@ def declared_taxonomy(declared: pd.DataFrame) -> tuple[Taxonomy, dict[tuple[str,
         for pair_area, subarea in pairs:
             if pair_area == area and subarea:
                 entries[(area, subarea)] = subarea_entry(area, subarea, taken)
-                children.append({"name": entries[(area, subarea)]})
+                children.append(entry(entries[(area, subarea)], subarea))
         entries[(area, "")] = area
-        tree.append({"name": area, "children": children})
+        tree.append({**entry(area, area), "children": children})
     return parse_taxonomy({"name": "Declared areas", "subfields": tree}, "declared areas"), entries
 
 
@@ -68,9 +80,10 @@ def file_papers(
 
     When `declared_from` is given (a table with declared areas, such as the map a list is added
     to), or else when `papers` declare areas (`declares_areas`), the taxonomy is the declared
-    pairs of `declared_from` or `papers`; a paper with a declared area is filed there (score 1,
-    confident, `subfield_inferred` False) and the classifier files the rest. Otherwise the
-    classifier files every paper in `taxonomy`, as it does when `use_declared` is False.
+    pairs of `declared_from` or `papers`, described where `taxonomy` has entries of their
+    names; a paper with a declared area is filed there (score 1, confident, `subfield_inferred`
+    False) and the classifier files the rest. Otherwise the classifier files every paper in
+    `taxonomy`, as it does when `use_declared` is False.
     `inferred_area` is always the classifier's area.
     """
     if not use_declared:
@@ -81,7 +94,7 @@ def file_papers(
         filed = assign_subfields(texts, taxonomy, min_score, random_state=random_state)
         return filed.assign(subfield_inferred=True, inferred_area=filed["area"]).astype(FILED_COLUMNS)
     declared_tax, entry_of = declared_taxonomy(
-        pd.concat([declared_from, papers])[["declared_area", "declared_subarea"]]
+        pd.concat([declared_from, papers])[["declared_area", "declared_subarea"]], taxonomy
     )
     filed = assign_subfields(texts, declared_tax, min_score, random_state=random_state)
     inferred_area = filed["area"].to_numpy()
