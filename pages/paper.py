@@ -4,9 +4,9 @@ import streamlit as st
 
 from lib import ui_state
 from lib.errors import PaperMapError
-from lib.views.markup import markdown_literal, safe_url
+from lib.views.markup import markdown_literal
 from lib.views.search import find_paper
-from lib.views.tables import paper_facts
+from lib.views.tables import paper_facts, paper_links
 
 SIMILAR = 10
 
@@ -26,9 +26,8 @@ paper = found_paper.paper
 st.subheader(markdown_literal(paper["title"]), anchor=False)
 if paper["authors"]:
     st.markdown(markdown_literal(", ".join(paper["authors"])))
-link = safe_url(paper["url"])
-if link:
-    st.link_button("Open the paper", link)
+for column, (label, link) in zip(st.columns(3), paper_links(paper)):
+    column.link_button(label, link)
 ui_state.add_to_list_control(found_paper.rows, key="paper")
 st.markdown("\n".join(f"- **{label}:** {markdown_literal(text)}" for label, text in paper_facts(paper)))
 if paper["abstract"]:

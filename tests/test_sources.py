@@ -23,6 +23,7 @@ from local_server import closed_port_url
 from lib.errors import FetchError, ParameterError
 from lib.stages.load import load_papers
 from lib.stages.readers import detect_format
+from lib.store.datasets import check_paper_list
 from lib.store.fetch import MAX_RETRIES
 from lib.store.merge import json_value
 from lib.store.sources import (
@@ -242,3 +243,9 @@ def test_fetch_command_prints_the_report_and_the_list_builds(tmp_path):
     lines = done.stdout.splitlines()
     assert lines[0].startswith("Saved 20 papers of ICML 2025") and any(line.startswith("openreview:") for line in lines)
     assert len(load_papers(tmp_path / "icml2025.json").papers) == ALL_PAPERS
+
+
+def test_a_source_file_uploaded_by_hand_is_accepted_as_a_paper_list():
+    for path, papers in ((VIRTUAL_SITE_FILE, 18), (OPENREVIEW_FILE, 17), (PAPERLISTS_FILE, 17)):
+        name, read = check_paper_list(path.read_bytes(), path.name, fallback="upload")
+        assert read == papers and name.endswith(".json")

@@ -102,11 +102,12 @@ def agreement_sentence(papers: pd.DataFrame) -> str:
         return ""
     total = agreement.iloc[-1]
     inferred = int(papers["subfield_inferred"].sum())
-    filled = (
-        f" It filed the {inferred:,} papers without a declared area itself; they are marked inferred."
-        if inferred
-        else " Every paper here declares its area."
-    )
+    if inferred == 1:
+        filled = " It filed the one paper without a declared area itself; it is marked inferred."
+    elif inferred:
+        filled = f" It filed the {inferred:,} papers without a declared area itself; they are marked inferred."
+    else:
+        filled = " Every paper here declares its area."
     return (
         f"The classifier, which never sees a paper's declared area, picks that area for {total['agreeing']:,} of "
         f"the {total['papers']:,} papers that declare one ({percent(total['share'])}); filing every one under the "

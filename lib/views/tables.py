@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from lib.views.markup import safe_url
-from lib.views.text import short_authors
+from lib.views.text import session_text, short_authors
 
 
 def paper_table(papers: pd.DataFrame, top_keywords: int = 5) -> pd.DataFrame:
@@ -136,5 +136,19 @@ def paper_facts(paper: pd.Series) -> list[tuple[str, str]]:
         ("Keywords", ", ".join(paper["keywords"])),
         ("Author keywords", ", ".join(paper["author_keywords"])),
         ("Primary area", str(paper["primary_area"])),
+        ("Institutions", "; ".join(paper["institutions"])),
+        ("Presented", "; ".join(session_text(s) for s in paper["sessions"])),
     ]
     return [(label, text) for label, text in facts if text]
+
+
+def paper_links(paper: pd.Series) -> list[tuple[str, str]]:
+    """The paper page's links, (label, URL): the paper's page, its OpenReview forum and its PDF,
+    each once and only when it is an http(s) link (a data file's `javascript:` link is never offered)."""
+    links = [("Open the paper", paper["url"]), ("OpenReview", paper["openreview_url"]), ("PDF", paper["pdf_url"])]
+    kept: dict[str, str] = {}
+    for label, url in links:
+        url = safe_url(url)
+        if url and url not in kept.values():
+            kept[label] = url
+    return list(kept.items())

@@ -13,3 +13,25 @@ def short_authors(authors: list[str], limit: int = 3) -> str:
 def byline(*parts: str) -> str:
     """The non-empty `parts` on one line, `A, B et al. · ICML 2025`: what a paper's caption says under its title."""
     return " · ".join(part for part in parts if part)
+
+
+def session_text(session: dict) -> str:
+    """One session of the papers table's `sessions` as a line: `Oral · Oral 1A · West Ballroom A ·
+    Tue 15 Jul 10:00–10:15 (UTC-07:00)`, in the conference's own time (the offset its source gave);
+    a poster's position follows its room."""
+    where = ", ".join(part for part in (session["room"], session["poster_position"]) if part)
+    return byline(session["kind"].capitalize(), session["name"], where, session_time(session))
+
+
+def session_time(session: dict) -> str:
+    """When a session is: `Tue 15 Jul 10:00–10:15 (UTC-07:00)`, or "" when its source gave no time."""
+    start, end = session["start"], session["end"]
+    if start is None:
+        return ""
+    offset = start.strftime("%z")
+    zone = f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC"
+    until = ""
+    if end is not None:
+        end = end.tz_convert(start.tz)
+        until = f"–{end:%H:%M}" if end.date() == start.date() else f" – {end:%a %d %b %H:%M}"
+    return f"{start:%a %d %b %H:%M}{until} ({zone})"
