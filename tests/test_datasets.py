@@ -233,3 +233,10 @@ def test_map_folder_is_named_for_the_files_and_versions_and_fails_in_one_sentenc
     assert map_folder(SEED_SAMPLE, DEFAULT_TAXONOMY, tmp_path) != folder
     with pytest.raises(PaperMapError, match="missing.json: cannot be read"):
         map_folder(tmp_path / "missing.json", DEFAULT_TAXONOMY, tmp_path)
+
+
+def test_every_format_has_a_suffix_to_be_saved_under():
+    from lib.stages.readers import FORMATS
+    from lib.store.datasets import FORMAT_SUFFIXES
+
+    assert set(FORMATS) - {"auto"} == set(FORMAT_SUFFIXES)

@@ -31,6 +31,7 @@ FORMAT_SUFFIXES = {
     "text": ".txt",
     "json": ".json",
     "openreview": ".json",
+    "virtual-site": ".json",
     "jsonl": ".jsonl",
     "csv": ".csv",
     "tsv": ".tsv",
