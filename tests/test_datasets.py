@@ -10,7 +10,9 @@ from lib.build.pipeline import STAGE_VERSIONS, build
 from lib.errors import DataSetError, InputError, PaperMapError
 from lib.paths import DEFAULT_DATA, DEFAULT_TAXONOMY
 from lib.stages.load import load_papers, papers_from_bytes
+from lib.stages.readers import FORMATS
 from lib.store.datasets import (
+    FORMAT_SUFFIXES,
     built_papers,
     catalog,
     check_paper_list,
@@ -236,7 +238,4 @@ def test_map_folder_is_named_for_the_files_and_versions_and_fails_in_one_sentenc
 
 
 def test_every_format_has_a_suffix_to_be_saved_under():
-    from lib.stages.readers import FORMATS
-    from lib.store.datasets import FORMAT_SUFFIXES
-
     assert set(FORMATS) - {"auto"} == set(FORMAT_SUFFIXES)
