@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lib.stages.load import papers_from_bytes
-from lib.stages.sessions import openreview_id
+from lib.stages.readers import openreview_id
 from lib.store.merge import json_value, merge_tables, normalised_title
 
 PROPERTY = settings(

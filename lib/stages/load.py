@@ -21,9 +21,9 @@ import pandas as pd
 from lib.errors import InputError, ParameterError, read_error
 from lib.schema import PAPER_COLUMNS, conform, empty_table
 from lib.stages.latex import readable
-from lib.stages.readers import FORMATS, Records, detect_format, fields, is_missing, read_records
+from lib.stages.readers import FORMATS, Records, detect_format, fields, is_missing, openreview_forum, read_records
 from lib.stages.report import LoadReport, RecordIssue
-from lib.stages.sessions import openreview_forum, parse_sessions, split_declared_area
+from lib.stages.sessions import parse_sessions, split_declared_area
 from lib.stages.titles import derive_title
 
 __all__ = ["FORMATS", "LoadReport", "LoadResult", "RecordIssue", "detect_format", "load_papers", "papers_from_bytes"]

@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import re
+import urllib.parse
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ _KNOWN_STATUSES = ("oral", "spotlight", "poster")
 # Fields only a conference virtual site's events have (MiniConf: icml.cc, neurips.cc, iclr.cc).
 _VIRTUAL_SITE_FIELD = re.compile(r'"(?:eventtype|event_type|virtualsite_url|poster_position)"\s*:')
 # The OpenReview group a virtual site's event links to: `.../group?id=ICML.cc/2025/Conference`.
+_OPENREVIEW_ID = re.compile(r"^[A-Za-z0-9_\-]{5,40}$")
 _SOURCE_GROUP = re.compile(r"id=([A-Za-z]+)\.cc/((?:19|20)\d\d)\b")
 
 # Each reader yields (record label, record mapping or a non-mapping to be reported).
@@ -210,7 +212,7 @@ def _same_paper_groups(events: list[dict]) -> list[list[int]]:
     first_with: dict[tuple[str, str], int] = {}
     for i, event in enumerate(events):
         named = [str(e) for e in [event.get("id"), event.get("parent_id"), *_as_items(event.get("related_events_ids"))]]
-        links = [("forum", _forum_id(event.get("paper_url"))), ("uid", str(event.get("uid") or ""))]
+        links = [("forum", openreview_id(event.get("paper_url"))), ("uid", str(event.get("uid") or ""))]
         links += [("event", e) for e in named if e in listed]
         for link in links:
             if not link[1]:
@@ -226,7 +228,8 @@ def _same_paper_groups(events: list[dict]) -> list[list[int]]:
 
 
 def _paper_of_events(events: list[dict]) -> dict[str, Any]:
-    """One paper's record from its events: text fields from the first event that has them."""
+    """One paper's record from its events: each field from the first event that has it, the
+    longest abstract, the longest author list; every event becomes one of its sessions."""
 
     def first(*names: str) -> Any:
         return next((e[n] for n in names for e in events if not is_missing(e.get(n))), None)
@@ -249,7 +252,7 @@ def _paper_of_events(events: list[dict]) -> dict[str, Any]:
         for e in events
     ]
     kinds = " ".join(str(s["kind"]) + " " + str(e.get("decision") or "") for s, e in zip(sessions, events)).lower()
-    forum = _forum_id(first("paper_url"))
+    forum = openreview_id(first("paper_url"))
     return {
         "id": forum or str(first("uid", "id") or ""),
         "title": first("name"),
@@ -273,13 +276,27 @@ def _status_named(text: str) -> str:
     return next((s.title() for s in _KNOWN_STATUSES if re.search(rf"\b{s}", text, re.I)), "")
 
 
-def _forum_id(url: Any) -> str:
-    match = re.search(r"openreview\.net/(?:forum|pdf)\?id=([A-Za-z0-9_\-]+)", str(url or ""))
-    return match.group(1) if match else ""
-
-
 def _as_items(value: Any) -> list:
     return list(value) if isinstance(value, list) else []
+
+
+def openreview_id(link: Any) -> str:
+    """The forum id of an OpenReview link (`https://openreview.net/forum?id=X`, `/pdf?id=X`), else ""."""
+    try:
+        parts = urllib.parse.urlsplit(str(link or "").strip())
+    except ValueError:  # "http://[" and the like
+        return ""
+    if not parts.netloc.lower().endswith("openreview.net"):
+        return ""
+    found = urllib.parse.parse_qs(parts.query).get("id", [""])[0]
+    return found if _OPENREVIEW_ID.match(found) else ""
+
+
+def openreview_forum(text: str, *, bare_id: bool = False) -> str:
+    """The canonical forum link of an OpenReview link (or, with `bare_id`, of a forum id alone); else ""."""
+    text = text.strip()
+    found = openreview_id(text) or (text if bare_id and _OPENREVIEW_ID.match(text) and not text.isdigit() else "")
+    return f"https://openreview.net/forum?id={found}" if found else ""
 
 
 def _jsonl_records(text: str, path: Path) -> Records:

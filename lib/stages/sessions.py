@@ -1,4 +1,4 @@
-"""A paper's conference facts as the loader reads them: its sessions, its declared area and its OpenReview forum.
+"""A paper's conference facts as the loader reads them: its sessions and its declared area.
 
 Sources name these differently (ICML's virtual site has events with `eventtype`, `room_name` and
 `starttime`; OpenReview and Paper Copilot give `primary_area` as `Area->Subarea`); the functions
@@ -8,7 +8,6 @@ here turn each into the papers table's form (`lib.schema`).
 from __future__ import annotations
 
 import re
-import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,7 +25,6 @@ _SESSION_ALIASES = {
     "end": ("end", "endtime"),
     "poster_position": ("poster_position", "position"),
 }
-_OPENREVIEW_ID = re.compile(r"^[A-Za-z0-9_\-]{5,40}$")
 _SMALL_WORDS = {"and", "or", "of", "for", "in", "on", "the", "to", "a", "an", "with"}
 
 
@@ -105,19 +103,3 @@ def _readable_area(name: str) -> str:
         return name  # cased by the venue: kept as written
     words = name.split(" ")
     return " ".join(w if i and w in _SMALL_WORDS else w[:1].upper() + w[1:] for i, w in enumerate(words))
-
-
-def openreview_id(text: str) -> str:
-    """The forum id of an OpenReview link (`https://openreview.net/forum?id=X`, `/pdf?id=X`), else ""."""
-    parts = urllib.parse.urlsplit(text.strip())
-    if not parts.netloc.lower().endswith("openreview.net"):
-        return ""
-    found = urllib.parse.parse_qs(parts.query).get("id", [""])[0]
-    return found if _OPENREVIEW_ID.match(found) else ""
-
-
-def openreview_forum(text: str, *, bare_id: bool = False) -> str:
-    """The canonical forum link of an OpenReview link (or, with `bare_id`, of a forum id alone); else ""."""
-    text = text.strip()
-    found = openreview_id(text) or (text if bare_id and _OPENREVIEW_ID.match(text) and not text.isdigit() else "")
-    return f"https://openreview.net/forum?id={found}" if found else ""
