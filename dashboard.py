@@ -15,12 +15,21 @@ st.set_page_config(page_title="PaperMap", layout="wide")
 # while a first build runs. url_paths differ from the file names on purpose: Streamlit also wraps
 # a script that has a pages/ folder in its old file-based navigation, and a matching path would
 # let a rerun run the page file alone, skipping this script and its sidebar.
+# The Schedule page shows in the sidebar for a list with sessions (known once its map is read,
+# below); hidden, it still answers its URL.
+_SCHEDULE_SHOWN = "papermap_schedule_shown"
 page = st.navigation(
     [
         st.Page("pages/map.py", title="Map", url_path="topic-map", default=True),
         st.Page("pages/topics.py", title="Topics", url_path="topic-breakdown"),
         st.Page("pages/subfields.py", title="Subfields", url_path="subfield-breakdown"),
         st.Page("pages/paper.py", title="Paper", url_path="paper-details"),
+        st.Page(
+            "pages/schedule.py",
+            title="Schedule",
+            url_path="conference-schedule",
+            visibility="visible" if st.session_state.get(_SCHEDULE_SHOWN) else "hidden",
+        ),
         st.Page("pages/reading_lists.py", title="Reading lists", url_path="reading-lists"),
         st.Page("pages/present.py", title="Present", url_path="presentation"),
         datasets_page := st.Page("pages/datasets.py", title="Data sets", url_path="data-sets"),
@@ -33,6 +42,7 @@ from lib import ui_state  # noqa: E402
 from lib.errors import PaperMapError  # noqa: E402
 from lib.views.filters import filter_papers  # noqa: E402
 from lib.views.markup import markdown_literal  # noqa: E402
+from lib.views.schedule import has_sessions  # noqa: E402
 
 source = ui_state.chosen_source(sys.argv[1:])
 try:
@@ -44,6 +54,11 @@ except PaperMapError as error:
     else:
         st.page_link(datasets_page, label="Choose another data set")
     st.stop()
+
+schedule_was_shown = st.session_state.get(_SCHEDULE_SHOWN, False)
+st.session_state[_SCHEDULE_SHOWN] = has_sessions(papers)
+if st.session_state[_SCHEDULE_SHOWN] != schedule_was_shown:
+    st.rerun()  # once per data set: the navigation above is drawn again with the Schedule page shown or hidden
 
 ui_state.apply_map_link()  # a "show on map" link from another page sets the facets below
 with st.sidebar:

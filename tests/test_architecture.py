@@ -197,3 +197,19 @@ def test_the_layout_check_sees_an_import_against_the_flow(tmp_path):
     stage.write_text("from lib.build.pipeline import build\nfrom lib import schema\n")
     assert list(lib_imports(stage)) == ["lib.build.pipeline", "lib.schema"]
     assert part_of("lib.build.pipeline") not in MAY_IMPORT["stages"] and part_of("lib.schema") == "foundation"
+
+
+def test_no_page_url_is_a_page_files_name():
+    """Streamlit also serves pages/ by file name, running the file alone: a url_path equal to a
+    file's name (`/schedule` for pages/schedule.py) would open a page without its sidebar or data."""
+    tree = ast.parse((REPO / "dashboard.py").read_text())
+    url_paths = [
+        keyword.value.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        for keyword in node.keywords
+        if keyword.arg == "url_path"
+    ]
+    stems = {path.stem for path in (REPO / "pages").glob("*.py")}
+    assert len(url_paths) == len(stems)  # every page has one
+    assert not set(url_paths) & stems

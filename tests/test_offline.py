@@ -96,7 +96,7 @@ def test_a_build_every_page_and_every_export_stay_on_this_machine(attempts, plan
         app.run()
         assert not app.exception, (page, app.exception)
     assert set(PAGES) == set(
-        re.findall(r'st\.Page\("(pages/[^"]+)"', (REPO / "dashboard.py").read_text())
+        re.findall(r'st\.Page\(\s*"(pages/[^"]+)"', (REPO / "dashboard.py").read_text())
     )  # every page
 
     downloads = [

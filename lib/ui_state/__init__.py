@@ -70,6 +70,7 @@ from .reading import (  # noqa: F401
     change_lists,
     go_to_step,
     list_choice,
+    plan_paper_ids,
     presentation_style,
     read_lists,
     reading_lists_db,
@@ -79,6 +80,13 @@ from .reading import (  # noqa: F401
 )
 from .sidebar import KEYWORD_OPTIONS, sidebar_filters  # noqa: F401
 from .source import STAGE_DESCRIPTIONS, DataSource, load_map, read_map  # noqa: F401
-from .table_config import AGREEMENT_COLUMN_CONFIG, PAPER_COLUMN_CONFIG, TOPIC_COLUMN_CONFIG, table_height  # noqa: F401
+from .table_config import (  # noqa: F401
+    AGREEMENT_COLUMN_CONFIG,
+    PAPER_COLUMN_CONFIG,
+    PLAN_COLUMN_CONFIG,
+    SESSION_COLUMN_CONFIG,
+    TOPIC_COLUMN_CONFIG,
+    table_height,
+)
 from .url_widgets import url_multiselect, url_select, url_text, write_url  # noqa: F401
 from .view import View, current_view, set_view  # noqa: F401

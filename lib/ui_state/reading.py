@@ -184,3 +184,10 @@ def url_step(count: int) -> int:
 def go_to_step(step: int = 1) -> None:
     """Callback for the Previous/Next buttons (and a change of list): show `step` on the next run."""
     st.query_params[STEP_KEY] = str(step)
+
+
+def plan_paper_ids(name: str | None) -> list[str]:
+    """The paper ids of reading list `name` (a plan), in list order; none without a list."""
+    if name is None:
+        return []
+    return [entry.paper_id for entry in read_lists(reading_lists.entries, name)]

@@ -13,6 +13,7 @@ from lib.build.output import PAPERS_FILE, is_built, read_load_report, read_paper
 from lib.build.pipeline import build, recorded_report
 from lib.stages.load import LoadReport
 from lib.store.datasets import map_folder
+from lib.views.schedule import with_schedule_columns
 
 # What each pipeline stage does, in a reader's words, for the first build's progress bar.
 STAGE_DESCRIPTIONS = {
@@ -68,6 +69,7 @@ def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def read_map(out_dir: str) -> tuple[pd.DataFrame, dict]:
-    """The papers table and load report of the build in `out_dir`, read once per folder and session
-    cache (keyed by the folder alone: a folder's name changes whenever its inputs do)."""
-    return read_papers(Path(out_dir) / PAPERS_FILE), read_load_report(Path(out_dir))
+    """The papers table (with the schedule's facet columns, `lib.views.schedule.SCHEDULE_COLUMNS`)
+    and load report of the build in `out_dir`, read once per folder and session cache (keyed by the
+    folder alone: a folder's name changes whenever its inputs do)."""
+    return with_schedule_columns(read_papers(Path(out_dir) / PAPERS_FILE)), read_load_report(Path(out_dir))

@@ -33,6 +33,26 @@ AGREEMENT_COLUMN_CONFIG = {
     "other_pick": st.column_config.TextColumn("Its most common other pick", width="medium"),
 }
 
+SESSION_COLUMN_CONFIG = {
+    "position": st.column_config.TextColumn("Poster", width="small"),
+    "title": st.column_config.TextColumn("Title", width="large"),
+    "authors": st.column_config.TextColumn("Authors", width="medium"),
+    "topic": st.column_config.TextColumn("Topic", width="medium"),
+    "subfield": st.column_config.TextColumn("Subfield", width="medium"),
+    "in plan": st.column_config.CheckboxColumn("In plan", width="small"),
+}
+
+PLAN_COLUMN_CONFIG = {
+    "day": st.column_config.TextColumn("Day", width="small"),
+    "time": st.column_config.TextColumn("Time", width="small"),
+    "kind": st.column_config.TextColumn("Kind", width="small"),
+    "session": st.column_config.TextColumn("Session", width="medium"),
+    "where": st.column_config.TextColumn("Where", width="medium"),
+    "title": st.column_config.TextColumn("Title", width="large"),
+    "conflicts with": st.column_config.TextColumn("Overlaps, elsewhere", width="medium"),
+    "instead": st.column_config.TextColumn("Instead", width="medium"),
+}
+
 
 def table_height(rows: int, most: int = 20) -> int:
     """Pixels for a table that shows up to `most` rows without an inner scroll bar."""

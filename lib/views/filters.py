@@ -1,7 +1,7 @@
 """Filter state -> DataFrame mask, and the option lists (with counts) that filter widgets show.
 
-A filter is one facet of the papers (area, subfield, topic, keyword, status, primary area,
-author). Values chosen within a facet add up (any of them); facets narrow each other (all of
+A filter is one facet of the papers (area, subfield, topic, keyword, status, session, day,
+primary area, author). Values chosen within a facet add up (any of them); facets narrow each other (all of
 them). Authors are matched by name fragment (`bengio` finds Yoshua Bengio), since a conference
 has too many authors to list. Each facet's URL parameter is its name, so `?subfield=A&subfield=B&status=Oral` is a view.
 """
@@ -15,6 +15,8 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 import pandas as pd
 
+from lib.views.schedule import day_label, session_label
+
 # Facets in sidebar order, with the label a widget shows.
 FACETS = {
     "area": "Area",
@@ -22,11 +24,16 @@ FACETS = {
     "topic": "Topic",
     "keyword": "Keyword",
     "status": "Status",
+    "session": "Session",
+    "day": "Day",
     "primary_area": "Primary area",
     "author": "Author",
 }
-# Facets read from list columns: a paper matches when any of its values is chosen.
-_LIST_COLUMNS = {"keyword": "keywords"}
+# Facets read from list columns: a paper matches when any of its values is chosen. Sessions and
+# days are `lib.views.schedule.with_schedule_columns`'s; a papers table without them offers none.
+_LIST_COLUMNS = {"keyword": "keywords", "session": "session_labels", "day": "session_days"}
+# Facets offered in time order, not by count: a reader looks for Tuesday after Monday.
+_IN_TIME_ORDER = ("session", "day")
 FINE_MARK = " (fine)"  # how a fine topic reads in the topic facet, beside the coarse ones
 
 
@@ -39,6 +46,8 @@ class Filters:
     topic: tuple[str, ...] = ()  # coarse or fine topic labels
     keyword: tuple[str, ...] = ()
     status: tuple[str, ...] = ()
+    session: tuple[str, ...] = ()  # session labels (`lib.views.schedule.session_label`)
+    day: tuple[str, ...] = ()  # days in the conference's time, `Tue 15 Jul`
     primary_area: tuple[str, ...] = ()
     author: tuple[str, ...] = ()  # name fragments, any case
 
@@ -85,6 +94,9 @@ def filter_mask(papers: pd.DataFrame, filters: Filters) -> np.ndarray:
                 papers["topic_label"].isin(chosen) | papers["topic_fine_label"].isin(_fine_labels(chosen))
             ).to_numpy()
         elif name in _LIST_COLUMNS:
+            if _LIST_COLUMNS[name] not in papers:
+                mask &= False  # a list without sessions: no paper is in the chosen one
+                continue
             mask &= np.fromiter(
                 (not chosen.isdisjoint(values) for values in papers[_LIST_COLUMNS[name]]), bool, len(papers)
             )
@@ -123,6 +135,8 @@ def facet_counts(papers: pd.DataFrame, name: str, limit: int | None = None, min_
     if name == "topic":
         fine = value_counts(papers, "topic_fine_label")
         counts = {**value_counts(papers, "topic_label"), **{f"{label}{FINE_MARK}": n for label, n in fine.items()}}
+    elif name in _LIST_COLUMNS and _LIST_COLUMNS[name] not in papers:
+        counts = {}
     elif name in (*_LIST_COLUMNS, "author"):
         tally = Counter(
             value for values in papers[_LIST_COLUMNS.get(name, "authors")] for value in dict.fromkeys(values)
@@ -130,8 +144,22 @@ def facet_counts(papers: pd.DataFrame, name: str, limit: int | None = None, min_
         counts = dict(sorted(tally.items(), key=lambda item: (-item[1], item[0])))
     else:
         counts = value_counts(papers, name)
+    if name in _IN_TIME_ORDER and counts:
+        counts = {value: counts[value] for value in _in_time_order(papers, name) if value in counts}
     kept = {value: n for value, n in counts.items() if value and n >= min_count}
     return dict(list(kept.items())[:limit]) if limit else kept
+
+
+def _in_time_order(papers: pd.DataFrame, name: str) -> list[str]:
+    """The session labels or days of `papers`, earliest first (by UTC instant), timeless ones last."""
+    label = session_label if name == "session" else day_label
+    earliest: dict[str, tuple[bool, int]] = {}
+    for sessions in papers["sessions"]:
+        for session in sessions:
+            key = (session["start"] is None, 0 if session["start"] is None else session["start"].value)
+            value = label(session)
+            earliest[value] = min(earliest.get(value, key), key)
+    return sorted(earliest, key=lambda value: (earliest[value], value))
 
 
 def facet_options(
@@ -148,6 +176,8 @@ def facet_options(
     offered = facet_counts(scope, name, limit, min_count)
     counts = facet_counts(filter_papers(papers, filters.without(name)), name)
     kept = [*offered, *(v for v in getattr(filters, name) if v not in offered and (name != "subfield" or v in counts))]
+    if name in _IN_TIME_ORDER:  # offered in time order already (facet_counts)
+        return {v: counts.get(v, 0) for v in kept}
     return dict(sorted(((v, counts.get(v, 0)) for v in kept), key=lambda item: -item[1]))
 
 

@@ -33,6 +33,8 @@ COLOR_CHOICES = {
     "topic_label": "Topic",
     "topic_fine_label": "Fine topic",
     "status": "Status",
+    "first_session": "Session",  # a paper's first session and day (lib.views.schedule)
+    "first_day": "Day",
     "primary_area": "Primary area",
     "venue": "Venue",
 }
@@ -46,11 +48,12 @@ LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its 
 
 
 def colourable(papers: pd.DataFrame) -> list[str]:
-    """The `COLOR_CHOICES` that tell papers apart here: status, primary area and venue only when the data has several values."""
+    """The `COLOR_CHOICES` that tell papers apart here: status, session, day, primary area and venue
+    only when the data has several values."""
     return [
         c
         for c in COLOR_CHOICES
-        if c in ("subfield", "area", "topic_label", "topic_fine_label") or papers[c].nunique() > 1
+        if c in ("subfield", "area", "topic_label", "topic_fine_label") or (c in papers and papers[c].nunique() > 1)
     ]
 
 

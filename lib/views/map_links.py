@@ -16,6 +16,8 @@ FILTER_KEYS = {
     "status": "status",
     "topic_label": "topic",
     "topic_fine_label": "topic",
+    "first_session": "session",  # lib.views.schedule's columns: a session or day of the schedule
+    "first_day": "day",
 }
 
 
