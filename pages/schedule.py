@@ -79,11 +79,9 @@ with plan_tab:
     if clashes:
         st.warning(
             f"{clashes} presentations of this plan overlap another paper's elsewhere; "
-            "where a paper has another session, it is offered under Instead."
+            "where the paper has another session that clashes with none, it is offered to go to instead."
         )
-    st.dataframe(
-        schedule.plan_table(plan), hide_index=True, column_config=ui_state.PLAN_COLUMN_CONFIG, key="plan_table"
-    )
+    st.markdown(schedule.plan_markdown(plan))
     stem = exports.file_stem(plan_name)
     downloads = st.container(horizontal=True)
     downloads.download_button(

@@ -170,11 +170,6 @@ def test_the_printable_agenda_is_one_escaped_page_by_day(papers):
     assert page.count('class="conflict"') == 3 and "@page" in page
 
 
-def table_with(app, column):
-    """The page's table with `column` (read-only tables carry no key in AppTest)."""
-    return next(d.value for d in app.dataframe if column in d.value.columns)
-
-
 def test_schedule_page_lists_the_day_s_sessions_and_builds_a_plan(conference, tmp_path, monkeypatch):
     monkeypatch.setenv("PAPERMAP_DATA", str(conference["path"]))
     monkeypatch.setenv("PAPERMAP_CACHE", str(conference["folder"] / "page-cache"))
@@ -184,7 +179,7 @@ def test_schedule_page_lists_the_day_s_sessions_and_builds_a_plan(conference, tm
     app.switch_page("pages/schedule.py").run()
     assert not app.exception
     assert app.radio(key="schedule_day").options == ["Tue 15 Jul", "Wed 16 Jul"]
-    headings = [plain(m.value) for m in app.markdown if m.value.startswith("####")]
+    headings = [plain(m.value) for m in app.markdown if m.value.startswith("#### ")]
     assert headings[:2] == [
         "#### 10:00–10:15 · Oral 1A Generative Models · West Ballroom A",
         "#### 11:00–13:30 · Poster Session 1 East · East Exhibition Hall A-B",
@@ -195,15 +190,17 @@ def test_schedule_page_lists_the_day_s_sessions_and_builds_a_plan(conference, tm
     app.text_input(key="schedule-new-name").input("ICML week").run()
     app.button(key="schedule-add").click().run()
     assert not app.exception and "ICML week" in app.selectbox(key="list").options
-    plan = table_with(app, "conflicts with")
-    assert len(plan) == 5 and plan["conflicts with"].astype(bool).sum() == 3
+    plan = next(plain(m.value) for m in app.markdown if "##### Tue 15 Jul" in m.value)
+    assert plan.count("\n- **") == 5 and plan.count("Overlaps, elsewhere") == 3
+    assert "**11:30–11:45** · Oral 2B Theory · West Ballroom C" in plan
+    assert "Go instead to: Poster Session 1 East · Tue 15 Jul 11:00–13:30 (UTC-07:00)" in plan
     assert any("overlap another paper" in w.value for w in app.warning)
     ics = next(b for b in app.get("download_button") if b.proto.label == "Download calendar (.ics)")
     poster_session_1 = [d.value for d in app.dataframe if "in plan" in d.value.columns][1]
     assert ics.proto.label and poster_session_1["in plan"].sum() == 3  # P1, P2 and P8 are all there
     # Wednesday; and a session's papers on the map.
     app.radio(key="schedule_day").set_value("Wed 16 Jul").run()
-    assert [plain(m.value) for m in app.markdown if m.value.startswith("####")] == [
+    assert [plain(m.value) for m in app.markdown if m.value.startswith("#### ")] == [
         "#### 11:00–13:30 · Poster Session 3 East · East Exhibition Hall A-B"
     ]
     app.button(key="schedule_map_4").click().run()

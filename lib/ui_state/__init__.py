@@ -83,7 +83,6 @@ from .source import STAGE_DESCRIPTIONS, DataSource, load_map, read_map  # noqa: 
 from .table_config import (  # noqa: F401
     AGREEMENT_COLUMN_CONFIG,
     PAPER_COLUMN_CONFIG,
-    PLAN_COLUMN_CONFIG,
     SESSION_COLUMN_CONFIG,
     TOPIC_COLUMN_CONFIG,
     table_height,

@@ -42,17 +42,6 @@ SESSION_COLUMN_CONFIG = {
     "in plan": st.column_config.CheckboxColumn("In plan", width="small"),
 }
 
-PLAN_COLUMN_CONFIG = {
-    "day": st.column_config.TextColumn("Day", width="small"),
-    "time": st.column_config.TextColumn("Time", width="small"),
-    "kind": st.column_config.TextColumn("Kind", width="small"),
-    "session": st.column_config.TextColumn("Session", width="medium"),
-    "where": st.column_config.TextColumn("Where", width="medium"),
-    "title": st.column_config.TextColumn("Title", width="large"),
-    "conflicts with": st.column_config.TextColumn("Overlaps, elsewhere", width="medium"),
-    "instead": st.column_config.TextColumn("Instead", width="medium"),
-}
-
 
 def table_height(rows: int, most: int = 20) -> int:
     """Pixels for a table that shows up to `most` rows without an inner scroll bar."""

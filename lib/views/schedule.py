@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from lib.views.markup import markdown_literal
 from lib.views.text import session_time, short_authors
 
 # One row per (paper, session), in time order: what `presentations` returns.
@@ -236,23 +237,23 @@ def session_table(session: pd.DataFrame, plan_ids: Sequence[str] = ()) -> pd.Dat
     )
 
 
-def plan_table(plan: pd.DataFrame) -> pd.DataFrame:
-    """A plan (`plan_presentations`) as the Schedule page lists it, one row per presentation."""
-    return pd.DataFrame(
-        {
-            "day": plan["day"].replace("", NO_TIME),
-            "time": [hours(s, e) for s, e in zip(plan["start"], plan["end"])],
-            "kind": plan["kind"].str.capitalize(),
-            "session": plan["session"],
-            "where": [
-                ", ".join(p for p in (r, f"poster {q}" if q else "") if p)
-                for r, q in zip(plan["room"], plan["poster_position"])
-            ],
-            "title": plan["title"],
-            "conflicts with": ["; ".join(c) for c in plan["conflicts_with"]],
-            "instead": ["; ".join(o) for o in plan["other_sessions"]],
-        }
-    )
+def plan_markdown(plan: pd.DataFrame) -> str:
+    """A plan (`plan_presentations`) as the Schedule page shows it: a heading per day, then each
+    presentation's time, session and place, its title, and what it overlaps elsewhere with the
+    paper's other sessions to go to instead. Every piece of text is Markdown-escaped."""
+    lines, day = [], None
+    for row in plan.itertuples(index=False):
+        if row.day != day:
+            day = row.day
+            lines.append(f"\n##### {markdown_literal(day or NO_TIME)}\n")
+        where = " · ".join(p for p in (row.session, place(row.room, row.poster_position)) if p)
+        item = f"- **{markdown_literal(hours(row.start, row.end))}** · {markdown_literal(where)}  \n  {markdown_literal(row.title)}"
+        if row.conflicts_with:
+            item += f"  \n  :red[Overlaps, elsewhere: {markdown_literal('; '.join(row.conflicts_with))}]"
+            if row.other_sessions:
+                item += f"  \n  Go instead to: {markdown_literal('; '.join(row.other_sessions))}"
+        lines.append(item)
+    return "\n".join(lines).strip()
 
 
 def conflict_count(plan: pd.DataFrame) -> int:
