@@ -22,8 +22,10 @@ import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
+import icalendar
 import pandas as pd
 import pytest
+from conference_server import conference_server
 from conftest import bench_module, planted_records
 from export_readers import (
     FORMULA_STARTS,
@@ -35,6 +37,8 @@ from export_readers import (
     same_text,
     unguarded,
 )
+
+from lib.store.sources import fetch_conference
 
 _browser = bench_module("_browser")
 CHROMIUM, CHROMIUM_ARGS, POINT_JS = _browser.CHROMIUM, _browser.CHROMIUM_ARGS, _browser.POINT_JS
@@ -606,3 +610,59 @@ def test_every_download_keeps_hostile_text_inert(hostile_app, browser, tmp_path)
         for e in entries
     ]
     assert _missing_payloads(unguarded(cell) for row in rows for cell in row.values()) == []
+
+
+@pytest.fixture(scope="module")
+def conference_app(cache_dir, tmp_path_factory):
+    """The dashboard on the fixture conference (tests/fixtures/icml2025: orals and their posters,
+    an oral during a poster session, one session written in UTC), fetched from its local servers."""
+    folder = tmp_path_factory.mktemp("conference")
+    with conference_server() as server:
+        fetched = fetch_conference("icml2025", folder / "data", addresses=server.addresses, timeout=5)
+    with running_app(cache_dir, folder / "conference.log", folder / "lists.sqlite", data=fetched.path) as base:
+        yield base
+
+
+def test_a_plan_built_on_the_schedule_downloads_as_a_calendar(conference_app, browser, tmp_path):
+    context = browser.new_context(viewport={"width": 1600, "height": 1000}, accept_downloads=True)
+    tab = _watched_tab(context)
+    tab.goto(conference_app)
+    _map_rendered(tab)
+    tab.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Schedule").click()
+    tab.wait_for_url(re.compile(r"/conference-schedule"))
+    tab.get_by_text("10:00–10:15 · Oral 1A Generative Models · West Ballroom A").wait_for()
+    chooser = tab.locator('[data-testid="stMultiSelect"]', has_text="Papers to add to a plan")
+    for words in ("Flow Matching", "Provable In-Context", "Amortized Variational"):
+        chooser.locator("input").fill(words)
+        tab.keyboard.press("Enter")
+        _wait_until_idle(tab)
+    name = tab.get_by_label("New list's name")
+    name.fill("ICML week")
+    name.press("Enter")
+    _wait_until_idle(tab)
+    tab.get_by_role("button", name="Add 3 papers").click()
+    tab.get_by_text("Added 3 papers to ICML week.").wait_for()
+    tab.get_by_role("tab", name="My plan: ICML week").click()
+    tab.get_by_text("3 presentations of this plan overlap").wait_for()
+    _screenshot(tab, tmp_path, "schedule_plan")
+    calendar = icalendar.Calendar.from_ical(_download(tab, "Download calendar (.ics)", tmp_path))
+    events = sorted(calendar.walk("VEVENT"), key=lambda e: e.decoded("DTSTART"))
+    assert [(str(e["SUMMARY"]).split(":")[0], e.decoded("DTSTART").isoformat()) for e in events] == [
+        ("Oral", "2025-07-15T17:00:00+00:00"),  # 10:00 in Vancouver
+        ("Poster E-1001", "2025-07-15T18:00:00+00:00"),
+        ("Poster E-1102", "2025-07-15T18:00:00+00:00"),
+        ("Poster E-1201", "2025-07-15T18:00:00+00:00"),
+        ("Oral", "2025-07-15T18:30:00+00:00"),
+    ]
+    assert str(events[-1]["LOCATION"]) == "West Ballroom C" and "Mei Chen, Rahul Iyer" in str(events[-1]["DESCRIPTION"])
+    agenda = _download(tab, "Download printable agenda", tmp_path)
+    assert agenda.count("Overlaps:") == 3 and "<script" not in agenda
+    # Wednesday's session, written in UTC by its source, shows at the conference's 11:00.
+    tab.get_by_role("tab", name="Schedule").click()
+    tab.get_by_text("Wed 16 Jul").click()
+    tab.get_by_text("11:00–13:30 · Poster Session 3 East · East Exhibition Hall A-B").wait_for()
+    _wait_until_idle(tab)
+    _screenshot(tab, tmp_path, "schedule_wednesday")
+    assert tab.locator('[data-testid="stException"]').count() == 0
+    context.close()
+    assert tab.dialogs == [] and tab.errors == []
