@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from lib.views.markup import markdown_literal
-from lib.views.text import session_time, short_authors
+from lib.views.text import short_authors, utc_offset_name
 
 # One row per (paper, session), in time order: what `presentations` returns.
 PRESENTATION_COLUMNS = (
@@ -49,7 +49,7 @@ def day_label(session: dict) -> str:
     return "" if session["start"] is None else f"{session['start']:%a %d %b}"
 
 
-def conference_zone(papers: pd.DataFrame) -> datetime.tzinfo | None:
+def conference_zone(papers: pd.DataFrame) -> datetime.timezone | None:
     """The UTC offset most sessions of `papers` were given in (ties: the earliest-listed), or None without times."""
     offsets = Counter(
         s["start"].utcoffset() for sessions in papers["sessions"] for s in sessions if s["start"] is not None
@@ -59,12 +59,11 @@ def conference_zone(papers: pd.DataFrame) -> datetime.tzinfo | None:
     return datetime.timezone(offsets.most_common(1)[0][0])
 
 
-def zone_caption(zone: datetime.tzinfo | None) -> str:
+def zone_caption(zone: datetime.timezone | None) -> str:
     """What the page says of its times: `times in the conference's own time, UTC-07:00`."""
     if zone is None:
         return "no session has a time"
-    offset = datetime.datetime(2000, 1, 1, tzinfo=zone).strftime("%z")
-    return f"times in the conference's own time, UTC{offset[:3]}:{offset[3:]}"
+    return f"times in the conference's own time, {utc_offset_name(zone.utcoffset(None))}"
 
 
 def paper_choices(papers: pd.DataFrame) -> dict[str, str]:
@@ -73,7 +72,7 @@ def paper_choices(papers: pd.DataFrame) -> dict[str, str]:
     return dict(sorted(zip(presented["paper_id"], presented["title"]), key=lambda item: (item[1].casefold(), item[0])))
 
 
-def in_zone(session: dict, zone: datetime.tzinfo | None) -> dict:
+def in_zone(session: dict, zone: datetime.timezone | None) -> dict:
     """`session` with its times shown in `zone` (the same instants)."""
     if zone is None:
         return session
@@ -107,9 +106,11 @@ def with_schedule_columns(papers: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def presentations(papers: pd.DataFrame, zone: datetime.tzinfo | None = None) -> pd.DataFrame:
+def presentations(papers: pd.DataFrame, zone: datetime.timezone | None = None) -> pd.DataFrame:
     """One row per presentation of `papers` (`PRESENTATION_COLUMNS`), in time order (timeless ones
-    last), then by session, poster position and title; times in `zone` (default: `conference_zone(papers)`)."""
+    last), then by session, poster position and title; times in `zone` (default: `conference_zone(papers)`).
+
+    `start` and `end` are `pd.Timestamp`s or None; `time` reads as `lib.views.text.session_time` does."""
     zone = zone or conference_zone(papers)
     rows = [
         {
@@ -125,20 +126,30 @@ def presentations(papers: pd.DataFrame, zone: datetime.tzinfo | None = None) -> 
             "poster_position": session["poster_position"],
             "start": session["start"],
             "end": session["end"],
-            "day": day_label(session),
-            "time": session_time(session),
         }
         for paper in papers.itertuples(index=False)
-        for session in (in_zone(s, zone) for s in paper.sessions)
+        for session in paper.sessions
     ]
-    table = pd.DataFrame(rows, columns=list(PRESENTATION_COLUMNS))
-    if table.empty:
-        return table
-    # Sort by instant: offsets may differ (two time zones in one list), so compare in UTC.
-    instant = pd.to_datetime([s.tz_convert("UTC") if s is not None else None for s in table["start"]], utc=True)
-    order = table.assign(_instant=instant, _timeless=instant.isna())
-    order = order.sort_values(["_timeless", "_instant", "session", "poster_position", "title"], kind="stable")
-    return order.drop(columns=["_instant", "_timeless"]).reset_index(drop=True)
+    if not rows:
+        return pd.DataFrame(columns=list(PRESENTATION_COLUMNS))
+    table = pd.DataFrame(rows)
+    # Whole columns at once (a list of 3,000 papers has 7,000 times): in UTC, then in the zone.
+    start, end = (pd.to_datetime(table[name], utc=True) for name in ("start", "end"))
+    if zone is not None:
+        start, end = start.dt.tz_convert(zone), end.dt.tz_convert(zone)
+    zone_name = utc_offset_name(zone.utcoffset(None) if zone else None)
+    until = ("–" + end.dt.strftime("%H:%M")).where(
+        end.dt.date == start.dt.date, " – " + end.dt.strftime("%a %d %b %H:%M")
+    )
+    table = table.assign(
+        start=start.astype(object).where(start.notna(), None),
+        end=end.astype(object).where(end.notna(), None),
+        day=start.dt.strftime("%a %d %b").fillna(""),
+        time=(start.dt.strftime("%a %d %b %H:%M") + until.fillna("") + f" ({zone_name})").fillna(""),
+        _instant=start,
+    )
+    table = table.sort_values(["_instant", "session", "poster_position", "title"], kind="stable", na_position="last")
+    return table[list(PRESENTATION_COLUMNS)].reset_index(drop=True)
 
 
 NO_TIME = "No time given"  # the day of sessions whose source gave no time
@@ -154,18 +165,17 @@ class ScheduledSession:
     presentations: pd.DataFrame
 
 
-def schedule_sessions(shown: pd.DataFrame, zone: datetime.tzinfo | None = None) -> list[ScheduledSession]:
+def schedule_sessions(shown: pd.DataFrame, zone: datetime.timezone | None = None) -> list[ScheduledSession]:
     """The schedule of `presentations(shown)` as the page shows it, days and sessions in time
     order; sessions without a time come last, under `NO_TIME`. `zone` should be the whole map's
     (`conference_zone`), so filtering never shifts a time."""
     table = presentations(shown, zone)
-    grouped: dict[tuple[str, str, str], list[int]] = {}
-    for index, row in table.iterrows():
-        heading = " · ".join(part for part in (hours(row["start"], row["end"]), row["session"], row["room"]) if part)
-        grouped.setdefault((row["day"] or NO_TIME, heading, row["session"]), []).append(index)
+    clock = [hours(start, end) for start, end in zip(table["start"], table["end"])]
+    headings = [" · ".join(p for p in parts if p) for parts in zip(clock, table["session"], table["room"])]
+    keys = table.assign(_day=table["day"].replace("", NO_TIME), _heading=headings)
     return [
-        ScheduledSession(day, heading, label, table.loc[rows].reset_index(drop=True))
-        for (day, heading, label), rows in grouped.items()
+        ScheduledSession(day, heading, label, rows.drop(columns=["_day", "_heading"]).reset_index(drop=True))
+        for (day, heading, label), rows in keys.groupby(["_day", "_heading", "session"], sort=False)
     ]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 
 def short_authors(authors: list[str], limit: int = 3) -> str:
     """`A, B, C et al.` style author line."""
@@ -28,10 +30,16 @@ def session_time(session: dict) -> str:
     start, end = session["start"], session["end"]
     if start is None:
         return ""
-    offset = start.strftime("%z")
-    zone = f"UTC{offset[:3]}:{offset[3:]}" if offset else "UTC"
     until = ""
     if end is not None:
         end = end.tz_convert(start.tz)
         until = f"–{end:%H:%M}" if end.date() == start.date() else f" – {end:%a %d %b %H:%M}"
-    return f"{start:%a %d %b %H:%M}{until} ({zone})"
+    return f"{start:%a %d %b %H:%M}{until} ({utc_offset_name(start.utcoffset())})"
+
+
+def utc_offset_name(offset: datetime.timedelta | None) -> str:
+    """`UTC-07:00` for an offset seven hours behind UTC; `UTC` for none or zero."""
+    if not offset:
+        return "UTC"
+    minutes = int(offset.total_seconds() // 60)
+    return f"UTC{'-' if minutes < 0 else '+'}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
