@@ -75,12 +75,8 @@ with plan_tab:
     if plan.empty:
         st.info("None of this list's papers is presented at this conference. Add papers above.")
         st.stop()
-    clashes = schedule.conflict_count(plan)
-    if clashes:
-        st.warning(
-            f"{clashes} presentations of this plan overlap another paper's elsewhere; "
-            "where the paper has another session that clashes with none, it is offered to go to instead."
-        )
+    if warning := schedule.conflict_sentence(plan):
+        st.warning(warning)
     st.markdown(schedule.plan_markdown(plan))
     stem = exports.file_stem(plan_name)
     downloads = st.container(horizontal=True)

@@ -107,7 +107,10 @@ def test_a_plans_overlaps_elsewhere_are_flagged_with_the_other_session_offered(p
     assert by[(P2, "oral")].other_sessions == ["Poster Session 1 East · Tue 15 Jul 11:00–13:30 (UTC-07:00)"]
     assert by[(P1, "poster")].other_sessions == ["Oral 1A Generative Models · Tue 15 Jul 10:00–10:15 (UTC-07:00)"]
     assert by[(P8, "poster")].other_sessions == []  # its only session
-    assert schedule.conflict_count(plan) == 3
+    assert schedule.conflict_count(plan) == 3 and schedule.conflict_sentence(plan).startswith("3 presentations of")
+    assert schedule.conflict_sentence(schedule.plan_presentations(papers, [P1])) == ""  # its two sessions never clash
+    one = pd.DataFrame({"conflicts_with": [["a paper"], []]})
+    assert schedule.conflict_sentence(one).startswith("1 presentation of this plan overlaps another paper's")
 
 
 @pytest.mark.parametrize(

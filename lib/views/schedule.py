@@ -269,3 +269,15 @@ def plan_markdown(plan: pd.DataFrame) -> str:
 def conflict_count(plan: pd.DataFrame) -> int:
     """How many presentations of a plan (`plan_presentations`) overlap another paper's elsewhere."""
     return int(sum(bool(c) for c in plan["conflicts_with"]))
+
+
+def conflict_sentence(plan: pd.DataFrame) -> str:
+    """What the page warns of a plan's conflicts, or "" when it has none."""
+    clashes = conflict_count(plan)
+    if not clashes:
+        return ""
+    what = "1 presentation of this plan overlaps" if clashes == 1 else f"{clashes} presentations of this plan overlap"
+    return (
+        f"{what} another paper's elsewhere; where the paper has another session that clashes with none, "
+        "it is offered to go to instead."
+    )
