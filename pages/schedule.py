@@ -26,6 +26,8 @@ names = ui_state.read_lists(reading_lists.list_names)
 plan_column, add_column = st.columns([1, 2], vertical_alignment="bottom")
 with plan_column:
     plan_name = ui_state.list_choice(names)
+    if plan_name is None:
+        st.caption("No plan yet: choose papers and add them to a new list, your plan.")
 plan_ids = ui_state.plan_paper_ids(plan_name)
 choices = schedule.paper_choices(shown)
 with add_column:
