@@ -217,3 +217,21 @@ def test_the_schedule_is_absent_for_a_list_without_sessions(monkeypatch, tmp_pat
     assert "session" not in [m.key for m in app.multiselect] and "day" not in [m.key for m in app.multiselect]
     app.switch_page("pages/schedule.py").run()
     assert not app.exception and "has no sessions" in app.info[0].value
+
+
+def test_a_late_session_written_in_utc_is_offered_under_the_conferences_day():
+    late = {"kind": "poster", "room": "Hall", "poster_position": "", "end": None}
+    papers = schedule.with_schedule_columns(
+        pd.DataFrame(
+            {
+                "sessions": [
+                    [{**late, "name": "Thursday", "start": pd.Timestamp("2025-07-17T10:00:00-07:00")}],
+                    [{**late, "name": "Friday", "start": pd.Timestamp("2025-07-18T10:00:00-07:00")}],
+                    # 06:30 UTC on the 16th is 23:30 on the 15th in Vancouver, the conference's zone.
+                    [{**late, "name": "Late", "start": pd.Timestamp("2025-07-16T06:30:00+00:00")}],
+                ]
+            }
+        )
+    )
+    assert facet_options(papers, Filters(), "day") == {"Tue 15 Jul": 1, "Thu 17 Jul": 1, "Fri 18 Jul": 1}
+    assert list(facet_options(papers, Filters(), "session")) == ["Late", "Thursday", "Friday"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 import pandas as pd
 
-from lib.views.schedule import day_label, session_label
+from lib.views.schedule import conference_zone, day_label, in_zone, session_label
 
 # Facets in sidebar order, with the label a widget shows.
 FACETS = {
@@ -145,14 +145,19 @@ def facet_counts(papers: pd.DataFrame, name: str, limit: int | None = None, min_
     else:
         counts = value_counts(papers, name)
     if name in _IN_TIME_ORDER and counts:
-        counts = {value: counts[value] for value in _in_time_order(papers, name) if value in counts}
+        ordered = [value for value in _in_time_order(papers, name) if value in counts]
+        counts = {value: counts[value] for value in [*ordered, *(v for v in counts if v not in ordered)]}
     kept = {value: n for value, n in counts.items() if value and n >= min_count}
     return dict(list(kept.items())[:limit]) if limit else kept
 
 
 def _in_time_order(papers: pd.DataFrame, name: str) -> list[str]:
     """The session labels or days of `papers`, earliest first (by UTC instant), timeless ones last."""
-    label = session_label if name == "session" else day_label
+    zone = conference_zone(papers)  # days as `with_schedule_columns` names them
+
+    def label(session: dict) -> str:
+        return session_label(session) if name == "session" else day_label(in_zone(session, zone))
+
     earliest: dict[str, tuple[bool, int]] = {}
     for sessions in papers["sessions"]:
         for session in sessions:
