@@ -3,6 +3,7 @@
 import re
 
 import pandas as pd
+import pytest
 from export_readers import FORMULA_STARTS, bibtex_entries, csv_rows, html_elements, latex_text, markdown_html
 
 from lib.store.reading_lists import Entry
@@ -136,3 +137,13 @@ def test_map_html_is_standalone_and_shows_hostile_titles_as_text():
 def test_file_stem_is_safe():
     assert exports.file_stem("Journal club: week 3/4") == "journal-club-week-3-4"
     assert exports.file_stem("../../") == "reading-list"
+
+
+@pytest.mark.parametrize("count", [1, 9, 10, 100, 1000])
+def test_the_markdown_agenda_is_one_list_whatever_its_length(count):
+    entries = [entry(f"Paper {n}", position=n, presenter=f"Member {n}", note="read §2") for n in range(count)]
+    html = markdown_html(exports.markdown_agenda("Weekly", entries))
+    # One numbered list with one item per paper, each holding its own details: CommonMark, as
+    # GitHub and markdown-it render it, starts a new list when a sub-list is indented too little.
+    assert html.count("<ol") == 1 and html.count("<ul>") == count and html.rstrip().endswith("</li>\n</ol>")
+    assert f"Member {count - 1}" in html.rsplit("<li>", 3)[-3]  # the last paper's details are inside its item

@@ -77,7 +77,10 @@ def markdown_agenda(name: str, entries: Sequence[Entry]) -> str:
             ("Note", markdown_literal(entry.note)),
             ("Link", f"<{_link(entry.url)}>" if _link(entry.url) else ""),
         ]
-        lines += [f"   - {label}: {value}" for label, value in details if value]
+        # A sub-list belongs to its item only when indented past the item's marker: "9. " is 3
+        # characters, "10. " 4; a fixed 3 split a list of 10 or more into separate lists.
+        indent = " " * (len(str(number)) + 2)
+        lines += [f"{indent}- {label}: {value}" for label, value in details if value]
     return "\n".join(lines) + "\n"
 
 
