@@ -2,6 +2,7 @@
 compose, and only the fetch command has a way to the network."""
 
 import ast
+import tomllib
 
 from conftest import REPO
 
@@ -213,3 +214,9 @@ def test_no_page_url_is_a_page_files_name():
     stems = {path.stem for path in (REPO / "pages").glob("*.py")}
     assert len(url_paths) == len(stems)  # every page has one
     assert not set(url_paths) & stems
+
+
+def test_the_dashboard_listens_on_this_machine_only():
+    """`streamlit run dashboard.py` as README gives it must not open the laptop to its network."""
+    config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["address"] == "127.0.0.1"
