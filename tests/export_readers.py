@@ -68,9 +68,13 @@ def latex_text(value: str) -> str:
     """What a BibTeX field's value prints; AssertionError if it holds LaTeX other than escaped characters."""
 
     def printed(match: re.Match) -> str:
+        if match[0] in "{}":
+            return ""
         assert match[0] in _LATEX_ESCAPES, f"unescaped LaTeX {match[0]!r} in {value!r}"
         return _LATEX_ESCAPES[match[0]]
 
+    # Bare braces are BibTeX's case protection ({GNNs}): they print nothing. Braces from the data
+    # are escaped (\textbraceleft{}), matched above before a bare brace can be.
     return _LATEX_TOKEN.sub(printed, value)
 
 

@@ -75,7 +75,7 @@ def test_bibtex_parses_as_bibtex_and_every_field_prints_its_text():
     assert [e.type for e in parsed] == ["inproceedings"] * len(entries)  # no entry made from a title
     for written, paper in zip(parsed, entries):
         assert latex_text(written.fields["title"]) == paper.title  # escaped, no command left to run
-        assert latex_text(written.fields["booktitle"]) == paper.venue
+        assert latex_text(written.fields["booktitle"]) == exports.proceedings_name(paper.venue, paper.year)
         assert latex_text(written.fields["author"]) == " and ".join(paper.authors)
         assert written.fields["year"] == "2025"
     assert "url" not in parsed[2].fields  # no url field for a javascript: link
@@ -147,3 +147,29 @@ def test_the_markdown_agenda_is_one_list_whatever_its_length(count):
     # GitHub and markdown-it render it, starts a new list when a sub-list is indented too little.
     assert html.count("<ol") == 1 and html.count("<ul>") == count and html.rstrip().endswith("</li>\n</ol>")
     assert f"Member {count - 1}" in html.rsplit("<li>", 3)[-3]  # the last paper's details are inside its item
+
+
+def test_bibtex_names_the_proceedings_and_protects_capitals():
+    papers = [
+        entry("K²VAE: Scaling GNNs with BERT-based Priors", 0),
+        entry("Sparse attention", 1, venue="ICLR", year=2025),
+        entry("Deep sets", 2, venue="NeurIPS", year=2024),
+        entry("A workshop paper", 3, venue="Workshop on Things", year=2025),
+        entry("Undated", 4, year=None),
+    ]
+    parsed = list(bibtex_entries(exports.bibtex(papers)).values())
+    assert [p.fields["booktitle"] for p in parsed] == [
+        "Proceedings of the 42nd International Conference on Machine Learning",
+        "The 13th International Conference on Learning Representations",
+        "Advances in Neural Information Processing Systems",
+        "Workshop on Things",
+        "ICML",
+    ]
+    assert parsed[0].fields["title"] == "{K²VAE:} Scaling {GNNs} with {BERT-based} Priors"
+    assert latex_text(parsed[0].fields["title"]) == "K²VAE: Scaling GNNs with BERT-based Priors"
+    assert parsed[1].fields["title"] == "Sparse attention"  # nothing to protect
+    assert [exports.proceedings_name("ICML", y) for y in (2019, 2023, 2024)] == [
+        "Proceedings of the 36th International Conference on Machine Learning",
+        "Proceedings of the 40th International Conference on Machine Learning",
+        "Proceedings of the 41st International Conference on Machine Learning",
+    ]

@@ -88,6 +88,39 @@ def _bibtex_escape(text: str) -> str:
     return "".join(_BIBTEX_SPECIALS.get(c, c) for c in " ".join(str(text).split()))
 
 
+def _protected_title(title: str) -> str:
+    """The title escaped, each word with a capital past its first letter (`GNNs`, `K²VAE`,
+    `BERT-based`) in braces, so bibliography styles that lower-case titles keep it as written."""
+    return " ".join(
+        f"{{{_bibtex_escape(word)}}}" if any(c.isupper() for c in word[1:]) else _bibtex_escape(word)
+        for word in title.split()
+    )
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+# The proceedings' own names of the venues PaperMap fetches, from their year (ICML 2025 was the
+# 42nd ICML, ICLR 2025 the 13th; NeurIPS papers appear in "Advances in ...", a volume per year).
+_PROCEEDINGS = {
+    "icml": (1983, "Proceedings of the {} International Conference on Machine Learning"),
+    "iclr": (2012, "The {} International Conference on Learning Representations"),
+    "neurips": (1987, "Advances in Neural Information Processing Systems"),
+    "nips": (1987, "Advances in Neural Information Processing Systems"),
+}
+
+
+def proceedings_name(venue: str, year: int | None) -> str:
+    """A BibTeX `booktitle`: the proceedings' full name for ICML, ICLR and NeurIPS of a known year,
+    else the venue as the list gives it."""
+    known = _PROCEEDINGS.get(venue.strip().lower())
+    if known is None or not year or year <= known[0]:
+        return venue
+    first, name = known
+    return name.format(_ordinal(year - first))
+
+
 def _ascii_word(text: str) -> str:
     return safe_name(text, keep="", joiner="", strip="", lower=True)
 
@@ -112,7 +145,9 @@ def bibtex(entries: Sequence[Entry]) -> str:
     """The list as BibTeX `@inproceedings` entries built from each paper's title, authors, venue, year and url.
 
     A field the paper lacks is left out: no `author` without authors, no `booktitle` without a
-    venue, no `year` without a year, no `url` unless it is a plain http(s) link. Text is escaped
+    venue, no `year` without a year, no `url` unless it is a plain http(s) link. The booktitle is
+    the proceedings' name (`proceedings_name`); title words with inner capitals are braced
+    (`{GNNs}`) so styles keep their case. Text is escaped
     (`{ } \\ % & $ # _ ~ ^`, braces as `\\textbraceleft{}`/`\\textbraceright{}`), so a title can
     neither unbalance the file nor run a LaTeX command. Keys come from
     `citation_key`; a key already used in the file gets `b`, `c`, ... appended, in list order.
@@ -124,9 +159,9 @@ def bibtex(entries: Sequence[Entry]) -> str:
         key = next(f"{base}{suffix}" for suffix in _key_suffixes() if f"{base}{suffix}" not in used)
         used.add(key)
         fields = [
-            ("title", _bibtex_escape(entry.title)),
+            ("title", _protected_title(entry.title)),
             ("author", " and ".join(_bibtex_escape(a) for a in entry.authors if a.strip())),
-            ("booktitle", _bibtex_escape(entry.venue)),
+            ("booktitle", _bibtex_escape(proceedings_name(entry.venue, entry.year))),
             ("year", str(entry.year) if entry.year else ""),
             ("url", _link(entry.url)),
         ]
