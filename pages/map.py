@@ -9,7 +9,7 @@ import streamlit as st
 from lib import ui_state
 from lib.errors import PaperMapError
 from lib.views import exports, map_figure
-from lib.views.map_page import listed_papers, map_highlight
+from lib.views.map_page import export_notes, listed_papers, map_highlight
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption, selection_summary
 
@@ -72,7 +72,17 @@ def map_and_selection() -> None:
     )
     st.download_button(
         "Download this view as an interactive HTML file",
-        data=lambda: exports.map_html(figure),
+        data=lambda: exports.map_html(
+            figure,
+            f"{corpus_caption(papers, view.source.data.name)}: topic map",
+            export_notes(
+                papers,
+                shown,
+                view.filters.to_query(),
+                ui_state.colour_choices(papers)[color_by],
+                ui_state.LABEL_CHOICES[labels],
+            ),
+        ),
         file_name=f"{exports.file_stem(view.source.data.name)}-map.html",
         mime="text/html",
         on_click="ignore",

@@ -3,12 +3,14 @@
 import re
 
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 from export_readers import FORMULA_STARTS, bibtex_entries, csv_rows, html_elements, latex_text, markdown_html
 
 from lib.store.reading_lists import Entry
 from lib.views import exports
 from lib.views.map_figure import map_figure
+from lib.views.map_page import export_notes
 
 IMG = "<img src=x onerror=alert(1)>"
 FORMULA = '=HYPERLINK("http://x")'
@@ -173,3 +175,22 @@ def test_bibtex_names_the_proceedings_and_protects_capitals():
         "Proceedings of the 40th International Conference on Machine Learning",
         "Proceedings of the 41st International Conference on Machine Learning",
     ]
+
+
+def test_the_downloaded_map_says_what_it_shows():
+    papers = pd.DataFrame({"paper_id": ["a", "b", "c"]})
+    notes = export_notes(
+        papers, papers.head(2), {"status": ["Oral"], "subfield": ["A", "B"], "color": ["x"]}, "Topic", "None"
+    )
+    assert notes == [
+        "2 of 3 papers shown, filtered by Status: Oral; Subfield: A, B.",
+        "Coloured by Topic; labels: None.",
+    ]
+    figure = go.Figure(go.Scatter(x=[0], y=[0]))
+    page = exports.map_html(figure, f"ICML 2025 {IMG}: topic map", notes).decode("utf-8")
+    assert "<title>ICML 2025 &lt;img src=x onerror=alert(1)&gt;: topic map</title>" in page
+    assert (
+        "<h1>ICML 2025 &lt;img" in page
+        and "<p>2 of 3 papers shown, filtered by Status: Oral; Subfield: A, B.</p>" in page
+    )
+    assert IMG not in page

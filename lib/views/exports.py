@@ -8,6 +8,7 @@ spreadsheet would run as a formula are prefixed with an apostrophe.
 from __future__ import annotations
 
 import csv
+import html
 import io
 import itertools
 import string
@@ -198,13 +199,22 @@ def csv_text(entries: Sequence[Entry]) -> str:
     return out.getvalue()
 
 
-def map_html(figure: go.Figure) -> bytes:
+def map_html(figure: go.Figure, title: str = "PaperMap", notes: Sequence[str] = ()) -> bytes:
     """`figure` as a standalone interactive HTML page (UTF-8) with plotly.js inlined: it works offline.
 
-    About 5 MB, almost all of it plotly.js. Text in the figure is whatever its builder put there
-    (`lib.views.map_figure` escapes paper text).
+    The page is titled `title` (its `<title>` and heading) and says `notes` under it (what is
+    shown: `lib.views.map_page.export_notes`); both are HTML-escaped. About 5 MB, almost all of it
+    plotly.js. Text in the figure is whatever its builder put there (`lib.views.map_figure`
+    escapes paper text).
     """
-    return figure.to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False}).encode("utf-8")
+    plot = figure.to_html(include_plotlyjs=True, full_html=False, config={"displaylogo": False})
+    lines = "".join(f"<p>{html.escape(note)}</p>" for note in notes)
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title>"
+        "<style>body { font-family: system-ui, sans-serif; margin: 1em 2em; } p { margin: .2em 0; color: #444; }</style>"
+        f"</head><body><h1>{html.escape(title)}</h1>{lines}{plot}</body></html>"
+    ).encode()
 
 
 def file_stem(name: str) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 import pandas as pd
 
+from lib.views.filters import FACETS
 from lib.views.markup import markdown_literal
 from lib.views.search import papers_with_ids
 
@@ -42,3 +43,14 @@ def listed_papers(
     if found is not None:
         return found, f"papers match “{markdown_literal(query)}”"
     return None, ""
+
+
+def export_notes(
+    papers: pd.DataFrame, shown: pd.DataFrame, query: Mapping[str, list[str]], colouring: str, labels: str
+) -> list[str]:
+    """What a downloaded map says under its heading, so it stays readable away from the dashboard:
+    the papers in view and the filters that chose them (`query`, the facets' URL values), then the
+    colouring and labels. Plain text."""
+    chosen = "; ".join(f"{FACETS[name]}: {', '.join(values)}" for name, values in query.items() if name in FACETS)
+    shown_line = f"{len(shown):,} of {len(papers):,} papers shown" + (f", filtered by {chosen}" if chosen else "")
+    return [shown_line + ".", f"Coloured by {colouring}; labels: {labels}."]
