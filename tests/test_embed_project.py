@@ -212,3 +212,14 @@ def test_sentence_transformer_cache_key_names_the_weights_not_the_machine(minilm
 def test_a_model_that_cannot_be_loaded_is_a_named_error(minilm, tmp_path):
     with pytest.raises(EmbedderUnavailable, match="cannot load"):
         SentenceTransformerEmbedder(tmp_path / "no-model-here").embed(["a paper"])
+
+
+def test_a_tfidf_cosine_splits_exactly_over_the_terms_it_rests_on():
+    planted_texts = [r["abstract"] for r in planted_records()]
+    vectors, model = TfidfSvdEmbedder().fit_embed(planted_texts)
+    parts = model.cosine_parts(planted_texts[0], planted_texts[1:6])
+    assert np.allclose(parts.sum(axis=1), vectors[1:6] @ vectors[0], atol=1e-5)  # each row is the cosine
+    shared = model.shared_terms(planted_texts[0], planted_texts[1:3])
+    words = set(planted_texts[0].lower().split())
+    assert all(1 <= len(terms) <= 3 and all(set(t.split()) <= words for t in terms) for terms in shared)
+    assert model.shared_terms(planted_texts[0], ["zzzz qqqq"]) == [[]]  # nothing known: nothing to rest on

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import DASHBOARD, planted_records
+from conftest import DASHBOARD, plain, planted_records
 from streamlit.testing.v1 import AppTest
 
 HOSTILE_TITLE = "<img src=x onerror=alert(1)>"
@@ -59,6 +59,9 @@ def test_a_paper_shows_its_details_and_ten_similar_papers_of_its_topic(app_env):
     buttons = similar_buttons(app)
     assert len(buttons) == 10 and "similar-privacy-3" not in [b.key for b in buttons]
     assert all(b.key.startswith("similar-privacy-") for b in buttons)  # planted neighbours are its own topic
+    # Each says why: the keyphrases it shares and the terms its cosine rests on (a TF-IDF map).
+    reasons = [plain(c.value) for c in app.caption if "similarity 0." in plain(c.value)]
+    assert len(reasons) >= 10 and all("rests on " in r for r in reasons[:10])
     assert len([c for c in app.caption if "similarity" in c.value]) == 10
 
 

@@ -10,7 +10,14 @@ from lib.build.pipeline import build
 from lib.errors import InputError, PaperMapError
 from lib.schema import analysis_texts
 from lib.stages.embed import EmbedderUnavailable, fit_embed, query_embedder
-from lib.views.search import query_terms, similar_papers, similar_to_text, text_matches
+from lib.views.search import (
+    query_terms,
+    ranked_papers,
+    similar_papers,
+    similar_to_text,
+    similarity_reasons,
+    text_matches,
+)
 
 
 @pytest.fixture(scope="module")
@@ -130,3 +137,20 @@ def test_an_embedder_without_a_query_model_is_one_clear_sentence():
 def test_a_folder_without_embeddings_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="build the map again"):
         load_map_embeddings(tmp_path)
+
+
+def test_each_similar_paper_says_what_it_shares_and_what_its_cosine_rests_on(planted_map):
+    folder, papers = planted_map
+    embeddings = load_map_embeddings(folder)
+    ranked = ranked_papers(papers, similar_papers(embeddings.vectors, 0, 5))
+    reasons = similarity_reasons(papers, papers["paper_id"][0], ranked, embeddings.query_model)
+    assert len(reasons) == 5 and all("rests on " in r for r in reasons)
+    mine = set(papers["keywords"][0])
+    for reason, keywords in zip(reasons, ranked["keywords"]):
+        if reason.startswith("shares "):
+            shared = reason.removeprefix("shares ").split("; ")[0].split(", ")
+            assert set(shared) <= mine & set(keywords)  # in both papers' keyphrases
+    # Another embedder's space is not split by terms: the shared keyphrases alone.
+    other = similarity_reasons(papers, papers["paper_id"][0], ranked, {"embedder": np.array("test-hashing")})
+    assert all("rests on" not in r for r in other)
+    assert similarity_reasons(papers, "no such paper", ranked, embeddings.query_model) == [""] * 5

@@ -57,6 +57,39 @@ class TfidfSvdModel:
         vectorizer.idf_ = self.idf
         return normalize(np.asarray(vectorizer.transform(texts) @ self.components.T)).astype(np.float32)
 
+    def cosine_parts(self, text: str, others: Sequence[str]) -> np.ndarray:
+        """(len(others), n_terms): how much each term of `text` adds to its cosine with each of `others`.
+
+        With a = P t / |P t| and b the other's vector (P the SVD directions, t the TF-IDF row), the
+        cosine splits exactly over `text`'s terms, a · b = sum_j t_j (Pᵀ b)_j / |P t|: each row sums
+        to the cosine of the two texts' vectors. Rows are zero where either text has no known word.
+        """
+        parts = np.zeros((len(others), len(self.terms)), dtype=np.float64)
+        if len(self.terms) == 0 or not others:
+            return parts
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        vectorizer = TfidfVectorizer(**_TFIDF_SETTINGS, vocabulary={term: i for i, term in enumerate(self.terms)})
+        vectorizer.idf_ = self.idf
+        rows = vectorizer.transform([text, *others]).toarray().astype(np.float64)
+        projected = rows @ self.components.T.astype(np.float64)
+        norms = np.linalg.norm(projected, axis=1)
+        if norms[0] == 0:
+            return parts
+        for n, (other, norm) in enumerate(zip(projected[1:], norms[1:])):
+            if norm > 0:
+                parts[n] = rows[0] * (self.components.T @ (other / norm)) / norms[0]
+        return parts
+
+    def shared_terms(self, text: str, others: Sequence[str], top: int = 3) -> list[list[str]]:
+        """For each of `others`, the `top` terms of `text` adding most to its cosine with it
+        (`cosine_parts`): what the similarity rests on; none where they share nothing."""
+        found = []
+        for parts in self.cosine_parts(text, others):
+            best = [j for j in np.argsort(-parts, kind="stable")[:top] if parts[j] > 0]
+            found.append([str(self.terms[j]) for j in best])
+        return found
+
     def to_arrays(self) -> dict[str, np.ndarray]:
         return {"terms": self.terms.astype(str), "idf": self.idf, "components": self.components}
 

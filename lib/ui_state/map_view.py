@@ -144,7 +144,10 @@ def paper_buttons(papers: pd.DataFrame, key: str) -> None:
             on_click=open_paper,
             args=(paper.paper_id,),
         )
-        st.caption(markdown_literal(f"{paper.subfield} · similarity {paper.similarity:.2f}"))
+        reason = getattr(paper, "reason", "")  # why it is similar: only rankings of papers like a paper have one
+        st.caption(
+            markdown_literal(" · ".join(p for p in (paper.subfield, f"similarity {paper.similarity:.2f}", reason) if p))
+        )
 
 
 _PAPER_CHOICE = "paper_choice"
@@ -179,13 +182,15 @@ def similar_to_text(map_dir: str, text: str, k: int = 10) -> pd.DataFrame:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def similar_papers(map_dir: str, paper_id: str, k: int = 10) -> pd.DataFrame:
-    """The `k` papers of the map most similar to `paper_id`, best first, with a `similarity` column;
-    empty when the map has no such paper."""
+    """The `k` papers of the map most similar to `paper_id`, best first, with `similarity` and
+    `reason` (`lib.views.search.similarity_reasons`) columns; empty when the map has no such paper."""
     papers = read_map(map_dir)[0]
     row = search.paper_row(papers, paper_id)
     if row is None:
-        return papers.iloc[:0].assign(similarity=pd.Series(dtype="float64"))
-    return search.ranked_papers(papers, search.similar_papers(_map_embeddings(map_dir).vectors, row, k))
+        return papers.iloc[:0].assign(similarity=pd.Series(dtype="float64"), reason=pd.Series(dtype="str"))
+    embeddings = _map_embeddings(map_dir)
+    ranked = search.ranked_papers(papers, search.similar_papers(embeddings.vectors, row, k))
+    return ranked.assign(reason=search.similarity_reasons(papers, paper_id, ranked, embeddings.query_model))
 
 
 def search_in_view(view: View, query: str) -> pd.DataFrame:

@@ -8,13 +8,15 @@ its vector from the map's query model (`lib.build.output.load_map_embeddings` re
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from lib.neighbours import cosine_similarity
+from lib.schema import analysis_texts
+from lib.stages.embed import TfidfSvdEmbedder, TfidfSvdModel
 
 # The fields a text search looks in; list fields are joined with commas.
 SEARCH_FIELDS = ("title", "abstract", "authors", "keywords", "author_keywords")
@@ -115,3 +117,26 @@ def _ranked(scores: np.ndarray, k: int) -> pd.DataFrame:
     order = np.argsort(-scores, kind="stable")[:k]
     order = order[scores[order] > 0]
     return pd.DataFrame({"row": order.astype(np.int64), "similarity": scores[order].astype(np.float64)})
+
+
+def similarity_reasons(
+    papers: pd.DataFrame, paper_id: str, ranked: pd.DataFrame, query_model: Mapping[str, np.ndarray]
+) -> list[str]:
+    """Why each paper of `ranked` (rows of `papers`) is like paper `paper_id`, as one line each:
+    the keyphrases they share, and, on a TF-IDF map, the terms the cosine rests on most
+    (`TfidfSvdModel.shared_terms`); "" when neither says anything."""
+    row = paper_row(papers, paper_id)
+    if row is None or ranked.empty:
+        return ["" for _ in range(len(ranked))]
+    paper = papers.iloc[row]
+    mine = set(paper["keywords"])
+    terms: list[list[str]] = [[] for _ in range(len(ranked))]
+    if str(query_model.get("embedder", "")) == TfidfSvdEmbedder.name and "terms" in query_model:
+        model = TfidfSvdModel.from_arrays(query_model)
+        terms = model.shared_terms(analysis_texts(papers.iloc[[row]])[0], analysis_texts(ranked))
+    reasons = []
+    for keywords, rests_on in zip(ranked["keywords"], terms):
+        shared = [k for k in keywords if k in mine][:3]
+        parts = [f"shares {', '.join(shared)}" if shared else "", f"rests on {', '.join(rests_on)}" if rests_on else ""]
+        reasons.append("; ".join(part for part in parts if part))
+    return reasons
