@@ -165,6 +165,18 @@ def test_an_upload_over_the_size_limit_is_refused_with_both_sizes(tmp_path):
     assert all_files(tmp_path) == []
 
 
+def test_uploads_together_stay_under_their_total_limit(tmp_path):
+    other = json.dumps(planted_records(per_topic=4, seed=1)).encode()
+    limit = len(PLANTED) + len(other) + 10
+    save_upload(tmp_path, "one.json", PLANTED, max_total_bytes=limit)
+    save_upload(tmp_path, "two.json", other, max_total_bytes=limit)
+    assert save_upload(tmp_path, "again.json", PLANTED, max_total_bytes=limit).name == "one.json"  # no new bytes
+    third = json.dumps(planted_records(per_topic=4, seed=2)).encode()
+    with pytest.raises(DataSetError, match=r"^three was not saved: the uploads folder holds .* limited to ") as raised:
+        save_upload(tmp_path, "three.json", third, max_total_bytes=limit)
+    assert "\n" not in str(raised.value) and all_files(tmp_path) == ["one.json", "two.json"]
+
+
 def test_the_same_content_uploaded_twice_is_kept_once(tmp_path):
     first = save_upload(tmp_path, "papers.json", PLANTED)
     assert save_upload(tmp_path, "papers.json", PLANTED) == first

@@ -23,6 +23,7 @@ from lib.paths import DEFAULT_DATA, DEFAULT_TAXONOMY, REPO_ROOT
 DEFAULT_DATA_DIR = REPO_ROOT / "data"
 UPLOADS_FOLDER = "uploads"
 MAX_UPLOAD_BYTES = 200 * 1024 * 1024  # Streamlit's own default upload limit
+MAX_UPLOADS_TOTAL_BYTES = 1024 * 1024 * 1024  # all uploads together: uploads cannot fill the disk
 MAX_NAME_CHARS = 100
 # Files in a data folder offered as paper lists; other files there (taxonomies, databases) are not.
 PAPER_LIST_SUFFIXES = (".txt", ".json", ".jsonl", ".csv", ".tsv", ".parquet")
@@ -167,11 +168,19 @@ def check_paper_list(content: bytes, file_name: str, fallback: str) -> tuple[str
     return stem + FORMAT_SUFFIXES[result.report.format], result.report.loaded
 
 
-def save_upload(uploads_dir: Path, file_name: str, content: bytes, *, max_bytes: int = MAX_UPLOAD_BYTES) -> Path:
+def save_upload(
+    uploads_dir: Path,
+    file_name: str,
+    content: bytes,
+    *,
+    max_bytes: int = MAX_UPLOAD_BYTES,
+    max_total_bytes: int = MAX_UPLOADS_TOTAL_BYTES,
+) -> Path:
     """Save an uploaded paper list into `uploads_dir` (see `check_paper_list`) and return its path.
 
     The same content uploaded again returns the earlier file instead of a copy; a different file
-    with a name already taken is saved as `name-2`. Raises `DataSetError` or `InputError` (one sentence).
+    with a name already taken is saved as `name-2`. A file that would take the folder's uploads
+    past `max_total_bytes` is refused. Raises `DataSetError` or `InputError` (one sentence).
     """
     if len(content) > max_bytes:
         size, limit = human_size(len(content)), human_size(max_bytes)
@@ -185,6 +194,12 @@ def save_upload(uploads_dir: Path, file_name: str, content: bytes, *, max_bytes:
     for existing in _paper_lists(uploads_dir):
         if existing.stat().st_size == len(content) and file_digest(existing) == digest:
             return existing
+    held = sum(path.stat().st_size for path in _paper_lists(uploads_dir))
+    if held + len(content) > max_total_bytes:
+        raise DataSetError(
+            f"{safe_stem(file_name) or 'The file'} was not saved: the uploads folder holds {human_size(held)} "
+            f"and all uploads together are limited to {human_size(max_total_bytes)}; remove some from {uploads_dir}."
+        )
     stem, suffix = name.rsplit(".", 1)
     n = 2
     while (uploads_dir / name).exists():
