@@ -4,7 +4,7 @@ import streamlit as st
 
 from lib import ui_state
 from lib.store import reading_lists
-from lib.views import exports
+from lib.views import breakdowns, exports, list_coverage
 from lib.views.markup import markdown_literal
 from lib.views.text import byline, short_authors
 
@@ -108,3 +108,40 @@ for entry in entries:
             on_click=ui_state.change_lists,
             args=(reading_lists.remove_entry, name, entry.entry_id),
         )
+
+# Growing the list from this map: the topics it has no paper in, and the papers nearest it.
+view = ui_state.current_view()
+if not view.map_dir:  # a view without a built map (a page tested on its own): nothing to grow from
+    st.stop()
+list_ids = [entry.paper_id for entry in entries]
+st.markdown("#### What this list misses")
+gaps = list_coverage.missing_topics(ui_state.topic_summaries(view.map_dir, "coarse"), view.papers, list_ids)
+if gaps.empty:
+    st.caption(f"Every topic of the map of {markdown_literal(view.source.data.name)} has a paper on this list.")
+else:
+    st.caption(
+        f"Topics of the map of {markdown_literal(view.source.data.name)} without a paper on this list, largest "
+        "first, each with its most representative paper."
+    )
+for gap in gaps.itertuples(index=False):
+    topic, add = st.columns([5, 1], vertical_alignment="center")
+    topic.markdown(f"**{markdown_literal(gap.label)}** ({gap.papers} papers): {markdown_literal(gap.title)}")
+    add.button(
+        "Add",
+        key=f"gap-{gap.topic}",
+        on_click=ui_state.add_to_this_list,
+        args=(name, breakdowns.papers_by_id(view.papers, [gap.paper_id])),
+    )
+st.markdown("#### More like this list")
+nearest = ui_state.more_like_list(view.map_dir, list_ids)
+if nearest.empty:
+    st.caption("None of this list's papers is on the open map.")
+else:
+    st.caption("The papers nearest the list as a whole (its papers' mean embedding), not on it yet.")
+    ui_state.paper_buttons(nearest, key="more-like")
+    st.button(
+        f"Add these {len(nearest)} papers",
+        key="add-more-like",
+        on_click=ui_state.add_to_this_list,
+        args=(name, nearest),
+    )

@@ -1,5 +1,6 @@
 """The reading-lists page and the "add to a reading list" control under AppTest, with a private database."""
 
+import re
 from contextlib import closing
 
 import pandas as pd
@@ -77,7 +78,7 @@ def test_no_lists_yet_then_create_one(lists_db):
 def test_entries_show_in_order_as_text_and_can_be_edited(lists_db):
     make_list(lists_db, "Club", [IMG, LINK, "Third paper"])
     app = open_page(list="Club")
-    titles = [t for t in markdown_texts(app) if t.startswith("**")]
+    titles = [t for t in markdown_texts(app) if re.match(r"\*\*\d+\. ", t)]  # the entries, not the missing topics
     assert titles == [
         f"**1. {markdown_literal(IMG)}**",
         f"**2. {markdown_literal(LINK)}**",
@@ -214,3 +215,19 @@ def test_the_maps_open_paper_goes_into_a_new_list(lists_db):
     app.button(key="map-open-paper-add").click().run()
     assert not app.exception and not app.error
     assert [e.paper_id for e in stored(lists_db, "Bandit club")] == ["bandits-2"]
+
+
+def test_the_list_page_offers_the_topics_it_misses_and_papers_like_it(lists_db):
+    make_list(lists_db, "Club", ["A privacy paper", "Another"])  # privacy-0 and privacy-1 of the planted map
+    app = open_page(list="Club")
+    missing = [t for t in markdown_texts(app) if re.match(r"\*\*[^*]+\*\* \(\d+ papers\): ", t)]
+    assert len(missing) >= 1 and all("privacy" not in t.split("**")[1].lower() for t in missing)
+    app.button(key=next(b.key for b in app.button if str(b.key).startswith("gap-"))).click().run()
+    assert not app.exception and len(stored(lists_db, "Club")) == 3  # the topic's representative paper
+    nearest = [b for b in app.button if str(b.key).startswith("more-like-")]
+    assert len(nearest) == 10 and all(
+        b.key.removeprefix("more-like-") not in ("privacy-0", "privacy-1") for b in nearest
+    )
+    assert all(b.key.startswith("more-like-privacy-") for b in nearest[:5])  # nearest first: the list's own topic
+    app.button(key="add-more-like").click().run()
+    assert not app.exception and len(stored(lists_db, "Club")) == 13

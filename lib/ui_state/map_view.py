@@ -10,7 +10,7 @@ import streamlit as st
 
 from lib.build.output import MapEmbeddings, load_map_embeddings
 from lib.stages.embed import QueryEmbedder, query_embedder
-from lib.views import exports, map_figure, search
+from lib.views import exports, list_coverage, map_figure, search
 from lib.views.map_hover import hover_labels
 from lib.views.markup import markdown_literal, safe_url
 from lib.views.tables import paper_table
@@ -191,6 +191,11 @@ def similar_papers(map_dir: str, paper_id: str, k: int = 10) -> pd.DataFrame:
     embeddings = _map_embeddings(map_dir)
     ranked = search.ranked_papers(papers, search.similar_papers(embeddings.vectors, row, k))
     return ranked.assign(reason=search.similarity_reasons(papers, paper_id, ranked, embeddings.query_model))
+
+
+def more_like_list(map_dir: str, list_ids: list[str], k: int = 10) -> pd.DataFrame:
+    """`lib.views.list_coverage.more_like_list` on the map in `map_dir`: the papers nearest a list's."""
+    return list_coverage.more_like_list(_map_embeddings(map_dir).vectors, read_map(map_dir)[0], list_ids, k)
 
 
 def search_in_view(view: View, query: str) -> pd.DataFrame:

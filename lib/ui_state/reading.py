@@ -191,3 +191,8 @@ def plan_paper_ids(name: str | None) -> list[str]:
     if name is None:
         return []
     return [entry.paper_id for entry in read_lists(reading_lists.entries, name)]
+
+
+def add_to_this_list(name: str, papers: pd.DataFrame) -> None:
+    """Add `papers` (rows of the papers table) to list `name` at once (a button's callback)."""
+    change_lists(reading_lists.add_papers, name, papers, current_view().source.data.name)
