@@ -116,14 +116,14 @@ if not view.map_dir:  # a view without a built map (a page tested on its own): n
 list_ids = [entry.paper_id for entry in entries]
 st.markdown("#### What this list misses")
 gaps = list_coverage.missing_topics(ui_state.topic_summaries(view.map_dir, "coarse"), view.papers, list_ids)
-if gaps.empty:
+if not gaps:
     st.caption(f"Every topic of the map of {markdown_literal(view.source.data.name)} has a paper on this list.")
 else:
     st.caption(
         f"Topics of the map of {markdown_literal(view.source.data.name)} without a paper on this list, largest "
         "first, each with its most representative paper."
     )
-for gap in gaps.itertuples(index=False):
+for gap in gaps:
     topic, add = st.columns([5, 1], vertical_alignment="center")
     topic.markdown(f"**{markdown_literal(gap.label)}** ({gap.papers} papers): {markdown_literal(gap.title)}")
     add.button(

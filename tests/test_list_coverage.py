@@ -19,9 +19,8 @@ VECTORS = np.array([[1, 0], [0.8, 0.6], [0.6, 0.8], [0, 1]], dtype=np.float32)
 
 def test_topics_without_a_paper_of_the_list_come_with_their_representative():
     gaps = missing_topics(SUMMARIES, PAPERS, ["a"])
-    assert list(gaps["label"]) == ["one", "two"] and list(gaps["paper_id"]) == ["c", "d"]
-    assert list(gaps["title"]) == ["C", "D"]
-    assert missing_topics(SUMMARIES, PAPERS, ["a", "c", "d"]).empty
+    assert [(g.label, g.papers, g.paper_id, g.title) for g in gaps] == [("one", 1, "c", "C"), ("two", 1, "d", "D")]
+    assert missing_topics(SUMMARIES, PAPERS, ["a", "c", "d"]) == []
 
 
 def test_the_papers_nearest_the_list_as_a_whole_exclude_its_own():

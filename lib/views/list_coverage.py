@@ -4,6 +4,7 @@ representative paper, and the papers nearest the list as a whole. Pure; no Strea
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -11,25 +12,29 @@ import pandas as pd
 from lib.neighbours import normalize_rows
 
 
-def missing_topics(summaries: pd.DataFrame, papers: pd.DataFrame, list_ids: Collection[str]) -> pd.DataFrame:
+@dataclass(frozen=True)
+class MissingTopic:
+    """A topic of the map with no paper of a reading list, and its most representative paper."""
+
+    topic: int
+    label: str
+    papers: int
+    paper_id: str
+    title: str
+
+
+def missing_topics(summaries: pd.DataFrame, papers: pd.DataFrame, list_ids: Collection[str]) -> list[MissingTopic]:
     """The topics of `summaries` (`lib.stages.topics.topic_summaries`, coarse) that hold no paper of
-    the list, largest first: `topic`, `label`, `papers`, and the `paper_id` and `title` of its most
-    representative paper (nearest the topic's centre) to add."""
-    listed = papers[papers["paper_id"].isin(set(list_ids))]
-    covered = set(listed["topic"])
+    the list, largest first, each with its most representative paper (nearest the topic's centre) to add."""
+    covered = set(papers.loc[papers["paper_id"].isin(set(list_ids)), "topic"])
     titles = dict(zip(papers["paper_id"], papers["title"]))
-    rows = [
-        {
-            "topic": row.topic,
-            "label": row.label,
-            "papers": row.papers,
-            "paper_id": row.representatives[0],
-            "title": titles.get(row.representatives[0], ""),
-        }
+    return [
+        MissingTopic(
+            int(row.topic), row.label, int(row.papers), row.representatives[0], titles.get(row.representatives[0], "")
+        )
         for row in summaries.itertuples(index=False)
         if row.topic not in covered and len(row.representatives)
     ]
-    return pd.DataFrame(rows, columns=["topic", "label", "papers", "paper_id", "title"])
 
 
 def more_like_list(vectors: np.ndarray, papers: pd.DataFrame, list_ids: Collection[str], k: int = 10) -> pd.DataFrame:
