@@ -19,7 +19,8 @@ from typing import Any
 from lib.errors import InputError
 
 FORMATS = ("auto", "text", "json", "openreview", "virtual-site", "jsonl", "csv", "tsv", "parquet")
-_KNOWN_STATUSES = ("oral", "spotlight", "poster")
+# The ways a paper is presented, as statuses and session kinds name them.
+PRESENTATION_KINDS = ("oral", "spotlight", "poster")
 # Fields only a conference virtual site's events have (MiniConf: icml.cc, neurips.cc, iclr.cc).
 _VIRTUAL_SITE_FIELD = re.compile(r'"(?:eventtype|event_type|virtualsite_url|poster_position)"\s*:')
 # The OpenReview group a virtual site's event links to: `.../group?id=ICML.cc/2025/Conference`.
@@ -273,7 +274,7 @@ def _paper_of_events(events: list[dict]) -> dict[str, Any]:
 def _status_named(text: str) -> str:
     """The first of Oral, Spotlight, Poster that `text` names. A word start only: ICML writes
     `spotlightposter`, yet "Moral Philosophy" is not an oral."""
-    return next((s.title() for s in _KNOWN_STATUSES if re.search(rf"\b{s}", text, re.I)), "")
+    return next((s.title() for s in PRESENTATION_KINDS if re.search(rf"\b{s}", text, re.I)), "")
 
 
 def _as_items(value: Any) -> list:

@@ -14,8 +14,8 @@ from typing import Any
 import pandas as pd
 
 from lib.schema import SESSION_FIELDS
+from lib.stages.readers import PRESENTATION_KINDS
 
-SESSION_KINDS = ("oral", "spotlight", "poster")
 # Source field names accepted for each session field, first match wins.
 _SESSION_ALIASES = {
     "kind": ("kind", "eventtype", "event_type", "type"),
@@ -69,7 +69,7 @@ def _session_order(session: dict[str, Any]) -> tuple:
 def session_kind(text: str) -> str:
     """`oral`, `spotlight` or `poster` when `text` names one ("Oral", "Accept (spotlight)"); else `text` lowercased."""
     lowered = text.strip().lower()
-    return next((kind for kind in SESSION_KINDS if re.search(rf"\b{kind}\b", lowered)), lowered)
+    return next((kind for kind in PRESENTATION_KINDS if re.search(rf"\b{kind}\b", lowered)), lowered)
 
 
 def _timestamp(value: Any, what: str, warnings: list[str]) -> pd.Timestamp | None:
