@@ -3,7 +3,8 @@
 One module per concern: `source` (the map of the chosen data set, built and read), `view` (what
 every page draws from), `url_widgets` (widgets kept in the URL), `sidebar` (the facet filters),
 `table_config` (how tables look), `map_view`, `data_sets`, `reading` (reading lists),
-`list_editing` (the reading-lists page's edits) and `breakdown_links`. Pages use them as `ui_state.<name>`.
+`presenting` (presentation mode), `list_editing` (the reading-lists page's edits) and
+`breakdown_links`. Pages use them as `ui_state.<name>`.
 """
 
 from .breakdown_links import (  # noqa: F401
@@ -63,22 +64,19 @@ from .map_view import (  # noqa: F401
     url_paper,
     url_paper_choice,
 )
+from .presenting import STEP_KEY, go_to_step, presentation_style, url_step  # noqa: F401
 from .reading import (  # noqa: F401
     LIST_KEY,
     NEW_LIST,
-    STEP_KEY,
     add_to_list_control,
     add_to_this_list,
     change_lists,
-    go_to_step,
     list_choice,
     plan_paper_ids,
-    presentation_style,
     read_lists,
     reading_lists_db,
     reading_lists_path,
     show_list_error,
-    url_step,
 )
 from .sidebar import KEYWORD_OPTIONS, sidebar_filters  # noqa: F401
 from .source import STAGE_DESCRIPTIONS, DataSource, load_map, read_map  # noqa: F401
