@@ -1,5 +1,6 @@
 """Reading lists in SQLite: named lists, ordered entries, and no lost update between sessions."""
 
+import sqlite3
 import threading
 from contextlib import closing
 
@@ -46,7 +47,8 @@ def test_lists_are_created_renamed_and_deleted(db):
     rl.add_papers(db, "Alpha", papers(2), "seed.txt")
     rl.delete_list(db, "Alpha")
     assert rl.list_names(db) == ["Theory group"]
-    assert db.execute("SELECT COUNT(*) FROM entries").fetchone()[0] == 0  # entries went with their list
+    rl.create_list(db, "alpha")  # a deleted list's name is free again
+    assert rl.list_names(db) == ["alpha", "Theory group"]
 
 
 @pytest.mark.parametrize(
@@ -174,3 +176,114 @@ def test_papers_found_on_the_map(db):
 
 def test_the_database_uses_wal_so_readers_do_not_block_writers(db):
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_an_entry_moves_through_the_statuses_with_its_meeting_date(db):
+    rl.create_list(db, "club")
+    rl.add_papers(db, "club", papers(2), "seed.txt")
+    first, second = rl.entries(db, "club")
+    assert (first.status, first.meeting_date) == ("to read", "")
+    rl.set_status(db, "club", first.entry_id, "scheduled", meeting_date="2026-12-08")
+    rl.set_status(db, "club", first.entry_id, "presented")  # no date given: the scheduled one stays
+    assert [(e.status, e.meeting_date) for e in rl.entries(db, "club")] == [
+        ("presented", "2026-12-08"),
+        ("to read", ""),
+    ]
+    rl.set_status(db, "club", first.entry_id, "discussed", meeting_date="")
+    assert rl.entries(db, "club")[0].meeting_date == ""
+    with pytest.raises(ReadingListError, match="'read' is not a status; the statuses are to read, scheduled"):
+        rl.set_status(db, "club", second.entry_id, "read")
+    with pytest.raises(ReadingListError, match="'next week' is not a date"):
+        rl.set_status(db, "club", second.entry_id, "scheduled", meeting_date="next week")
+    assert rl.entries(db, "club")[1].status == "to read"  # a refused change changes nothing
+
+
+def test_each_name_has_one_vote_per_paper(db):
+    rl.create_list(db, "club")
+    rl.add_papers(db, "club", papers(2), "seed.txt")
+    first, second = rl.entries(db, "club")
+    rl.set_vote(db, "club", first.entry_id, "Ada")
+    rl.set_vote(db, "club", first.entry_id, "  ada ")  # the same name, typed again
+    rl.set_vote(db, "club", first.entry_id, "Alan")
+    rl.set_vote(db, "club", second.entry_id, "Ada")
+    assert [e.votes for e in rl.entries(db, "club")] == [("Ada", "Alan"), ("Ada",)]
+    rl.set_vote(db, "club", first.entry_id, "ADA", voted=False)
+    assert [e.votes for e in rl.entries(db, "club")] == [("Alan",), ("Ada",)]
+    with pytest.raises(ReadingListError, match="Votes are by name"):
+        rl.set_vote(db, "club", first.entry_id, "   ")
+
+
+def test_votes_from_sessions_at_once_are_all_counted(tmp_path):
+    path = tmp_path / "lists.sqlite"
+    with closing(rl.connect(path)) as db:
+        rl.create_list(db, "club")
+        rl.add_papers(db, "club", papers(5), "seed.txt")
+        entry_ids = [e.entry_id for e in rl.entries(db, "club")]
+    start = threading.Barrier(6)
+
+    def vote(voter):
+        with closing(rl.connect(path)) as own:
+            start.wait()
+            for entry_id in entry_ids:
+                rl.set_vote(own, "club", entry_id, voter)
+
+    threads = [threading.Thread(target=vote, args=(f"member {n}",)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    with closing(rl.connect(path)) as db:
+        assert [sorted(e.votes) for e in rl.entries(db, "club")] == [sorted(f"member {n}" for n in range(6))] * 5
+
+
+def test_a_list_is_sorted_by_a_column_and_keeps_that_order(db):
+    rl.create_list(db, "club")
+    rl.add_papers(db, "club", papers(4), "seed.txt")
+    e0, e1, e2, e3 = rl.entries(db, "club")
+    for voter in ("a", "b"):
+        rl.set_vote(db, "club", e2.entry_id, voter)
+    rl.set_vote(db, "club", e3.entry_id, "a")
+    rl.set_vote(db, "club", e1.entry_id, "b")
+    rl.sort_entries(db, "club", "votes")  # e1 and e3 tie: they keep their order
+    assert ids(db, "club") == ["p2", "p1", "p3", "p0"]
+    rl.update_entry(db, "club", e0.entry_id, presenter="Zoe")
+    rl.update_entry(db, "club", e3.entry_id, presenter="ada")
+    rl.sort_entries(db, "club", "presenter")  # alphabetically, ignoring case; unassigned last
+    assert ids(db, "club") == ["p3", "p0", "p2", "p1"]
+    rl.set_status(db, "club", e1.entry_id, "scheduled", meeting_date="2026-12-15")
+    rl.set_status(db, "club", e2.entry_id, "scheduled", meeting_date="2026-12-08")
+    rl.sort_entries(db, "club", "meeting date")
+    assert ids(db, "club") == ["p2", "p1", "p3", "p0"]
+    rl.sort_entries(db, "club", "title")
+    assert ids(db, "club") == ["p0", "p1", "p2", "p3"]
+    assert [e.position for e in rl.entries(db, "club")] == [0, 1, 2, 3]
+    with pytest.raises(ReadingListError, match="cannot be sorted by 'size'"):
+        rl.sort_entries(db, "club", "size")
+
+
+def test_a_database_of_the_first_schema_is_upgraded_keeping_its_lists(tmp_path):
+    path = tmp_path / "lists.sqlite"
+    first_schema = """
+    CREATE TABLE lists (list_id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE COLLATE NOCASE);
+    CREATE TABLE entries (
+        entry_id INTEGER PRIMARY KEY,
+        list_id INTEGER NOT NULL REFERENCES lists(list_id) ON DELETE CASCADE,
+        position INTEGER NOT NULL, dataset TEXT NOT NULL, paper_id TEXT NOT NULL, title TEXT NOT NULL,
+        authors TEXT NOT NULL, venue TEXT NOT NULL, year INTEGER, url TEXT NOT NULL, abstract TEXT NOT NULL,
+        keywords TEXT NOT NULL, presenter TEXT NOT NULL DEFAULT '', note TEXT NOT NULL DEFAULT '',
+        UNIQUE (list_id, dataset, paper_id));
+    INSERT INTO lists VALUES (1, 'Theory club');
+    INSERT INTO entries VALUES (1, 1, 0, 'seed.txt', 'p0', 'Title p0', '["Ada"]', 'ICML', 2025, '', '', '[]', 'Bo', 'n');
+    INSERT INTO entries VALUES (2, 1, 1, 'seed.txt', 'p1', 'Title p1', '[]', 'ICML', 2025, '', '', '[]', '', '');
+    """
+    with closing(sqlite3.connect(path)) as old:
+        old.executescript(first_schema)
+    with closing(rl.connect(path)) as db:
+        (first, second) = rl.entries(db, "Theory club")
+        assert (first.title, first.presenter, first.status, second.paper_id) == ("Title p0", "Bo", "to read", "p1")
+        rl.delete_list(db, "Theory club")
+        rl.create_list(db, "Theory club")  # the old UNIQUE on names is gone with the upgrade
+        assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+    with closing(rl.connect(path)) as db:  # opening it again leaves it as it is
+        assert rl.list_names(db) == ["Theory club"]
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 1

@@ -1,5 +1,6 @@
 """Reading lists written from separate processes: a writer killed mid-write loses nothing it
-committed and breaks nothing, and sessions editing one list at once lose no update.
+committed, breaks nothing and leaves the change log agreeing with the list; sessions editing one
+list at once lose no update.
 
 (tests/test_reading_lists.py covers threads and connections within one process.)
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from lib.store import list_history
 from lib.store import reading_lists as rl
 
 WRITER = Path(__file__).with_name("reading_list_writer.py")
@@ -87,6 +89,9 @@ def test_a_writer_killed_mid_write_keeps_every_committed_batch_and_no_part_of_an
         )
         runs = [b for i, b in enumerate(batches) if i == 0 or batches[i - 1] != b]
         assert runs == in_list and all(batches.count(b) == BATCH for b in in_list), "part of a batch was kept"
+        with closing(rl.connect(db_path)) as db:  # the log and the list agree: one "added" per batch kept
+            added = [c for c in list_history.history(db, LIST) if c.action == "added"]
+        assert len(added) == len(in_list), "the change log lost or invented a write"
     with closing(rl.connect(db_path)) as db:
         rl.add_papers(db, LIST, pd.DataFrame({"paper_id": ["after"], "title": ["After the kills"]}), "planted2025.json")
         assert assert_sound(db)[-1].paper_id == "after"

@@ -1,10 +1,11 @@
-"""Reading lists: named, ordered lists of papers with a presenter and a note each, kept in SQLite.
+"""Reading lists: named, ordered lists of papers, each with a status, a meeting date, a presenter, a note and votes.
 
-One database file is shared by every session of a server, so it is opened in WAL mode with a busy
-timeout, and every write is one `BEGIN IMMEDIATE` transaction: concurrent writers queue instead of
-failing, and an entry's position is computed inside the transaction that inserts it, so positions
-stay 0..n-1 however many sessions add at once. Each entry keeps a snapshot of the paper (title,
-authors, abstract, ...) so a list still reads and exports when its papers' data set is not loaded.
+The database (`lib.store.list_db`) is shared by every session of a server; every function here
+that changes a list does it in one write transaction that also logs the change, with the member's
+name where one was given. An entry's position is computed inside the transaction that inserts or
+moves it, so positions stay 0..n-1 however many sessions edit at once. Each entry keeps a snapshot
+of the paper (title, authors, abstract, ...) so a list still reads and exports when its papers'
+data set is not loaded. Deleted lists and removed entries are kept and can be restored.
 Functions take an open connection (`connect(path)`); callers close it.
 """
 
@@ -12,54 +13,35 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
 
 import pandas as pd
 
 from lib.errors import ReadingListError
-from lib.paths import REPO_ROOT
 
-DEFAULT_DB = REPO_ROOT / "data" / "reading_lists.sqlite"
+from .list_db import DEFAULT_DB as DEFAULT_DB  # re-exported: callers open lists through this module
+from .list_db import connect as connect
+from .list_db import entry_title, live_entry_ids, live_list_id, name_taken, now, record_change, renumber, write
+
 MAX_NAME_LENGTH = 80
-BUSY_TIMEOUT_MS = 10_000
+MAX_VOTER_LENGTH = 60
+STATUSES = ("to read", "scheduled", "presented", "discussed")  # the order a paper goes through
+# How a list can be sorted, by its entries' fields; ties keep the list's order.
+SORT_KEYS = ("votes", "title", "status", "meeting date", "presenter")
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS lists (
-    list_id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE COLLATE NOCASE
-);
-CREATE TABLE IF NOT EXISTS entries (
-    entry_id INTEGER PRIMARY KEY,
-    list_id INTEGER NOT NULL REFERENCES lists(list_id) ON DELETE CASCADE,
-    position INTEGER NOT NULL,
-    dataset TEXT NOT NULL,
-    paper_id TEXT NOT NULL,
-    title TEXT NOT NULL,
-    authors TEXT NOT NULL,
-    venue TEXT NOT NULL,
-    year INTEGER,
-    url TEXT NOT NULL,
-    abstract TEXT NOT NULL,
-    keywords TEXT NOT NULL,
-    presenter TEXT NOT NULL DEFAULT '',
-    note TEXT NOT NULL DEFAULT '',
-    UNIQUE (list_id, dataset, paper_id)
-);
-CREATE INDEX IF NOT EXISTS entries_by_position ON entries (list_id, position);
-"""
+# The columns `entry_from_row` reads, in its order.
 _SNAPSHOT_FIELDS = "position, dataset, paper_id, title, authors, venue, year, url, abstract, keywords"
-_ENTRY_FIELDS = f"entry_id, {_SNAPSHOT_FIELDS}, presenter, note"
+ENTRY_FIELDS = f"entry_id, {_SNAPSHOT_FIELDS}, presenter, note, status, meeting_date, removed_at"
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One paper in a reading list: its place, a snapshot of the paper, and who presents it."""
+    """One paper in a reading list: its place, a snapshot of the paper, its status and who presents it."""
 
     entry_id: int
-    position: int  # 0-based, dense within the list
+    position: int  # 0-based, dense within the list's entries (a removed entry keeps its last one)
     dataset: str  # file name of the data set the paper was added from
     paper_id: str
     title: str
@@ -71,37 +53,10 @@ class Entry:
     keywords: tuple[str, ...]
     presenter: str
     note: str
-
-
-def connect(path: str | Path = DEFAULT_DB) -> sqlite3.Connection:
-    """Open (creating if needed) the reading-lists database at `path`, ready for concurrent use."""
-    path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # isolation_level=None: no implicit transactions; writes open their own BEGIN IMMEDIATE.
-        db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA foreign_keys = ON")
-        db.executescript(_SCHEMA)
-    except (OSError, sqlite3.Error) as error:
-        raise ReadingListError(f"The reading-lists database {path} cannot be opened ({error}).") from None
-    return db
-
-
-@contextmanager
-def _write(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    # IMMEDIATE takes the write lock up front, so a read-then-write (next position) cannot race.
-    try:
-        db.execute("BEGIN IMMEDIATE")
-    except sqlite3.OperationalError:
-        raise ReadingListError("The reading-lists database is busy; try again in a moment.") from None
-    try:
-        yield db
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
+    status: str = "to read"  # one of STATUSES
+    meeting_date: str = ""  # ISO date it is scheduled for or was presented on, or ""
+    votes: tuple[str, ...] = field(default=())  # the names that voted for it, in voting order
+    removed_at: str | None = None  # when it was removed from the list (removed entries only)
 
 
 def _clean_name(name: str) -> str:
@@ -113,61 +68,68 @@ def _clean_name(name: str) -> str:
     return name
 
 
-def _list_id(db: sqlite3.Connection, name: str) -> int:
-    row = db.execute("SELECT list_id FROM lists WHERE name = ?", (" ".join(str(name).split()),)).fetchone()
-    if row is None:
-        raise ReadingListError(f"There is no reading list named {name!r}.")
-    return row[0]
+def _quoted(titles: Sequence[str], at_most: int = 3) -> str:
+    shown = ", ".join(f"“{title}”" for title in titles[:at_most])
+    return shown if len(titles) <= at_most else f"{shown} and {len(titles) - at_most} more"
 
 
 def list_names(db: sqlite3.Connection) -> list[str]:
-    """Names of every reading list, alphabetically (case-insensitive)."""
-    return [name for (name,) in db.execute("SELECT name FROM lists ORDER BY name COLLATE NOCASE")]
+    """Names of every reading list (not deleted), alphabetically (case-insensitive)."""
+    return [
+        name for (name,) in db.execute("SELECT name FROM lists WHERE deleted_at IS NULL ORDER BY name COLLATE NOCASE")
+    ]
 
 
-def create_list(db: sqlite3.Connection, name: str) -> str:
+def create_list(db: sqlite3.Connection, name: str, *, member: str = "") -> str:
     """Create an empty list and return its name, whitespace-normalised; names are unique ignoring case."""
     name = _clean_name(name)
-    with _write(db):
-        try:
-            db.execute("INSERT INTO lists (name) VALUES (?)", (name,))
-        except sqlite3.IntegrityError:
-            raise ReadingListError(f"A reading list named {name!r} already exists.") from None
+    with write(db):
+        if name_taken(db, name):
+            raise ReadingListError(f"A reading list named {name!r} already exists.")
+        list_id = db.execute("INSERT INTO lists (name) VALUES (?)", (name,)).lastrowid
+        record_change(db, list_id, "created", f"created the list “{name}”", member)
     return name
 
 
-def rename_list(db: sqlite3.Connection, name: str, new_name: str) -> str:
+def rename_list(db: sqlite3.Connection, name: str, new_name: str, *, member: str = "") -> str:
     """Rename list `name` to `new_name` (a change of case alone is allowed) and return the new name."""
     new_name = _clean_name(new_name)
-    with _write(db):
-        list_id = _list_id(db, name)
-        try:
-            db.execute("UPDATE lists SET name = ? WHERE list_id = ?", (new_name, list_id))
-        except sqlite3.IntegrityError:
-            raise ReadingListError(f"A reading list named {new_name!r} already exists.") from None
+    with write(db):
+        list_id = live_list_id(db, name)
+        old_name = db.execute("SELECT name FROM lists WHERE list_id = ?", (list_id,)).fetchone()[0]
+        if new_name.casefold() != old_name.casefold() and name_taken(db, new_name):
+            raise ReadingListError(f"A reading list named {new_name!r} already exists.")
+        db.execute("UPDATE lists SET name = ? WHERE list_id = ?", (new_name, list_id))
+        record_change(db, list_id, "renamed", f"renamed the list from “{old_name}” to “{new_name}”", member)
     return new_name
 
 
-def delete_list(db: sqlite3.Connection, name: str) -> None:
-    """Delete list `name` and its entries."""
-    with _write(db):
-        db.execute("DELETE FROM lists WHERE list_id = ?", (_list_id(db, name),))
+def delete_list(db: sqlite3.Connection, name: str, *, member: str = "") -> None:
+    """Delete list `name`: it leaves `list_names`, keeps its entries and log, and `list_history.restore_list` brings it back."""
+    with write(db):
+        list_id = live_list_id(db, name)
+        db.execute("UPDATE lists SET deleted_at = ? WHERE list_id = ?", (now(), list_id))
+        record_change(db, list_id, "deleted", "deleted the list", member)
 
 
-def add_papers(db: sqlite3.Connection, name: str, papers: pd.DataFrame, dataset: str) -> int:
+def add_papers(db: sqlite3.Connection, name: str, papers: pd.DataFrame, dataset: str, *, member: str = "") -> int:
     """Append `papers` (rows of the papers table) to list `name` in their order; return how many were new.
 
-    A paper already in the list (same `dataset` and `paper_id`) keeps its place, presenter and note.
+    A paper already in the list (same `dataset` and `paper_id`) keeps its place, status, presenter
+    and note; one removed from it earlier comes back, at the end, with them.
     """
-    added = 0
-    with _write(db):
-        list_id = _list_id(db, name)
-        (position,) = db.execute("SELECT COUNT(*) FROM entries WHERE list_id = ?", (list_id,)).fetchone()
+    added: list[str] = []
+    with write(db):
+        list_id = live_list_id(db, name)
+        (position,) = db.execute(
+            "SELECT COUNT(*) FROM entries WHERE list_id = ? AND removed_at IS NULL", (list_id,)
+        ).fetchone()
         for paper in papers.to_dict("records"):
             year = paper.get("year")
             cursor = db.execute(
                 f"INSERT INTO entries (list_id, {_SNAPSHOT_FIELDS}) VALUES ({', '.join('?' * 11)})"
-                " ON CONFLICT (list_id, dataset, paper_id) DO NOTHING",
+                " ON CONFLICT (list_id, dataset, paper_id) DO UPDATE SET removed_at = NULL, position = excluded.position"
+                " WHERE entries.removed_at IS NOT NULL",
                 (
                     list_id,
                     position,
@@ -182,72 +144,194 @@ def add_papers(db: sqlite3.Connection, name: str, papers: pd.DataFrame, dataset:
                     json.dumps(list(paper.get("keywords", []))),
                 ),
             )
-            position += cursor.rowcount
-            added += cursor.rowcount
-    return added
+            if cursor.rowcount:
+                position += 1
+                added.append(str(paper["title"]))
+        if added:
+            count = f"{len(added)} paper{'' if len(added) == 1 else 's'}"
+            record_change(db, list_id, "added", f"added {count}: {_quoted(added)}", member)
+    return len(added)
+
+
+def entry_from_row(row: Sequence[object], votes: tuple[str, ...] = ()) -> Entry:
+    """The Entry of a row of `SELECT {ENTRY_FIELDS} FROM entries`, with the names that voted for it."""
+    return Entry(
+        entry_id=row[0],
+        position=row[1],
+        dataset=row[2],
+        paper_id=row[3],
+        title=row[4],
+        authors=tuple(json.loads(row[5])),
+        venue=row[6],
+        year=row[7],
+        url=row[8],
+        abstract=row[9],
+        keywords=tuple(json.loads(row[10])),
+        presenter=row[11],
+        note=row[12],
+        status=row[13],
+        meeting_date=row[14],
+        removed_at=row[15],
+        votes=votes,
+    )
 
 
 def entries(db: sqlite3.Connection, name: str) -> list[Entry]:
-    """The entries of list `name`, in order."""
-    rows = db.execute(f"SELECT {_ENTRY_FIELDS} FROM entries WHERE list_id = ? ORDER BY position", (_list_id(db, name),))
-    return [
-        Entry(
-            entry_id=row[0],
-            position=row[1],
-            dataset=row[2],
-            paper_id=row[3],
-            title=row[4],
-            authors=tuple(json.loads(row[5])),
-            venue=row[6],
-            year=row[7],
-            url=row[8],
-            abstract=row[9],
-            keywords=tuple(json.loads(row[10])),
-            presenter=row[11],
-            note=row[12],
-        )
-        for row in rows
-    ]
+    """The entries of list `name`, in order, each with the names that voted for it."""
+    list_id = live_list_id(db, name)
+    votes: dict[int, list[str]] = {}
+    for entry_id, voter in db.execute(
+        "SELECT v.entry_id, v.voter FROM votes v JOIN entries e USING (entry_id) WHERE e.list_id = ?"
+        " ORDER BY v.voted_at, v.rowid",
+        (list_id,),
+    ):
+        votes.setdefault(entry_id, []).append(voter)
+    rows = db.execute(
+        f"SELECT {ENTRY_FIELDS} FROM entries WHERE list_id = ? AND removed_at IS NULL ORDER BY position", (list_id,)
+    )
+    return [entry_from_row(row, tuple(votes.get(row[0], ()))) for row in rows]
 
 
-def _entry_ids(db: sqlite3.Connection, list_id: int, entry_id: int, list_name: str) -> list[int]:
-    ids = [i for (i,) in db.execute("SELECT entry_id FROM entries WHERE list_id = ? ORDER BY position", (list_id,))]
-    if entry_id not in ids:
-        raise ReadingListError(f"That paper is no longer in the reading list {list_name!r}.")
-    return ids
-
-
-def _renumber(db: sqlite3.Connection, ordered_ids: Sequence[int]) -> None:
-    db.executemany("UPDATE entries SET position = ? WHERE entry_id = ?", [(p, i) for p, i in enumerate(ordered_ids)])
-
-
-def move_entry(db: sqlite3.Connection, name: str, entry_id: int, position: int) -> None:
+def move_entry(db: sqlite3.Connection, name: str, entry_id: int, position: int, *, member: str = "") -> None:
     """Move an entry of list `name` to 0-based `position` (clamped to the list), shifting the others."""
-    with _write(db):
-        ids = _entry_ids(db, _list_id(db, name), entry_id, name)
+    with write(db):
+        list_id = live_list_id(db, name)
+        title = entry_title(db, list_id, entry_id, name)
+        ids = live_entry_ids(db, list_id)
+        old = ids.index(entry_id)
         ids.remove(entry_id)
-        ids.insert(max(0, min(position, len(ids))), entry_id)
-        _renumber(db, ids)
+        new = max(0, min(position, len(ids)))
+        ids.insert(new, entry_id)
+        if new != old:
+            renumber(db, ids)
+            record_change(db, list_id, "moved", f"moved “{title}” from {old + 1} to {new + 1}", member, entry_id)
 
 
-def remove_entry(db: sqlite3.Connection, name: str, entry_id: int) -> None:
-    """Remove an entry from list `name`; the entries after it move up one place."""
-    with _write(db):
-        ids = _entry_ids(db, _list_id(db, name), entry_id, name)
-        db.execute("DELETE FROM entries WHERE entry_id = ?", (entry_id,))
-        ids.remove(entry_id)
-        _renumber(db, ids)
+def remove_entry(db: sqlite3.Connection, name: str, entry_id: int, *, member: str = "") -> None:
+    """Remove an entry from list `name` (the entries after it move up one place); `list_history.restore_entry` undoes it."""
+    with write(db):
+        list_id = live_list_id(db, name)
+        title = entry_title(db, list_id, entry_id, name)
+        db.execute("UPDATE entries SET removed_at = ? WHERE entry_id = ?", (now(), entry_id))
+        renumber(db, live_entry_ids(db, list_id))
+        record_change(db, list_id, "removed", f"removed “{title}”", member, entry_id)
 
 
 def update_entry(
-    db: sqlite3.Connection, name: str, entry_id: int, *, presenter: str | None = None, note: str | None = None
+    db: sqlite3.Connection,
+    name: str,
+    entry_id: int,
+    *,
+    presenter: str | None = None,
+    note: str | None = None,
+    member: str = "",
 ) -> None:
     """Set the presenter and/or the note of an entry of list `name` (None leaves a field as it is)."""
-    with _write(db):
-        _entry_ids(db, _list_id(db, name), entry_id, name)
-        for field, value in (("presenter", presenter), ("note", note)):
-            if value is not None:
-                db.execute(f"UPDATE entries SET {field} = ? WHERE entry_id = ?", (value.strip(), entry_id))
+    with write(db):
+        list_id = live_list_id(db, name)
+        title = entry_title(db, list_id, entry_id, name)
+        for column, value in (("presenter", presenter), ("note", note)):
+            if value is None:
+                continue
+            value = value.strip()
+            (old,) = db.execute(f"SELECT {column} FROM entries WHERE entry_id = ?", (entry_id,)).fetchone()
+            if value != old:
+                db.execute(f"UPDATE entries SET {column} = ? WHERE entry_id = ?", (value, entry_id))
+                said = f"set the {column} of “{title}” to “{value}”" if value else f"cleared the {column} of “{title}”"
+                record_change(db, list_id, column, said, member, entry_id)
+
+
+def _iso_date(value: str) -> str:
+    try:
+        return date.fromisoformat(value).isoformat() if value else ""
+    except ValueError:
+        raise ReadingListError(f"{value!r} is not a date (write it as YYYY-MM-DD).") from None
+
+
+def set_status(
+    db: sqlite3.Connection,
+    name: str,
+    entry_id: int,
+    status: str,
+    *,
+    meeting_date: str | None = None,
+    member: str = "",
+) -> None:
+    """Set an entry's status (one of STATUSES) and, if given, its meeting date (ISO `YYYY-MM-DD`, or "" for none).
+
+    The meeting date is when a scheduled paper will be presented, or when a presented one was.
+    """
+    if status not in STATUSES:
+        raise ReadingListError(f"{status!r} is not a status; the statuses are {', '.join(STATUSES)}.")
+    day = None if meeting_date is None else _iso_date(meeting_date)
+    with write(db):
+        list_id = live_list_id(db, name)
+        title = entry_title(db, list_id, entry_id, name)
+        old_status, old_day = db.execute(
+            "SELECT status, meeting_date FROM entries WHERE entry_id = ?", (entry_id,)
+        ).fetchone()
+        day = old_day if day is None else day
+        if (status, day) == (old_status, old_day):
+            return
+        db.execute("UPDATE entries SET status = ?, meeting_date = ? WHERE entry_id = ?", (status, day, entry_id))
+        on = f" ({day})" if day else ""
+        record_change(db, list_id, "status", f"marked “{title}” {status}{on}", member, entry_id)
+
+
+def _voter(name: str) -> str:
+    voter = " ".join(str(name).split())
+    if not voter:
+        raise ReadingListError("Votes are by name: type your name first.")
+    if len(voter) > MAX_VOTER_LENGTH:
+        raise ReadingListError(f"A voter's name can have at most {MAX_VOTER_LENGTH} characters.")
+    return voter
+
+
+def set_vote(db: sqlite3.Connection, name: str, entry_id: int, voter: str, voted: bool = True) -> None:
+    """Give (or, with `voted=False`, withdraw) `voter`'s vote for an entry of list `name`.
+
+    A name has one vote per paper, matched ignoring case and spacing: voting twice changes nothing.
+    """
+    voter = _voter(voter)
+    with write(db):
+        list_id = live_list_id(db, name)
+        title = entry_title(db, list_id, entry_id, name)
+        if voted:
+            changed = db.execute(
+                "INSERT INTO votes (entry_id, voter, voted_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (entry_id, voter, now()),
+            ).rowcount
+        else:
+            changed = db.execute("DELETE FROM votes WHERE entry_id = ? AND voter = ?", (entry_id, voter)).rowcount
+        if changed:
+            said = f"voted for “{title}”" if voted else f"withdrew a vote for “{title}”"
+            record_change(db, list_id, "vote", said, voter, entry_id)
+
+
+def _sort_key(by: str) -> object:
+    if by == "votes":
+        return lambda entry: -len(entry.votes)
+    if by == "title":
+        return lambda entry: entry.title.casefold()
+    if by == "status":
+        return lambda entry: STATUSES.index(entry.status) if entry.status in STATUSES else len(STATUSES)
+    if by == "meeting date":
+        return lambda entry: (not entry.meeting_date, entry.meeting_date)  # undated last
+    if by == "presenter":
+        return lambda entry: (not entry.presenter, entry.presenter.casefold())  # unassigned last
+    raise ReadingListError(f"A list cannot be sorted by {by!r}; it can be by {', '.join(SORT_KEYS)}.")
+
+
+def sort_entries(db: sqlite3.Connection, name: str, by: str, *, member: str = "") -> None:
+    """Reorder list `name` by one of SORT_KEYS (most votes first; ties keep their order) and keep that order."""
+    key = _sort_key(by)
+    with write(db):
+        list_id = live_list_id(db, name)
+        current = entries(db, name)
+        ordered = sorted(current, key=key)  # stable: ties keep the list's order
+        if ordered != current:
+            renumber(db, [entry.entry_id for entry in ordered])
+            record_change(db, list_id, "sorted", f"sorted the list by {by}", member)
 
 
 def on_map(entries: Sequence[Entry], papers: pd.DataFrame) -> list[bool]:
