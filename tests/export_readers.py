@@ -37,6 +37,13 @@ def markdown_html(text: str) -> str:
     return renderer.render(text)
 
 
+def gfm_html(text: str) -> str:
+    """`text` rendered as `markdown_html` does plus GitHub's extensions markdown-it has: ~~strikethrough~~ and tables."""
+    renderer = MarkdownIt("commonmark", {"html": True}).enable(["strikethrough", "table"])
+    renderer.validateLink = lambda url: True
+    return renderer.render(text)
+
+
 class _Elements(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

@@ -1,14 +1,25 @@
 """Exports of a reading list (Markdown, BibTeX, CSV) and of the map (HTML), fed hostile titles."""
 
+import doctest
+import html
 import re
 
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
-from export_readers import FORMULA_STARTS, bibtex_entries, csv_rows, html_elements, latex_text, markdown_html
+from export_readers import (
+    FORMULA_STARTS,
+    bibtex_entries,
+    csv_rows,
+    gfm_html,
+    html_elements,
+    latex_text,
+    markdown_html,
+    same_text,
+)
 
 from lib.store.reading_lists import Entry
-from lib.views import exports
+from lib.views import exports, markup
 from lib.views.map_figure import map_figure
 from lib.views.map_page import export_notes
 
@@ -50,7 +61,7 @@ def hostile_entries():
 
 def test_markdown_agenda_lists_papers_in_order_as_inert_text():
     agenda = exports.markdown_agenda("Journal <club>", hostile_entries())
-    assert agenda.startswith("# Reading list: Journal \\<club\\>\n")
+    assert agenda.startswith("# Reading list: Journal \\<club>\n")  # `<` opens HTML; `>` alone is text
     tags, text = html_elements(markdown_html(agenda))
     assert {tag for tag, _ in tags} == {
         "h1",
@@ -69,6 +80,102 @@ def test_markdown_agenda_lists_papers_in_order_as_inert_text():
     assert "Presenter: Grace" in text and "Note: Read section 3." in text
     assert agenda.index("2. **") < agenda.index("HYPERLINK") < agenda.index("3. **")  # list order
     assert "No papers yet." in exports.markdown_agenda("empty", [])
+
+
+# Text CommonMark or GitHub would read as markup, a block or HTML if it were let through.
+MARKUP = [
+    "**bold** __bold__ *em* _e_ snake_case_name",
+    "<script>alert(1)</script> <!-- c --> <a@b.co> <https://evil.example>",
+    "[x](javascript:alert(1)) ![img](x.png) [ref]: https://x [^1]",
+    "`code` ``co`de``",
+    "&amp; &#35; &#x1F600; &copy &lt; AT&T",
+    "~~s~~ ~t~",
+    "# h",
+    "1. item",
+    "- item + item",
+    "> quote",
+    "back\\slash \\* \\\\ C:\\Users end\\",
+    "a title\nwith a newline\n\n    and an indented block",
+    "| a | b |\n|---|---|",
+    "Setext\n===",
+    "***",
+    "ends in a #",
+]
+
+
+def agenda_parts(html_text):
+    """The heading's text, each item's bold title and each detail line ("Note: ...") of a rendered agenda, as shown."""
+    heading = re.findall(r"<h1>Reading list: (.*?)</h1>", html_text)
+    titles = re.findall(r"<strong>(.*?)</strong>", html_text)
+    details = re.findall(r"<li>((?!Link: )\w+: .*?)</li>", html_text)  # links are tested elsewhere
+    return [[html.unescape(part) for part in parts] for parts in (heading, titles, details)]
+
+
+def test_agenda_of_ordinary_papers_is_written_as_they_read():
+    papers = [
+        entry("K²VAE: A Koopman-Kalman Enhanced Variational AutoEncoder", 0, authors=("Wu", "Qiu")),
+        entry(
+            "Why Is Spatial Reasoning Hard for VLMs? An Attention-Mechanism Perspective (p > 0.05, 100%)",
+            1,
+            authors=("Shiqi Chen", "Tongyao Zhu"),
+            venue="NeurIPS",
+            presenter="Siobhán O'Neil-Smith",
+            note="Read §2 (pp. 3-5), then: is snake_case_name state-of-the-art? #discuss C# + F#",
+        ),
+    ]
+    agenda = exports.markdown_agenda("Journal club: week 3/4, 2025 = fun!", papers)
+    assert "\\" not in agenda  # no escape at all: there is no markup to neutralise
+    lines = agenda.splitlines()
+    assert lines[0] == "# Reading list: Journal club: week 3/4, 2025 = fun!"
+    assert "1. **K²VAE: A Koopman-Kalman Enhanced Variational AutoEncoder**" in lines
+    assert "   - Authors: Wu, Qiu" in lines and "   - Venue: ICML 2025" in lines
+    assert agenda_parts(markdown_html(agenda)) == [
+        ["Journal club: week 3/4, 2025 = fun!"],
+        [p.title for p in papers],
+        [
+            f"{label}: {value}"
+            for p in papers
+            for label, value in (
+                ("Authors", ", ".join(p.authors)),
+                ("Venue", exports.venue_year(p)),
+                ("Presenter", p.presenter),
+                ("Note", p.note),
+            )
+        ],
+    ]
+
+
+@pytest.mark.parametrize("render", [markdown_html, gfm_html])
+def test_agenda_renders_markup_in_any_field_as_its_own_text(render):
+    name = "Journal <club> **week** #"
+    papers = [
+        entry(text, n, authors=(text, "Ada Lovelace"), venue=text, presenter=text, note=text, url="")
+        for n, text in enumerate(MARKUP)
+    ] + [entry(" \n ", len(MARKUP), url="")]
+    rendered = render(exports.markdown_agenda(name, papers))
+    tags, _ = html_elements(rendered)
+    # The agenda's own structure only: no <script>, <a>, <em>, <code>, <s>, <hr>... from the data.
+    assert {tag for tag, _ in tags} == {"h1", "ol", "li", "strong", "ul"}
+    assert agenda_parts(rendered) == [
+        [same_text(name)],
+        [same_text(text) for text in MARKUP] + ["(no title)"],  # exactly the text, whitespace collapsed
+        [
+            f"{label}: {same_text(value)}"
+            for text in MARKUP
+            for label, value in (
+                ("Authors", f"{text}, Ada Lovelace"),
+                ("Venue", f"{text} 2025"),
+                ("Presenter", text),
+                ("Note", text),
+            )
+        ]
+        + ["Authors: Ada Lovelace, Alan Turing", "Venue: ICML 2025", "Presenter: Grace", "Note: Read section 3."],
+    ]
+
+
+def test_commonmark_literal_examples_hold():
+    assert doctest.testmod(markup).failed == 0
+    assert markup.commonmark_literal("K²VAE: Wu, Qiu") == "K²VAE: Wu, Qiu"
 
 
 def test_bibtex_parses_as_bibtex_and_every_field_prints_its_text():

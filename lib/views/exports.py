@@ -1,8 +1,9 @@
 """Exports: a reading list as a Markdown agenda, BibTeX or CSV; the map as a standalone HTML file.
 
 Titles, authors and notes are untrusted text; each format neutralises what would be markup in
-it: Markdown syntax is backslash-escaped, BibTeX specials are escaped, CSV cells that a
-spreadsheet would run as a formula are prefixed with an apostrophe.
+it, and only that, so the raw file reads as written: CommonMark syntax is backslash-escaped
+(`commonmark_literal`), BibTeX specials are escaped, CSV cells that a spreadsheet would run as a
+formula are prefixed with an apostrophe.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import plotly.graph_objects as go
 
 from lib.names import safe_name
 from lib.store.reading_lists import Entry
-from lib.views.markup import markdown_literal, safe_url
+from lib.views.markup import commonmark_literal, safe_url
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,19 +64,21 @@ def markdown_agenda(name: str, entries: Sequence[Entry]) -> str:
     """The list as a Markdown agenda: a heading, then one numbered item per paper in list order.
 
     Each item has the title in bold, authors, venue and year, the presenter, the note and the link
-    (plain http(s) links only). Every piece of text is escaped, so the file renders as plain text
-    whatever the titles hold.
+    (plain http(s) links only). Text is escaped with `commonmark_literal`, so the file renders
+    (GitHub, markdown-it) as plain text whatever the titles hold, and ordinary text has no escapes.
+    Data never starts a line: each piece follows the heading's or the item's own text.
     """
-    lines = [f"# Reading list: {markdown_literal(name)}", ""]
+    lines = [f"# Reading list: {commonmark_literal(name)}", ""]
     if not entries:
         lines.append("No papers yet.")
     for number, entry in enumerate(entries, start=1):
-        lines.append(f"{number}. **{markdown_literal(entry.title)}**")
+        # An empty title would leave "****", a thematic break, where the title belongs.
+        lines.append(f"{number}. **{commonmark_literal(entry.title) or '(no title)'}**")
         details = [
-            ("Authors", markdown_literal(_authors(entry))),
-            ("Venue", markdown_literal(venue_year(entry))),
-            ("Presenter", markdown_literal(entry.presenter)),
-            ("Note", markdown_literal(entry.note)),
+            ("Authors", commonmark_literal(_authors(entry))),
+            ("Venue", commonmark_literal(venue_year(entry))),
+            ("Presenter", commonmark_literal(entry.presenter)),
+            ("Note", commonmark_literal(entry.note)),
             ("Link", f"<{_link(entry.url)}>" if _link(entry.url) else ""),
         ]
         # A sub-list belongs to its item only when indented past the item's marker: "9. " is 3
