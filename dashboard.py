@@ -30,6 +30,7 @@ page = st.navigation(
             url_path="conference-schedule",
             visibility="visible" if st.session_state.get(_SCHEDULE_SHOWN) else "hidden",
         ),
+        st.Page("pages/for_me.py", title="Papers for me", url_path="papers-for-me"),
         st.Page("pages/reading_lists.py", title="Reading lists", url_path="reading-lists"),
         st.Page("pages/present.py", title="Present", url_path="presentation"),
         datasets_page := st.Page("pages/datasets.py", title="Data sets", url_path="data-sets"),

@@ -294,11 +294,9 @@ def test_the_table_and_the_rings_of_a_ranking(planted_map):
     table = profile_table(top)
     assert list(table.columns[:5]) == ["rank", "similarity", "title", "nearest", "why"]
     assert list(table["rank"]) == [1, 2, 3, 4, 5] and list(table["title"]) == list(top["title"])
-    assert list(profile_highlight(top, ())) == ["nearest your papers (top 5)"]
+    assert list(profile_highlight(top, ())) == ["nearest your papers"]
     rings = profile_highlight(top, ("bandits-0",))
-    assert list(rings["your papers"]) == ["bandits-0"] and list(rings["nearest your papers (top 5)"]) == list(
-        top["paper_id"]
-    )
+    assert list(rings["your papers"]) == ["bandits-0"] and list(rings["nearest your papers"]) == list(top["paper_id"])
 
 
 def test_profile_papers_are_embedded_as_the_maps_papers_are():

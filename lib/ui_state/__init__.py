@@ -3,8 +3,8 @@
 One module per concern: `source` (the map of the chosen data set, built and read), `view` (what
 every page draws from), `url_widgets` (widgets kept in the URL), `sidebar` (the facet filters),
 `table_config` (how tables look), `map_view`, `data_sets`, `reading` (reading lists),
-`presenting` (presentation mode), `list_editing` (the reading-lists page's edits) and
-`breakdown_links`. Pages use them as `ui_state.<name>`.
+`presenting` (presentation mode), `list_editing` (the reading-lists page's edits), `profile`
+(papers for me) and `breakdown_links`. Pages use them as `ui_state.<name>`.
 """
 
 from .breakdown_links import (  # noqa: F401
@@ -65,6 +65,15 @@ from .map_view import (  # noqa: F401
     url_paper_choice,
 )
 from .presenting import STEP_KEY, go_to_step, presentation_style, url_step  # noqa: F401
+from .profile import (  # noqa: F401
+    MAX_PROFILE_FILE_MB,
+    PROFILE_COLUMN_CONFIG,
+    PROFILE_FILE_TYPES,
+    keep_profile,
+    kept_profile,
+    papers_for_me,
+    save_ranking_control,
+)
 from .reading import (  # noqa: F401
     LIST_KEY,
     NEW_LIST,

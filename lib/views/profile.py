@@ -298,7 +298,7 @@ def profile_table(ranked: pd.DataFrame) -> pd.DataFrame:
 def profile_highlight(ranked: pd.DataFrame, own: Collection[str]) -> dict[str, Collection[str]]:
     """The `highlight` of `lib.views.map_figure.map_figure`: the ranked papers, and the reader's own
     papers when the map holds them."""
-    highlight: dict[str, Collection[str]] = {f"nearest your papers (top {len(ranked)})": ranked["paper_id"]}
+    highlight: dict[str, Collection[str]] = {"nearest your papers": ranked["paper_id"]}
     if own:
         highlight["your papers"] = list(own)
     return highlight
