@@ -1,10 +1,12 @@
 """`python -m lib build INPUT [--taxonomy FILE] [--out DIR] [--cache DIR] [--format FMT] [--embedder NAME] [--model PATH]
 [--timings FILE]`, `python -m lib extend MAP_DIR INPUT --out DIR [--taxonomy FILE]` and
-`python -m lib fetch [CONFERENCE | --url URL] [--sources S,...] [--out DIR] [--timeout S] [--quiet]`."""
+`python -m lib fetch [CONFERENCE | --url URL] [--sources S,...] [--out DIR] [--timeout S] [--quiet]` and
+`python -m lib passphrase` (the hashed passphrase that limits a served dashboard's editing to members)."""
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import os
 import sys
@@ -18,6 +20,7 @@ from lib.stages.embed import EMBEDDERS, make_embedder
 from lib.stages.readers import FORMATS
 from lib.store.datasets import DEFAULT_DATA_DIR
 from lib.store.fetch import DEFAULT_TIMEOUT, fetch_paper_list
+from lib.store.members import PASSPHRASE_ENV, SECRETS_SECTION, hash_passphrase
 from lib.store.sources import SOURCES, OpenReviewAccount, SourceAddresses, fetch_conference
 
 
@@ -91,13 +94,17 @@ def parser() -> argparse.ArgumentParser:
     extend_cmd.add_argument(
         "--taxonomy", type=Path, default=DEFAULT_TAXONOMY, help="taxonomy for the new papers' subfields"
     )
+    commands.add_parser(
+        "passphrase",
+        help="hash a passphrase for members-only editing (asked twice, or read from stdin) and print the setting",
+    )
     return root
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
-        return {"fetch": _fetch, "extend": _extend}.get(args.command, _build)(args)
+        return {"fetch": _fetch, "extend": _extend, "passphrase": _passphrase}.get(args.command, _build)(args)
     except PaperMapError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -177,4 +184,20 @@ def _fetch(args: argparse.Namespace) -> int:
         progress=progress,
     )
     print("\n".join(fetched.lines()))
+    return 0
+
+
+def _passphrase(args: argparse.Namespace) -> int:
+    if sys.stdin.isatty():
+        passphrase = getpass.getpass("Passphrase for editing: ")
+        if getpass.getpass("Again: ") != passphrase:
+            raise ParameterError("the two passphrases differ; nothing was made")
+    else:
+        passphrase = sys.stdin.readline().rstrip("\n")
+    stored = hash_passphrase(passphrase)
+    print(
+        f"# In .streamlit/secrets.toml (never committed), or as {PASSPHRASE_ENV}={stored!r} in the server's environment:",
+        file=sys.stderr,
+    )
+    print(f'[{SECRETS_SECTION}]\neditor_passphrase = "{stored}"')
     return 0

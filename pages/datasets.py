@@ -21,11 +21,15 @@ st.caption(
 # Filled last, so a file uploaded or fetched on this run is already listed.
 listing = st.container()
 
+editable = ui_state.may_edit()
+if not editable:
+    st.caption(ui_state.refusal())
 upload_column, fetch_column = st.columns(2)
 with upload_column:
     uploaded = st.file_uploader(
         "Upload a paper list",
         key="upload",
+        disabled=not editable,
         max_upload_size=MAX_UPLOAD_BYTES // 2**20,
         help="Paper Copilot or OpenReview JSON, JSONL, CSV, TSV, Parquet or plain text; the format is read from the content.",
     )
@@ -49,7 +53,7 @@ with fetch_column:
     wanted = st.selectbox(
         "Conference", ui_state.FETCHABLE, format_func=ui_state.conference_label, key="fetch_conference"
     )
-    if st.button(f"Fetch {ui_state.conference_label(wanted)}", key="fetch"):
+    if st.button(f"Fetch {ui_state.conference_label(wanted)}", key="fetch", disabled=not editable):
         try:
             fetched = ui_state.fetch_conference_list(wanted, available.data_dir)
         except PaperMapError as error:

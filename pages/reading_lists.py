@@ -1,17 +1,19 @@
-"""Reading lists: create and choose lists, order their papers, assign presenters and notes, export."""
+"""Reading lists: create and choose lists; order, schedule, vote on and present their papers; the rota, the
+history and restoring what was deleted; exports; and what the list misses."""
 
 import streamlit as st
 
 from lib import ui_state
-from lib.store import reading_lists
-from lib.views import breakdowns, exports, list_coverage
+from lib.store import list_history, reading_lists
+from lib.views import breakdowns, exports, list_coverage, reading_list
 from lib.views.markup import markdown_literal
-from lib.views.text import byline, short_authors
+from lib.views.reading_list import when
 
 st.subheader("Reading lists")
 ui_state.show_list_error()
 
 
+ui_state.member_controls()
 names = ui_state.read_lists(reading_lists.list_names)
 choose, create = st.columns([3, 2], vertical_alignment="bottom")
 with choose:
@@ -28,6 +30,22 @@ with (
     )
     st.form_submit_button("Create list", on_click=ui_state.create_typed_list)
 
+deleted = ui_state.read_lists(list_history.deleted_lists)
+if deleted:
+    with st.expander(f"Deleted lists ({len(deleted)})"):
+        for gone in deleted:
+            what, restore = st.columns([5, 1], vertical_alignment="center")
+            what.markdown(
+                f"**{markdown_literal(gone.name)}**, {gone.papers} paper{'' if gone.papers == 1 else 's'}, "
+                f"deleted {markdown_literal(when(gone.deleted_at))}"
+            )
+            restore.button(
+                "Restore",
+                key=f"restore-list-{gone.list_id}",
+                on_click=ui_state.restore_deleted_list,
+                args=(gone.list_id,),
+            )
+
 if name is None:
     st.info("No reading lists yet. Create one above, then add papers from the map's selection or a paper's page.")
     st.stop()
@@ -41,8 +59,27 @@ with st.expander("Rename or delete this list"):
         f"Yes, delete this list and its {len(entries)} papers", key=f"confirm_delete-{name}"
     )  # per list: a tick must not carry over to the next
     delete.button(
-        "Delete list", disabled=not sure, on_click=ui_state.change_lists, args=(reading_lists.delete_list, name)
+        "Delete list",
+        disabled=not sure,
+        on_click=ui_state.change_lists,
+        args=(reading_lists.delete_list, name),
+        help="It can be restored from Deleted lists above",
     )
+
+removed = ui_state.read_lists(list_history.removed_entries, name)
+if removed:
+    with st.expander(f"Removed from this list ({len(removed)})"):
+        for entry in removed:
+            what, restore = st.columns([5, 1], vertical_alignment="center")
+            what.markdown(f"{markdown_literal(entry.title)} (removed {markdown_literal(when(entry.removed_at))})")
+            restore.button(
+                "Restore",
+                key=f"restore-entry-{entry.entry_id}",
+                on_click=ui_state.change_lists,
+                args=(list_history.restore_entry, name, entry.entry_id),
+            )
+with st.expander("History of this list"):
+    st.dataframe(reading_list.history_table(ui_state.read_lists(list_history.history, name)), hide_index=True)
 
 if not entries:
     st.info("This list is empty. Add papers from the map's selection table or from a paper's page.")
@@ -60,54 +97,19 @@ actions.download_button(
 actions.download_button("Download CSV", exports.csv_text(entries), f"{stem}.csv", "text/csv", on_click="ignore")
 
 st.caption(
-    f"{len(entries)} paper{'' if len(entries) == 1 else 's'}, in reading order. Presenter and note are saved as you type (press Enter)."
+    f"{len(entries)} paper{'' if len(entries) == 1 else 's'}, in reading order. Edit a cell to save it: type a "
+    "place in # to move a paper there, pick a status and a date, tick My vote; select rows and delete them to "
+    "remove papers (they can be restored)."
 )
-for entry in entries:
-    ui_state.show_stored_fields(entry)
-    with st.container(border=True):
-        paper, presenter, note, moves = st.columns([4, 1.8, 2.6, 2.4], vertical_alignment="center")
-        with paper:
-            st.markdown(f"**{entry.position + 1}. {markdown_literal(entry.title)}**")
-            st.caption(markdown_literal(byline(short_authors(list(entry.authors)), entry.dataset)))
-        presenter.text_input(
-            "Presenter",
-            key=ui_state.entry_key("presenter", entry.entry_id),
-            on_change=ui_state.save_typed_field,
-            args=(name, entry.entry_id, "presenter"),
-            max_chars=100,
-        )
-        note.text_input(
-            "Note",
-            key=ui_state.entry_key("note", entry.entry_id),
-            on_change=ui_state.save_typed_field,
-            args=(name, entry.entry_id, "note"),
-            max_chars=500,
-        )
-        buttons = moves.container(horizontal=True, gap="small")
-        last = len(entries) - 1
-        buttons.button(
-            "↑",
-            key=f"up-{entry.entry_id}",
-            help="Move up",
-            disabled=entry.position == 0,
-            on_click=ui_state.change_lists,
-            args=(reading_lists.move_entry, name, entry.entry_id, entry.position - 1),
-        )
-        buttons.button(
-            "↓",
-            key=f"down-{entry.entry_id}",
-            help="Move down",
-            disabled=entry.position == last,
-            on_click=ui_state.change_lists,
-            args=(reading_lists.move_entry, name, entry.entry_id, entry.position + 1),
-        )
-        buttons.button(
-            "✕",
-            key=f"remove-{entry.entry_id}",
-            help="Remove from the list",
-            on_click=ui_state.change_lists,
-            args=(reading_lists.remove_entry, name, entry.entry_id),
-        )
+ui_state.sort_control(name)
+ui_state.list_table(name, entries)
+
+rota = reading_list.rota(entries)
+st.markdown("#### Rota")
+if rota.empty:
+    st.caption("Nothing scheduled or presented yet: give a paper a date or a status in the table above.")
+else:
+    st.dataframe(rota, hide_index=True)
 
 # Growing the list from this map: the topics it has no paper in, and the papers nearest it.
 view = ui_state.current_view()

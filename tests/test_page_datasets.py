@@ -183,3 +183,13 @@ def test_an_upload_over_the_limit_is_one_error_with_both_sizes_and_not_saved(env
     assert not (env / "uploads").exists()
     app.file_uploader(key="upload").upload("justover.json", b" " * 2049).run()  # "2.0 KB" would not say why
     assert plain(app.error[0].value) == "justover is 2,049 bytes; uploads are limited to 2,048 bytes."
+
+
+def test_under_a_members_rule_a_viewer_cannot_upload_or_fetch(env, monkeypatch):
+    from lib.store.members import hash_passphrase
+
+    monkeypatch.setenv("PAPERMAP_EDITOR_PASSPHRASE", hash_passphrase("reading group 2026"))
+    app = on_data_sets_page(started())
+    assert app.button(key="fetch").disabled and app.file_uploader(key="upload").disabled
+    assert any("Only members can change this" in c.value for c in app.caption)
+    assert len(listed(app)) >= 1  # viewing and opening the data sets stay open

@@ -1,5 +1,6 @@
 """The reading-lists page and the "add to a reading list" control under AppTest, with a private database."""
 
+import json
 import re
 from contextlib import closing
 
@@ -9,8 +10,8 @@ from conftest import DASHBOARD, REPO, plain
 from streamlit.testing.v1 import AppTest
 
 from lib.store import reading_lists as rl
+from lib.store.members import hash_passphrase
 from lib.ui_state import NEW_LIST
-from lib.views.markup import markdown_literal
 
 IMG = "<img src=x onerror=alert(1)>"
 LINK = "**b** [x](javascript:alert(1))"
@@ -75,31 +76,78 @@ def test_no_lists_yet_then_create_one(lists_db):
     assert rl.connect(lists_db).execute("SELECT COUNT(*) FROM lists").fetchone()[0] == 1
 
 
-def test_entries_show_in_order_as_text_and_can_be_edited(lists_db):
+def edit_table(app, edited_rows=None, deleted_rows=()):
+    """What a user's edit of the list's table sends: its editing state, as the browser would (AppTest
+    can read a data editor but not type into one)."""
+    (editor,) = app.data_editor
+    states = app._tree.get_widget_states()
+    state = states.widgets.add()
+    state.id = editor.proto.id
+    rows = {str(row): changes for row, changes in (edited_rows or {}).items()}
+    state.string_value = json.dumps({"edited_rows": rows, "added_rows": [], "deleted_rows": list(deleted_rows)})
+    app._run(states)
+    assert not app.exception, app.exception
+    return app
+
+
+def test_entries_show_in_order_as_data_and_are_edited_in_the_table(lists_db):
     make_list(lists_db, "Club", [IMG, LINK, "Third paper"])
     app = open_page(list="Club")
-    titles = [t for t in markdown_texts(app) if re.match(r"\*\*\d+\. ", t)]  # the entries, not the missing topics
-    assert titles == [
-        f"**1. {markdown_literal(IMG)}**",
-        f"**2. {markdown_literal(LINK)}**",
-        "**3. Third paper**",
-    ]  # text, not markup
+    (editor,) = app.data_editor
+    assert list(editor.value["Title"]) == [IMG, LINK, "Third paper"]  # cells of a grid: text, never markup
+    assert list(editor.value["#"]) == [1, 2, 3] and editor.editing_mode == "delete"
     first, second, third = (e.entry_id for e in stored(lists_db, "Club"))
-    app.button(key=f"down-{first}").click().run()
-    assert [e.entry_id for e in stored(lists_db, "Club")] == [second, first, third]
-    app.button(key=f"remove-{third}").click().run()
-    app.text_input(key=f"presenter-{first}").input("Grace").run()
-    app.text_input(key=f"note-{first}").input("Bring =questions").run()
-    assert not app.exception
-    entries = stored(lists_db, "Club")
-    assert [e.entry_id for e in entries] == [second, first] and (entries[1].presenter, entries[1].note) == (
-        "Grace",
-        "Bring =questions",
-    )
-    assert app.text_input(key=f"presenter-{first}").value == "Grace"  # the page shows what is stored
-    assert app.button(key=f"up-{second}").disabled and app.button(key=f"down-{first}").disabled  # the ends
+    edit_table(app, {2: {"#": 1}})  # the third paper typed into first place: one edit, not two clicks
+    assert [e.entry_id for e in stored(lists_db, "Club")] == [third, first, second]
+    edit_table(app, {1: {"Presenter": "Grace", "Note": "Bring =questions", "Date": "2026-12-08"}})
+    entry = stored(lists_db, "Club")[1]
+    assert (entry.entry_id, entry.presenter, entry.note) == (first, "Grace", "Bring =questions")
+    assert (entry.status, entry.meeting_date) == ("scheduled", "2026-12-08")  # a date schedules a paper to read
+    assert list(app.data_editor[0].value["Presenter"]) == ["", "Grace", ""]  # the table shows what is stored
+    edit_table(app, deleted_rows=[0])
+    assert [e.entry_id for e in stored(lists_db, "Club")] == [first, second]
     labels = [b.proto.label for b in app.get("download_button")]
     assert labels == ["Download Markdown agenda", "Download BibTeX", "Download CSV"]
+    rota = app.dataframe[-1].value
+    assert list(rota["Presenter"]) == ["Grace"] and list(rota["Date"]) == ["2026-12-08"]
+
+
+def test_votes_are_by_name_and_the_list_sorts_by_them(lists_db):
+    make_list(lists_db, "Club", ["First", "Second", "Third"])
+    app = open_page(list="Club")
+    edit_table(app, {2: {"My vote": True}})
+    assert "Votes are by name: type your name first." in plain(app.error[0].value)
+    assert all(not e.votes for e in stored(lists_db, "Club"))
+    app.text_input(key="papermap_member_name").input("Ada").run()
+    edit_table(app, {2: {"My vote": True}, 1: {"My vote": True}})
+    app.text_input(key="papermap_member_name").input("Alan").run()
+    assert list(app.data_editor[0].value["My vote"]) == [False, False, False]  # Alan's own votes
+    edit_table(app, {2: {"My vote": True}})
+    assert [e.votes for e in stored(lists_db, "Club")] == [(), ("Ada",), ("Ada", "Alan")]
+    app.selectbox(key="sort_list_by").select("votes").run()
+    next(b for b in app.button if b.proto.label == "Sort").click().run()
+    assert [e.title for e in stored(lists_db, "Club")] == ["Third", "Second", "First"]
+    assert list(app.data_editor[0].value["Votes"]) == [2, 1, 0]
+
+
+def test_a_deleted_list_and_a_removed_paper_are_restored_and_the_history_says_who(lists_db):
+    make_list(lists_db, "Club", ["First", "Second"])
+    app = open_page(list="Club")
+    app.text_input(key="papermap_member_name").input("Grace").run()
+    edit_table(app, deleted_rows=[0])
+    assert [e.title for e in stored(lists_db, "Club")] == ["Second"]
+    restore = next(b for b in app.button if str(b.key).startswith("restore-entry-"))
+    restore.click().run()
+    assert [e.title for e in stored(lists_db, "Club")] == ["First", "Second"]
+    app.checkbox(key="confirm_delete-Club").check().run()
+    next(b for b in app.button if b.proto.label == "Delete list").click().run()
+    assert "No reading lists yet" in app.info[0].value
+    next(b for b in app.button if str(b.key).startswith("restore-list-")).click().run()
+    assert not app.exception and app.selectbox(key="list").value == "Club"
+    assert [e.title for e in stored(lists_db, "Club")] == ["First", "Second"]
+    history = app.dataframe[0].value
+    assert list(history["Who"])[:4] == ["Grace"] * 4
+    assert list(history["What"])[:4] == ["restored the list", "deleted the list", "restored “First”", "removed “First”"]
 
 
 def test_list_in_the_url_is_chosen_renamed_and_deleted(lists_db):
@@ -231,3 +279,27 @@ def test_the_list_page_offers_the_topics_it_misses_and_papers_like_it(lists_db):
     assert all(b.key.startswith("more-like-privacy-") for b in nearest[:5])  # nearest first: the list's own topic
     app.button(key="add-more-like").click().run()
     assert not app.exception and len(stored(lists_db, "Club")) == 13
+
+
+def test_with_a_passphrase_set_only_members_edit_and_everyone_views(lists_db, monkeypatch):
+    make_list(lists_db, "Club", ["First", "Second"])
+    monkeypatch.setenv("PAPERMAP_EDITOR_PASSPHRASE", hash_passphrase("reading group 2026"))
+    app = open_page(list="Club")
+    assert list(app.data_editor[0].value["Title"]) == ["First", "Second"]  # viewing is open
+    assert app.data_editor[0].editing_mode == "fixed"  # no row deletion for a viewer
+    edit_table(app, {1: {"#": 1}})  # an edit sent anyway (say, by a stale page) changes nothing
+    assert [e.title for e in stored(lists_db, "Club")] == ["First", "Second"]
+    app.text_input(key="new_list_name").input("Mine")
+    next(b for b in app.button if b.proto.label == "Create list").click().run()
+    assert "Only members can change this; give the group's passphrase" in plain(app.error[0].value)
+    with closing(rl.connect(lists_db)) as db:
+        assert rl.list_names(db) == ["Club"]
+    app.text_input(key="papermap_passphrase").input("wrong passphrase")
+    next(b for b in app.button if b.proto.label == "Unlock editing").click().run()
+    assert plain(app.error[0].value) == "That is not the group's passphrase."
+    app.text_input(key="papermap_passphrase").input("reading group 2026")
+    next(b for b in app.button if b.proto.label == "Unlock editing").click().run()
+    assert not app.error and not [t for t in app.text_input if t.key == "papermap_passphrase"]
+    assert app.session_state["papermap_passphrase"] == ""  # the passphrase is not kept in the session
+    edit_table(app, {1: {"#": 1}})
+    assert [e.title for e in stored(lists_db, "Club")] == ["Second", "First"]

@@ -3,7 +3,8 @@
 One module per concern: `source` (the map of the chosen data set, built and read), `view` (what
 every page draws from), `url_widgets` (widgets kept in the URL), `sidebar` (the facet filters),
 `table_config` (how tables look), `map_view`, `data_sets`, `reading` (reading lists),
-`presenting` (presentation mode), `list_editing` (the reading-lists page's edits), `profile`
+`presenting` (presentation mode), `list_editing` (the reading-lists page's edits), `members`
+(who may edit, and the member's name), `profile`
 (papers for me) and `breakdown_links`. Pages use them as `ui_state.<name>`.
 """
 
@@ -36,11 +37,11 @@ from .data_sets import (  # noqa: F401
 from .list_editing import (  # noqa: F401
     NEW_LIST_NAME_KEY,
     create_typed_list,
-    entry_key,
+    list_table,
     rename_key,
     rename_to_typed,
-    save_typed_field,
-    show_stored_fields,
+    restore_deleted_list,
+    sort_control,
 )
 from .map_view import (  # noqa: F401
     LABEL_CHOICES,
@@ -64,6 +65,7 @@ from .map_view import (  # noqa: F401
     url_paper,
     url_paper_choice,
 )
+from .members import MEMBER_NAME_KEY, may_edit, member_controls, member_name, refusal  # noqa: F401
 from .presenting import STEP_KEY, go_to_step, presentation_style, url_step  # noqa: F401
 from .profile import (  # noqa: F401
     MAX_PROFILE_FILE_MB,

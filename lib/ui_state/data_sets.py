@@ -10,13 +10,14 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from lib.errors import PaperMapError
+from lib.errors import DataSetError, PaperMapError
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
 from lib.stages.report import LoadReport
 from lib.store.datasets import DEFAULT_DATA_DIR, Catalog, catalog, save_upload, url_name
 from lib.store.sources import ConferenceFetch, OpenReviewAccount, SourceAddresses, conference, fetch_conference
 from lib.views.markup import markdown_literal
 
+from .members import may_edit, refusal
 from .source import DataSource
 
 _DATA_SET_KEY = "papermap_data_set"  # the set this session opened last: the URL loses `?data=` on a page switch
@@ -125,13 +126,21 @@ def saved_upload(uploaded: UploadedFile, uploads_dir: Path) -> tuple[Path, bool]
     """`datasets.save_upload` of a `st.file_uploader` file, once per file, and whether this run saved
     it (reruns while the file stays in the uploader reuse the saved path).
 
-    Raises `PaperMapError` (one sentence) when the file is too large or not a paper list.
+    Raises `PaperMapError` (one sentence) when the file is too large or not a paper list, or this
+    session may not add to the data folder (`may_edit`).
     """
     key = f"papermap_upload_{uploaded.file_id}"
     if key in st.session_state:
         return st.session_state[key], False
+    _check_may_edit()
     st.session_state[key] = save_upload(uploads_dir, uploaded.name, uploaded.getvalue())
     return st.session_state[key], True
+
+
+def _check_may_edit() -> None:
+    # Here, not only in the page's disabled widgets: a request can come from a page drawn before the rule.
+    if not may_edit():
+        raise DataSetError(refusal())
 
 
 def conference_label(name: str) -> str:
@@ -142,7 +151,9 @@ def conference_label(name: str) -> str:
 def fetch_conference_list(name: str, data_dir: Path) -> ConferenceFetch:
     """`sources.fetch_conference` of conference `name` into `data_dir`, from the sources the
     PAPERMAP_*_URL variables name (else the public ones), each step shown in a status box, waiting
-    FETCH_TIMEOUT seconds for each server. Raises `FetchError` (one sentence)."""
+    FETCH_TIMEOUT seconds for each server. Raises `FetchError` (one sentence), or `DataSetError`
+    when this session may not add to the data folder (`may_edit`)."""
+    _check_may_edit()
     label = conference(name).label
     with st.status(f"Fetching {label}…", expanded=True) as status:
         try:

@@ -1,24 +1,26 @@
-"""The reading-lists page's edits: the callbacks of its name, presenter and note boxes, and the stored values they show."""
+"""The reading-lists page's edits: creating and renaming lists, the editable table of a list's papers, sorting and restoring."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from lib.store import reading_lists
+from lib.store import list_history, reading_lists
+from lib.views import reading_list
 
+from .members import may_edit, member_name
 from .reading import LIST_KEY, change_lists
 
 NEW_LIST_NAME_KEY = "new_list_name"  # the "New list" text box
+SORT_KEY = "sort_list_by"
+# Rows shown before the table scrolls: a long list stays one screen, its header in view.
+TABLE_ROWS = 16
+_ROW_PX, _HEADER_PX = 35, 38
 
 
 def rename_key(name: str) -> str:
     """The key of list `name`'s "New name" text box."""
     return f"rename-{name}"
-
-
-def entry_key(field: str, entry_id: int) -> str:
-    """The key of an entry's `field` ("presenter" or "note") text box."""
-    return f"{field}-{entry_id}"
 
 
 def create_typed_list() -> None:
@@ -36,12 +38,90 @@ def rename_to_typed(name: str) -> None:
         st.session_state[LIST_KEY] = new_name
 
 
-def save_typed_field(name: str, entry_id: int, field: str) -> None:
-    """Save an entry's `field` box of list `name` (a callback)."""
-    change_lists(reading_lists.update_entry, name, entry_id, **{field: st.session_state[entry_key(field, entry_id)]})
+def restore_deleted_list(list_id: int) -> None:
+    """Restore a deleted list and choose it (a callback)."""
+    name = change_lists(list_history.restore_list, list_id)
+    if name:
+        st.session_state[LIST_KEY] = name
 
 
-def show_stored_fields(entry: reading_lists.Entry) -> None:
-    """Put an entry's stored presenter and note in its boxes, fresh on each run: another session may have edited them."""
-    st.session_state[entry_key("presenter", entry.entry_id)] = entry.presenter
-    st.session_state[entry_key("note", entry.entry_id)] = entry.note
+def _table_key(name: str) -> str:
+    # A new key after each applied edit: the editor then shows the stored list afresh instead of
+    # replaying its own edits on top of it.
+    return f"entries-{name}-{st.session_state.get(f'entries-version-{name}', 0)}"
+
+
+_STORE_CHANGES = {
+    "status": reading_lists.set_status,
+    "text": reading_lists.update_entry,
+    "remove": reading_lists.remove_entry,
+    "move": reading_lists.move_entry,
+}
+
+
+def _apply_table_edits(name: str, table: pd.DataFrame, key: str) -> None:
+    # Each edit is its own change (and log line); one refused (say, a vote without a name) leaves the others.
+    state = st.session_state[key]
+    for edit in reading_list.table_edits(table, state.get("edited_rows", {}), state.get("deleted_rows", [])):
+        if edit.kind == "vote":
+            change_lists(reading_lists.set_vote, name, edit.entry_id, member_name(), **edit.fields)
+        else:
+            change_lists(_STORE_CHANGES[edit.kind], name, edit.entry_id, **edit.fields)
+    version = f"entries-version-{name}"
+    st.session_state[version] = st.session_state.get(version, 0) + 1
+
+
+def list_table(name: str, entries: list[reading_lists.Entry]) -> None:
+    """The list's papers as one editable table: type a place in "#", pick a status, a date, a presenter,
+    a note, tick "My vote", or delete rows to remove them; each edit is saved at once."""
+    table = reading_list.entry_table(entries, member_name())
+    key = _table_key(name)
+    editable = may_edit()
+    st.data_editor(
+        table,
+        key=key,
+        hide_index=True,
+        num_rows="delete" if editable else "fixed",
+        disabled=not editable or [c for c in table.columns if c not in reading_list.EDITABLE],
+        column_order=[c for c in table.columns if c != reading_list.ENTRY_ID],
+        column_config={
+            reading_list.POSITION: st.column_config.NumberColumn(
+                min_value=1, max_value=len(entries), step=1, width=50, help="Type a place to move the paper there"
+            ),
+            reading_list.TITLE: st.column_config.TextColumn(width="large"),
+            reading_list.STATUS: st.column_config.SelectboxColumn(
+                options=reading_lists.STATUSES, required=True, width=110
+            ),
+            reading_list.DATE: st.column_config.DateColumn(
+                format="YYYY-MM-DD", width=110, help="When it is scheduled, or was presented"
+            ),
+            reading_list.PRESENTER: st.column_config.TextColumn(max_chars=100, width="small"),
+            reading_list.NOTE: st.column_config.TextColumn(max_chars=500),
+            reading_list.VOTES: st.column_config.NumberColumn(width=60),
+            reading_list.MY_VOTE: st.column_config.CheckboxColumn(
+                width=70, help="Your vote for this paper (type your name above first)"
+            ),
+        },
+        height=_HEADER_PX + _ROW_PX * min(len(entries), TABLE_ROWS) + 2,
+        on_change=_apply_table_edits,
+        args=(name, table, key),
+    )
+
+
+def _sort_list(name: str) -> None:
+    change_lists(reading_lists.sort_entries, name, st.session_state[SORT_KEY])
+
+
+def sort_control(name: str) -> None:
+    """A "Sort by" choice and its button, which reorders the stored list."""
+    if SORT_KEY not in st.session_state:
+        st.session_state[SORT_KEY] = reading_lists.SORT_KEYS[0]
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.selectbox("Sort the list by", reading_lists.SORT_KEYS, key=SORT_KEY, width=200)
+        st.button(
+            "Sort",
+            on_click=_sort_list,
+            args=(name,),
+            disabled=not may_edit(),
+            help="Reorder the list for everyone; ties keep their order",
+        )

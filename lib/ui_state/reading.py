@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -15,6 +16,7 @@ from lib.errors import ReadingListError
 from lib.store import reading_lists
 from lib.views.markup import markdown_literal
 
+from .members import may_edit, member_name, refusal
 from .url_widgets import write_url
 from .view import current_view
 
@@ -48,8 +50,15 @@ def read_lists(action: Callable[..., object], *args: object) -> object:
 def change_lists(action: Callable[..., object], *args: object, **kwargs: object) -> object:
     """`action(db, *args, **kwargs)` as a widget callback; returns its result, or None after an error.
 
-    The error's sentence is kept for `show_list_error`, which the page calls when it next runs.
+    It runs only if this session may edit (`may_edit`), and an action that logs its changes is told
+    the member's name. A refusal's or error's sentence is kept for `show_list_error`, which the page
+    calls when it next runs.
     """
+    if not may_edit():
+        st.session_state[_LIST_ERROR] = refusal()
+        return None
+    if "member" in inspect.signature(action).parameters:
+        kwargs.setdefault("member", member_name())
     try:
         with reading_lists_db() as db:
             return action(db, *args, **kwargs)
@@ -135,9 +144,9 @@ def _add_papers_to_list(papers: pd.DataFrame, key: str) -> None:
     target, new_name = st.session_state.get(f"{key}-list"), st.session_state.get(f"{key}-new-name", "")
     dataset = current_view().source.data.name
 
-    def add(db: sqlite3.Connection) -> tuple[str, int]:
-        name = target if target != NEW_LIST else reading_lists.create_list(db, new_name)
-        return name, reading_lists.add_papers(db, name, papers, dataset)
+    def add(db: sqlite3.Connection, member: str) -> tuple[str, int]:
+        name = target if target != NEW_LIST else reading_lists.create_list(db, new_name, member=member)
+        return name, reading_lists.add_papers(db, name, papers, dataset, member=member)
 
     result = change_lists(add)
     if result is None:

@@ -1,0 +1,99 @@
+"""Members: the session's name (for votes and the change log), and whether it may edit under the server's rule."""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from lib.store import members
+
+MEMBER_NAME_KEY = "papermap_member_name"  # "Your name", kept for the whole session
+_UNLOCKED_KEY = "papermap_editing_unlocked"
+_PASSPHRASE_KEY = "papermap_passphrase"
+_REFUSED_KEY = "papermap_passphrase_refused"
+
+
+def editing_rule() -> members.EditingRule:
+    """The server's members rule, from its listening address, `st.secrets` and environment."""
+    try:
+        secrets = st.secrets.to_dict()
+    except FileNotFoundError:  # none, or one that does not parse: no rule, so a served dashboard is read-only
+        secrets = {}
+    return members.editing_rule(str(st.get_option("server.address") or ""), secrets, os.environ)
+
+
+def _logged_in_email() -> str | None:
+    if not st.user.get("is_logged_in"):
+        return None
+    return str(st.user.get("email") or "")
+
+
+def may_edit() -> bool:
+    """Whether this session may change reading lists and the data folder."""
+    return editing_rule().admits(
+        unlocked=st.session_state.get(_UNLOCKED_KEY, False), logged_in_email=_logged_in_email()
+    )
+
+
+def refusal() -> str:
+    """The sentence that says why this session may not edit, and how it could."""
+    rule = editing_rule()
+    if rule.rule == "read-only":
+        return (
+            "This dashboard is served to the network without a members rule, so it is read-only: its owner can set "
+            "a passphrase (`python -m lib passphrase`) or a login to allow members to edit."
+        )
+    ways = [way for way, on in (("log in", rule.login), ("give the group's passphrase", rule.passphrase_hash)) if on]
+    return f"Only members can change this; {' or '.join(ways)} on the Reading lists page."
+
+
+def member_name() -> str:
+    """The name this session gave ("Your name"), else its login's name; "" when neither."""
+    typed = " ".join(str(st.session_state.get(MEMBER_NAME_KEY, "")).split())
+    if typed or _logged_in_email() is None:
+        return typed
+    return str(st.user.get("name") or st.user.get("email") or "")
+
+
+def _unlock() -> None:
+    stored = editing_rule().passphrase_hash
+    given = st.session_state.get(_PASSPHRASE_KEY, "")
+    st.session_state[_PASSPHRASE_KEY] = ""  # never kept in the session
+    accepted = bool(stored) and members.passphrase_matches(given, stored)
+    st.session_state[_UNLOCKED_KEY] = accepted
+    st.session_state[_REFUSED_KEY] = not accepted
+
+
+def member_controls() -> None:
+    """ "Your name" for votes and the log, and, under a members rule, the passphrase box or the login button."""
+    rule = editing_rule()
+    name, access = st.columns([1, 2], vertical_alignment="bottom")
+    if MEMBER_NAME_KEY not in st.session_state:
+        st.session_state[MEMBER_NAME_KEY] = ""
+    name.text_input(
+        "Your name",
+        key=MEMBER_NAME_KEY,
+        max_chars=60,
+        placeholder="for votes and the list's history",
+        help="Votes are by name, one per name per paper; changes you make are logged with it.",
+    )
+    with access:
+        if rule.rule == "read-only":
+            st.caption(refusal())
+        elif rule.rule == "members" and not may_edit():
+            with st.container(horizontal=True, vertical_alignment="bottom"):
+                if rule.passphrase_hash:
+                    with st.form("unlock_editing", border=False, enter_to_submit=True):
+                        st.text_input("Group passphrase", type="password", key=_PASSPHRASE_KEY)
+                        st.form_submit_button("Unlock editing", on_click=_unlock)
+                if rule.login:
+                    st.button("Log in to edit", on_click=st.login)
+            if st.session_state.pop(_REFUSED_KEY, False):
+                st.error("That is not the group's passphrase.")
+            else:
+                st.caption("Viewing is open; changing lists is for members.")
+        elif rule.rule == "members":
+            st.caption("You can edit: a member of this group.")
+            if _logged_in_email() is not None:
+                st.button("Log out", on_click=st.logout)
