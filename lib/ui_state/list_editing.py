@@ -83,24 +83,26 @@ def list_table(name: str, entries: list[reading_lists.Entry]) -> None:
         hide_index=True,
         num_rows="delete" if editable else "fixed",
         disabled=not editable or [c for c in table.columns if c not in reading_list.EDITABLE],
-        column_order=[c for c in table.columns if c != reading_list.ENTRY_ID],
+        column_order=reading_list.SHOWN_COLUMNS,  # what a chair edits first; the rest may scroll
         column_config={
             reading_list.POSITION: st.column_config.NumberColumn(
-                min_value=1, max_value=len(entries), step=1, width=50, help="Type a place to move the paper there"
+                min_value=1, max_value=len(entries), step=1, width=45, help="Type a place to move the paper there"
             ),
-            reading_list.TITLE: st.column_config.TextColumn(width="large"),
+            reading_list.TITLE: st.column_config.TextColumn(width=330),
             reading_list.STATUS: st.column_config.SelectboxColumn(
-                options=reading_lists.STATUSES, required=True, width=110
+                options=reading_lists.STATUSES, required=True, width=95
             ),
             reading_list.DATE: st.column_config.DateColumn(
-                format="YYYY-MM-DD", width=110, help="When it is scheduled, or was presented"
+                format="YYYY-MM-DD", width=100, help="When it is scheduled, or was presented"
             ),
-            reading_list.PRESENTER: st.column_config.TextColumn(max_chars=100, width="small"),
-            reading_list.NOTE: st.column_config.TextColumn(max_chars=500),
-            reading_list.VOTES: st.column_config.NumberColumn(width=60),
+            reading_list.PRESENTER: st.column_config.TextColumn(max_chars=100, width=100),
+            reading_list.VOTES: st.column_config.NumberColumn(width=55),
             reading_list.MY_VOTE: st.column_config.CheckboxColumn(
-                width=70, help="Your vote for this paper (type your name above first)"
+                width=75, help="Your vote for this paper (type your name above first)"
             ),
+            reading_list.NOTE: st.column_config.TextColumn(max_chars=500, width=160),
+            reading_list.VOTERS: st.column_config.TextColumn(width=120),
+            reading_list.AUTHORS: st.column_config.TextColumn(width=160),
         },
         height=_HEADER_PX + _ROW_PX * min(len(entries), TABLE_ROWS) + 2,
         on_change=_apply_table_edits,
