@@ -3,11 +3,11 @@
 from contextlib import closing
 
 import pytest
+from test_reading_lists import ids, papers
 
 from lib.errors import ReadingListError
 from lib.store import list_history
 from lib.store import reading_lists as rl
-from tests.test_reading_lists import ids, papers
 
 
 @pytest.fixture
