@@ -34,12 +34,9 @@ deleted = ui_state.read_lists(list_history.deleted_lists)
 if deleted:
     with st.expander(f"Deleted lists ({len(deleted)})"):
         for gone in deleted:
-            what, restore = st.columns([5, 1], vertical_alignment="center")
-            what.markdown(
+            ui_state.action_row(
                 f"**{markdown_literal(gone.name)}**, {gone.papers} paper{'' if gone.papers == 1 else 's'}, "
-                f"deleted {markdown_literal(when(gone.deleted_at))}"
-            )
-            restore.button(
+                f"deleted {markdown_literal(when(gone.deleted_at))}",
                 "Restore",
                 key=f"restore-list-{gone.list_id}",
                 on_click=ui_state.restore_deleted_list,
@@ -70,9 +67,8 @@ removed = ui_state.read_lists(list_history.removed_entries, name)
 if removed:
     with st.expander(f"Removed from this list ({len(removed)})"):
         for entry in removed:
-            what, restore = st.columns([5, 1], vertical_alignment="center")
-            what.markdown(f"{markdown_literal(entry.title)} (removed {markdown_literal(when(entry.removed_at))})")
-            restore.button(
+            ui_state.action_row(
+                f"{markdown_literal(entry.title)} (removed {markdown_literal(when(entry.removed_at))})",
                 "Restore",
                 key=f"restore-entry-{entry.entry_id}",
                 on_click=ui_state.change_lists,
@@ -126,9 +122,8 @@ else:
         "first, each with its most representative paper."
     )
 for gap in gaps:
-    topic, add = st.columns([5, 1], vertical_alignment="center")
-    topic.markdown(f"**{markdown_literal(gap.label)}** ({gap.papers} papers): {markdown_literal(gap.title)}")
-    add.button(
+    ui_state.action_row(
+        f"**{markdown_literal(gap.label)}** ({gap.papers} papers): {markdown_literal(gap.title)}",
         "Add",
         key=f"gap-{gap.topic}",
         on_click=ui_state.add_to_this_list,

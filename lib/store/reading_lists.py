@@ -59,12 +59,19 @@ class Entry:
     removed_at: str | None = None  # when it was removed from the list (removed entries only)
 
 
-def _clean_name(name: str) -> str:
+def _clean_name(
+    name: str,
+    *,
+    limit: int = MAX_NAME_LENGTH,
+    missing: str = "A reading list needs a name.",
+    whose: str = "A reading list's",
+) -> str:
+    # Whitespace-normalised, not empty, not too long: a list's name, or (with its own limit and words) a voter's.
     name = " ".join(str(name).split())
     if not name:
-        raise ReadingListError("A reading list needs a name.")
-    if len(name) > MAX_NAME_LENGTH:
-        raise ReadingListError(f"A reading list's name can have at most {MAX_NAME_LENGTH} characters.")
+        raise ReadingListError(missing)
+    if len(name) > limit:
+        raise ReadingListError(f"{whose} name can have at most {limit} characters.")
     return name
 
 
@@ -278,21 +285,14 @@ def set_status(
         record_change(db, list_id, "status", f"marked “{title}” {status}{on}", member, entry_id)
 
 
-def _voter(name: str) -> str:
-    voter = " ".join(str(name).split())
-    if not voter:
-        raise ReadingListError("Votes are by name: type your name first.")
-    if len(voter) > MAX_VOTER_LENGTH:
-        raise ReadingListError(f"A voter's name can have at most {MAX_VOTER_LENGTH} characters.")
-    return voter
-
-
 def set_vote(db: sqlite3.Connection, name: str, entry_id: int, voter: str, voted: bool = True) -> None:
     """Give (or, with `voted=False`, withdraw) `voter`'s vote for an entry of list `name`.
 
     A name has one vote per paper, matched ignoring case and spacing: voting twice changes nothing.
     """
-    voter = _voter(voter)
+    voter = _clean_name(
+        voter, limit=MAX_VOTER_LENGTH, missing="Votes are by name: type your name first.", whose="A voter's"
+    )
     with write(db):
         list_id = live_list_id(db, name)
         title = entry_title(db, list_id, entry_id, name)

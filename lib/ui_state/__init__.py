@@ -36,6 +36,7 @@ from .data_sets import (  # noqa: F401
 )
 from .list_editing import (  # noqa: F401
     NEW_LIST_NAME_KEY,
+    action_row,
     create_typed_list,
     list_table,
     rename_key,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
@@ -36,6 +38,13 @@ def rename_to_typed(name: str) -> None:
     new_name = change_lists(reading_lists.rename_list, name, st.session_state[rename_key(name)])
     if new_name:
         st.session_state[LIST_KEY] = new_name
+
+
+def action_row(text: str, label: str, *, key: str, on_click: Callable[..., object], args: tuple = ()) -> None:
+    """One line of Markdown `text` (already escaped) with a button `label` at its end."""
+    what, action = st.columns([5, 1], vertical_alignment="center")
+    what.markdown(text)
+    action.button(label, key=key, on_click=on_click, args=args)
 
 
 def restore_deleted_list(list_id: int) -> None:
