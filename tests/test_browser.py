@@ -576,6 +576,10 @@ def test_every_download_keeps_hostile_text_inert(hostile_app, browser, tmp_path)
     tags, text = html_elements(markdown_html(agenda))
     assert {tag for tag, _ in tags} == {"h1", "ol", "li", "strong", "ul"}  # no link: every paper's link is hostile
     assert [tag for tag, _ in tags].count("strong") == len(entries)
+    # One numbered list, each paper an item of it with its title in bold, in the list's order.
+    assert [tag for tag, _ in tags].count("ol") == 1
+    bold = re.findall(r"<li><strong>(.*?)</strong>", markdown_html(agenda), re.S)
+    assert [html_elements(title)[1] for title in bold] == [same_text(entry.title) for entry in entries]
     assert text.startswith(f"Reading list: {HOSTILE_LIST_NAME}\n")
     for entry in entries:
         for value in (entry.title, ", ".join(entry.authors), entry.venue, entry.presenter, entry.note):
