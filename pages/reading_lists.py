@@ -13,11 +13,12 @@ st.subheader("Reading lists")
 ui_state.show_list_error()
 
 
-ui_state.member_controls()
 names = ui_state.read_lists(reading_lists.list_names)
-choose, create = st.columns([3, 2], vertical_alignment="bottom")
+choose, person, create = st.columns([3, 2, 3], vertical_alignment="bottom")
 with choose:
     name = ui_state.list_choice(names)
+with person:
+    ui_state.member_name_box()
 with (
     create.form("create_list", border=False, enter_to_submit=True),
     st.container(horizontal=True, vertical_alignment="bottom"),
@@ -29,39 +30,47 @@ with (
         max_chars=reading_lists.MAX_NAME_LENGTH,
     )
     st.form_submit_button("Create list", on_click=ui_state.create_typed_list)
-
-deleted = ui_state.read_lists(list_history.deleted_lists)
-if deleted:
-    with st.expander(f"Deleted lists ({len(deleted)})"):
-        for gone in deleted:
-            ui_state.action_row(
-                f"**{markdown_literal(gone.name)}**, {gone.papers} paper{'' if gone.papers == 1 else 's'}, "
-                f"deleted {markdown_literal(when(gone.deleted_at))}",
-                "Restore",
-                key=f"restore-list-{gone.list_id}",
-                on_click=ui_state.restore_deleted_list,
-                args=(gone.list_id,),
-            )
+ui_state.member_access()
 
 if name is None:
     st.info("No reading lists yet. Create one above, then add papers from the map's selection or a paper's page.")
+    ui_state.deleted_lists_expander()
     st.stop()
 
 entries = ui_state.read_lists(reading_lists.entries, name)
-with st.expander("Rename or delete this list"):
-    rename, delete = st.columns(2, vertical_alignment="bottom")
-    rename.text_input("New name", value=name, key=ui_state.rename_key(name), max_chars=reading_lists.MAX_NAME_LENGTH)
-    rename.button("Rename", on_click=ui_state.rename_to_typed, args=(name,))
-    sure = delete.checkbox(
-        f"Yes, delete this list and its {len(entries)} papers", key=f"confirm_delete-{name}"
-    )  # per list: a tick must not carry over to the next
-    delete.button(
-        "Delete list",
-        disabled=not sure,
-        on_click=ui_state.change_lists,
-        args=(reading_lists.delete_list, name),
-        help="It can be restored from Deleted lists above",
-    )
+if entries:
+    stem = exports.file_stem(name)
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.page_link(
+            "pages/present.py", label="▶ Present this list", query_params={ui_state.LIST_KEY: name, "step": "1"}
+        )
+        st.download_button(
+            "Download Markdown agenda",
+            exports.markdown_agenda(name, entries),
+            f"{stem}.md",
+            "text/markdown",
+            on_click="ignore",
+        )
+        st.download_button(
+            "Download BibTeX", exports.bibtex(entries), f"{stem}.bib", "application/x-bibtex", on_click="ignore"
+        )
+        st.download_button("Download CSV", exports.csv_text(entries), f"{stem}.csv", "text/csv", on_click="ignore")
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.caption(
+            f"{len(entries)} paper{'' if len(entries) == 1 else 's'}, in reading order. Edit a cell to save it: type a "
+            "place in # to move a paper there, pick a status and a date, tick My vote; select rows and delete them "
+            "to remove papers (they can be restored)."
+        )
+        ui_state.sort_control(name)
+    ui_state.list_table(name, entries)
+    rota = reading_list.rota(entries)
+    st.markdown("#### Rota")
+    if rota.empty:
+        st.caption("Nothing scheduled or presented yet: give a paper a date or a status in the table above.")
+    else:
+        st.dataframe(rota, hide_index=True)
+else:
+    st.info("This list is empty. Add papers from the map's selection table or from a paper's page.")
 
 removed = ui_state.read_lists(list_history.removed_entries, name)
 if removed:
@@ -76,36 +85,23 @@ if removed:
             )
 with st.expander("History of this list"):
     st.dataframe(reading_list.history_table(ui_state.read_lists(list_history.history, name)), hide_index=True)
-
+with st.expander("Rename or delete this list"):
+    rename, delete = st.columns(2, vertical_alignment="bottom")
+    rename.text_input("New name", value=name, key=ui_state.rename_key(name), max_chars=reading_lists.MAX_NAME_LENGTH)
+    rename.button("Rename", on_click=ui_state.rename_to_typed, args=(name,))
+    sure = delete.checkbox(
+        f"Yes, delete this list and its {len(entries)} papers", key=f"confirm_delete-{name}"
+    )  # per list: a tick must not carry over to the next
+    delete.button(
+        "Delete list",
+        disabled=not sure,
+        on_click=ui_state.change_lists,
+        args=(reading_lists.delete_list, name),
+        help="It can be restored from Deleted lists",
+    )
+ui_state.deleted_lists_expander()
 if not entries:
-    st.info("This list is empty. Add papers from the map's selection table or from a paper's page.")
     st.stop()
-
-stem = exports.file_stem(name)
-actions = st.container(horizontal=True, vertical_alignment="center")
-actions.page_link("pages/present.py", label="Present this list", query_params={ui_state.LIST_KEY: name, "step": "1"})
-actions.download_button(
-    "Download Markdown agenda", exports.markdown_agenda(name, entries), f"{stem}.md", "text/markdown", on_click="ignore"
-)
-actions.download_button(
-    "Download BibTeX", exports.bibtex(entries), f"{stem}.bib", "application/x-bibtex", on_click="ignore"
-)
-actions.download_button("Download CSV", exports.csv_text(entries), f"{stem}.csv", "text/csv", on_click="ignore")
-
-st.caption(
-    f"{len(entries)} paper{'' if len(entries) == 1 else 's'}, in reading order. Edit a cell to save it: type a "
-    "place in # to move a paper there, pick a status and a date, tick My vote; select rows and delete them to "
-    "remove papers (they can be restored)."
-)
-ui_state.sort_control(name)
-ui_state.list_table(name, entries)
-
-rota = reading_list.rota(entries)
-st.markdown("#### Rota")
-if rota.empty:
-    st.caption("Nothing scheduled or presented yet: give a paper a date or a status in the table above.")
-else:
-    st.dataframe(rota, hide_index=True)
 
 # Growing the list from this map: the topics it has no paper in, and the papers nearest it.
 view = ui_state.current_view()

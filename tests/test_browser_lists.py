@@ -28,6 +28,7 @@ from export_readers import bibtex_entries, csv_rows, latex_text, markdown_html, 
 from test_browser import CHROMIUM, CHROMIUM_ARGS, RENDER_MS, _download, _watched_tab, running_app
 
 from lib.store import reading_lists
+from lib.views.reading_list import COLUMN_WIDTHS
 
 pytestmark = pytest.mark.browser
 LAPTOP = {"width": 1600, "height": 1000}  # wide enough for the table's columns at the widths the page gives
@@ -35,18 +36,7 @@ LAPTOP = {"width": 1600, "height": 1000}  # wide enough for the table's columns 
 # its width in lib.ui_state.list_editing.list_table (the grid stretches them in a wider window), under
 # a header; rows of ROW_PX.
 SELECT_PX, HEADER_PX, ROW_PX = 37, 35, 35
-COLUMN_PX = {
-    "#": 45,
-    "Title": 330,
-    "Status": 95,
-    "Date": 100,
-    "Presenter": 100,
-    "Votes": 55,
-    "My vote": 75,
-    "Note": 160,
-    "Voted by": 120,
-    "Authors": 160,
-}
+
 HOLD_MS = 500
 VOTE_LIST, DOOMED_LIST, EXPORT_LIST = "Vote club", "Doomed club", "Export club"
 
@@ -178,7 +168,7 @@ def _cell(tab, row: int, column: str) -> tuple[float, float]:
     tab.evaluate(CENTRE_JS)
     table = _table(tab)
     before = table["columns"][: table["columns"].index(column)]
-    x = table["x"] + SELECT_PX + sum(COLUMN_PX[name] for name in before) + COLUMN_PX[column] / 2
+    x = table["x"] + SELECT_PX + sum(COLUMN_WIDTHS[name] for name in before) + COLUMN_WIDTHS[column] / 2
     return x, table["y"] + HEADER_PX + ROW_PX * row + ROW_PX / 2
 
 

@@ -38,10 +38,10 @@ from .list_editing import (  # noqa: F401
     NEW_LIST_NAME_KEY,
     action_row,
     create_typed_list,
+    deleted_lists_expander,
     list_table,
     rename_key,
     rename_to_typed,
-    restore_deleted_list,
     sort_control,
 )
 from .map_view import (  # noqa: F401
@@ -66,8 +66,18 @@ from .map_view import (  # noqa: F401
     url_paper,
     url_paper_choice,
 )
-from .members import MEMBER_NAME_KEY, may_edit, member_controls, member_name, refusal  # noqa: F401
-from .presenting import STEP_KEY, go_to_step, presentation_style, url_step  # noqa: F401
+from .members import MEMBER_NAME_KEY, may_edit, member_access, member_name, member_name_box, refusal  # noqa: F401
+from .presenting import (  # noqa: F401
+    SLIDE_MAP_KEY,
+    STEP_KEY,
+    go_to_step,
+    move_step,
+    new_presses,
+    presentation_style,
+    presented_step,
+    slide_map,
+    step_keys,
+)
 from .profile import (  # noqa: F401
     MAX_PROFILE_FILE_MB,
     PROFILE_COLUMN_CONFIG,

@@ -9,9 +9,10 @@ import streamlit as st
 
 from lib.store import list_history, reading_lists
 from lib.views import reading_list
+from lib.views.markup import markdown_literal
 
 from .members import may_edit, member_name
-from .reading import LIST_KEY, change_lists
+from .reading import LIST_KEY, change_lists, read_lists
 
 NEW_LIST_NAME_KEY = "new_list_name"  # the "New list" text box
 SORT_KEY = "sort_list_by"
@@ -47,11 +48,27 @@ def action_row(text: str, label: str, *, key: str, on_click: Callable[..., objec
     action.button(label, key=key, on_click=on_click, args=args)
 
 
-def restore_deleted_list(list_id: int) -> None:
-    """Restore a deleted list and choose it (a callback)."""
+def _restore_deleted_list(list_id: int) -> None:
     name = change_lists(list_history.restore_list, list_id)
     if name:
         st.session_state[LIST_KEY] = name
+
+
+def deleted_lists_expander() -> None:
+    """ "Deleted lists (N)", each with a Restore button that brings it back and chooses it; nothing when none are."""
+    deleted = read_lists(list_history.deleted_lists)
+    if not deleted:
+        return
+    with st.expander(f"Deleted lists ({len(deleted)})"):
+        for gone in deleted:
+            action_row(
+                f"**{markdown_literal(gone.name)}**, {gone.papers} paper{'' if gone.papers == 1 else 's'}, "
+                f"deleted {markdown_literal(reading_list.when(gone.deleted_at))}",
+                "Restore",
+                key=f"restore-list-{gone.list_id}",
+                on_click=_restore_deleted_list,
+                args=(gone.list_id,),
+            )
 
 
 def _table_key(name: str) -> str:
@@ -86,32 +103,32 @@ def list_table(name: str, entries: list[reading_lists.Entry]) -> None:
     table = reading_list.entry_table(entries, member_name())
     key = _table_key(name)
     editable = may_edit()
+    kinds = {
+        reading_list.POSITION: st.column_config.NumberColumn(
+            min_value=1, max_value=len(entries), step=1, help="Type a place to move the paper there"
+        ),
+        reading_list.TITLE: st.column_config.TextColumn(),
+        reading_list.STATUS: st.column_config.SelectboxColumn(options=reading_lists.STATUSES, required=True),
+        reading_list.DATE: st.column_config.DateColumn(
+            format="YYYY-MM-DD", help="When it is scheduled, or was presented"
+        ),
+        reading_list.PRESENTER: st.column_config.TextColumn(max_chars=100),
+        reading_list.VOTES: st.column_config.NumberColumn(),
+        reading_list.MY_VOTE: st.column_config.CheckboxColumn(
+            help="Your vote for this paper (type your name above first)"
+        ),
+        reading_list.NOTE: st.column_config.TextColumn(max_chars=500),
+    }
     st.data_editor(
         table,
         key=key,
         hide_index=True,
+        placeholder="",  # an empty date or note reads as empty, not "None"
         num_rows="delete" if editable else "fixed",
         disabled=not editable or [c for c in table.columns if c not in reading_list.EDITABLE],
-        column_order=reading_list.SHOWN_COLUMNS,  # what a chair edits first; the rest may scroll
+        column_order=list(reading_list.COLUMN_WIDTHS),
         column_config={
-            reading_list.POSITION: st.column_config.NumberColumn(
-                min_value=1, max_value=len(entries), step=1, width=45, help="Type a place to move the paper there"
-            ),
-            reading_list.TITLE: st.column_config.TextColumn(width=330),
-            reading_list.STATUS: st.column_config.SelectboxColumn(
-                options=reading_lists.STATUSES, required=True, width=95
-            ),
-            reading_list.DATE: st.column_config.DateColumn(
-                format="YYYY-MM-DD", width=100, help="When it is scheduled, or was presented"
-            ),
-            reading_list.PRESENTER: st.column_config.TextColumn(max_chars=100, width=100),
-            reading_list.VOTES: st.column_config.NumberColumn(width=55),
-            reading_list.MY_VOTE: st.column_config.CheckboxColumn(
-                width=75, help="Your vote for this paper (type your name above first)"
-            ),
-            reading_list.NOTE: st.column_config.TextColumn(max_chars=500, width=160),
-            reading_list.VOTERS: st.column_config.TextColumn(width=120),
-            reading_list.AUTHORS: st.column_config.TextColumn(width=160),
+            column: {**kinds.get(column, {}), "width": px} for column, px in reading_list.COLUMN_WIDTHS.items()
         },
         height=_HEADER_PX + _ROW_PX * min(len(entries), TABLE_ROWS) + 2,
         on_change=_apply_table_edits,
@@ -124,15 +141,14 @@ def _sort_list(name: str) -> None:
 
 
 def sort_control(name: str) -> None:
-    """A "Sort by" choice and its button, which reorders the stored list."""
+    """A "Sort by" choice and its "Sort" button, which reorders the stored list; call it in a horizontal container."""
     if SORT_KEY not in st.session_state:
         st.session_state[SORT_KEY] = reading_lists.SORT_KEYS[0]
-    with st.container(horizontal=True, vertical_alignment="bottom"):
-        st.selectbox("Sort the list by", reading_lists.SORT_KEYS, key=SORT_KEY, width=200)
-        st.button(
-            "Sort",
-            on_click=_sort_list,
-            args=(name,),
-            disabled=not may_edit(),
-            help="Reorder the list for everyone; ties keep their order",
-        )
+    st.selectbox("Sort by", reading_lists.SORT_KEYS, key=SORT_KEY, width=140, label_visibility="collapsed")
+    st.button(
+        "Sort",
+        on_click=_sort_list,
+        args=(name,),
+        disabled=not may_edit(),
+        help="Reorder the list for everyone by the field chosen beside; ties keep their order",
+    )

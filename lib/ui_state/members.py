@@ -65,35 +65,39 @@ def _unlock() -> None:
     st.session_state[_REFUSED_KEY] = not accepted
 
 
-def member_controls() -> None:
-    """ "Your name" for votes and the log, and, under a members rule, the passphrase box or the login button."""
-    rule = editing_rule()
-    name, access = st.columns([1, 2], vertical_alignment="bottom")
+def member_name_box() -> None:
+    """The "Your name" box: the name votes are given in and changes are logged with, for the whole session."""
     if MEMBER_NAME_KEY not in st.session_state:
         st.session_state[MEMBER_NAME_KEY] = ""
-    name.text_input(
+    st.text_input(
         "Your name",
         key=MEMBER_NAME_KEY,
         max_chars=60,
-        placeholder="for votes and the list's history",
+        placeholder="for votes and the history",
         help="Votes are by name, one per name per paper; changes you make are logged with it.",
     )
-    with access:
-        if rule.rule == "read-only":
-            st.caption(refusal())
-        elif rule.rule == "members" and not may_edit():
-            with st.container(horizontal=True, vertical_alignment="bottom"):
-                if rule.passphrase_hash:
-                    with st.form("unlock_editing", border=False, enter_to_submit=True):
-                        st.text_input("Group passphrase", type="password", key=_PASSPHRASE_KEY)
-                        st.form_submit_button("Unlock editing", on_click=_unlock)
-                if rule.login:
-                    st.button("Log in to edit", on_click=st.login)
-            if st.session_state.pop(_REFUSED_KEY, False):
-                st.error("That is not the group's passphrase.")
-            else:
-                st.caption("Viewing is open; changing lists is for members.")
-        elif rule.rule == "members":
+
+
+def member_access() -> None:
+    """Under a members rule, the passphrase box and/or the login button, or why the dashboard is read-only;
+    nothing where everyone may edit."""
+    rule = editing_rule()
+    if rule.rule == "read-only":
+        st.caption(refusal())
+    elif rule.rule == "members" and not may_edit():
+        with st.container(horizontal=True, vertical_alignment="bottom"):
+            if rule.passphrase_hash:
+                with st.form("unlock_editing", border=False, enter_to_submit=True):
+                    st.text_input("Group passphrase", type="password", key=_PASSPHRASE_KEY)
+                    st.form_submit_button("Unlock editing", on_click=_unlock)
+            if rule.login:
+                st.button("Log in to edit", on_click=st.login)
+        if st.session_state.pop(_REFUSED_KEY, False):
+            st.error("That is not the group's passphrase.")
+        else:
+            st.caption("Viewing is open; changing lists is for members.")
+    elif rule.rule == "members":
+        with st.container(horizontal=True, vertical_alignment="center"):
             st.caption("You can edit: a member of this group.")
             if _logged_in_email() is not None:
                 st.button("Log out", on_click=st.logout)

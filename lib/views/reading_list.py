@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
 from typing import Literal
 
 import pandas as pd
@@ -27,7 +26,20 @@ POSITION, TITLE, AUTHORS, STATUS, DATE, PRESENTER, NOTE, VOTES, VOTERS, MY_VOTE 
     "My vote",
 )
 ENTRY_ID = "entry_id"
-SHOWN_COLUMNS = (POSITION, TITLE, STATUS, DATE, PRESENTER, VOTES, MY_VOTE, NOTE, VOTERS, AUTHORS)
+# The columns shown, in the order a chair edits them (the last ones may scroll), and their widths in
+# pixels: the first seven fit beside the sidebar at 1280 pixels.
+COLUMN_WIDTHS = {
+    POSITION: 45,
+    TITLE: 300,
+    STATUS: 95,
+    DATE: 100,
+    PRESENTER: 100,
+    VOTES: 55,
+    MY_VOTE: 85,
+    NOTE: 160,
+    VOTERS: 120,
+    AUTHORS: 160,
+}
 EDITABLE = (POSITION, STATUS, DATE, PRESENTER, NOTE, MY_VOTE)
 
 EditKind = Literal["status", "text", "vote", "remove", "move"]
@@ -56,10 +68,7 @@ def entry_table(entries: Sequence[Entry], voter: str) -> pd.DataFrame:
             TITLE: [entry.title for entry in entries],
             AUTHORS: [short_authors(list(entry.authors)) for entry in entries],
             STATUS: [entry.status for entry in entries],
-            DATE: pd.Series(
-                [date.fromisoformat(entry.meeting_date) if entry.meeting_date else None for entry in entries],
-                dtype="object",
-            ),
+            DATE: pd.to_datetime([entry.meeting_date or None for entry in entries]),  # NaT shows as an empty cell
             PRESENTER: [entry.presenter for entry in entries],
             NOTE: [entry.note for entry in entries],
             VOTES: [len(entry.votes) for entry in entries],
@@ -71,9 +80,10 @@ def entry_table(entries: Sequence[Entry], voter: str) -> pd.DataFrame:
 
 
 def _iso(value: object) -> str:
-    if value is None or value == "" or (isinstance(value, float) and pd.isna(value)):
+    # A cell's date (a Timestamp, NaT, or the ISO text an edit sends) as the store's ISO day, or "".
+    if value is None or value == "" or (not isinstance(value, str) and pd.isna(value)):
         return ""
-    return value.isoformat() if isinstance(value, date) else str(value)[:10]
+    return pd.Timestamp(value).date().isoformat()
 
 
 def table_edits(
