@@ -5,9 +5,10 @@ from contextlib import closing
 
 from conftest import DASHBOARD, plain
 from streamlit.testing.v1 import AppTest
-from test_page_reading_lists import IMG, LINK, make_list
+from test_page_reading_lists import IMG, LINK, make_list, rows
 
 from lib.store import reading_lists as rl
+from lib.ui_state import new_presses
 from lib.views.markup import markdown_literal
 
 
@@ -22,9 +23,15 @@ def present(**query):
 
 
 def highlighted_ids(app):
-    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
-    ringed = [t for t in figure["data"] if t.get("name", "").startswith("this paper")]
+    """The papers ringed on the slide's map: the top layer's, drawn over the map (charts[1])."""
+    backdrop, marker = (json.loads(chart.proto.spec) for chart in app.get("plotly_chart"))
+    assert not any(t.get("name", "").startswith("this paper") for t in backdrop["data"])
+    ringed = [t for t in marker["data"] if t.get("name", "").startswith("this paper")]
     return [list(t["customdata"]) for t in ringed]
+
+
+def backdrop_spec(app):
+    return app.get("plotly_chart")[0].proto.spec
 
 
 def test_steps_through_the_list_with_the_paper_highlighted_on_the_map(lists_db):
@@ -33,6 +40,7 @@ def test_steps_through_the_list_with_the_paper_highlighted_on_the_map(lists_db):
     assert app.title[0].value == markdown_literal(IMG)  # shows as text
     assert "Paper **1** of **3**" in [m.value for m in app.main.markdown]
     assert highlighted_ids(app) == [["privacy-0"]]
+    map_before = backdrop_spec(app)
     previous, following = (
         next(b for b in app.button if b.proto.label.startswith(word)) for word in ("Previous", "Next")
     )
@@ -41,6 +49,7 @@ def test_steps_through_the_list_with_the_paper_highlighted_on_the_map(lists_db):
     assert not app.exception
     assert app.query_params["step"] in ("2", ["2"]) and app.title[0].value == "Second paper"
     assert highlighted_ids(app) == [["privacy-1"]]
+    assert backdrop_spec(app) == map_before  # the same figure: the browser keeps the map drawn, the ring moves
     texts = " ".join(m.value for m in app.main.markdown)
     assert f"**Keywords:** {markdown_literal('privacy budget, noise')}" in texts
     assert markdown_literal(LINK) in texts  # the abstract, inert
@@ -82,3 +91,35 @@ def test_no_lists_and_empty_list_say_what_to_do(lists_db):
     make_list(lists_db, "Empty", [])
     app = present(list="Empty")
     assert "no papers yet" in app.info[0].value
+
+
+def test_authors_read_in_the_main_text_not_a_grey_caption_and_a_long_list_is_cut(lists_db):
+    make_list(lists_db, "Club", ["Two authors"])
+    many = rows(["Twelve authors"], prefix="privacy").assign(authors=[[f"Author {i}" for i in range(12)]])
+    with closing(rl.connect(lists_db)) as db:
+        rl.add_papers(db, "Club", many.assign(paper_id="privacy-1"), "planted2025.json")
+    app = present(list="Club")
+    assert not app.caption  # st.caption is light grey and small: unreadable from the back of a room
+    texts = [m.value for m in app.main.markdown]
+    assert markdown_literal("Ada Lovelace, Alan Turing · ICML 2025") in texts
+    app = present(list="Club", step="2")
+    texts = [m.value for m in app.main.markdown]
+    assert markdown_literal(", ".join(f"Author {i}" for i in range(8)) + " et al. · ICML 2025") in texts
+
+
+def test_the_session_keeps_the_step_when_a_run_starts_from_a_url_not_yet_updated(lists_db):
+    # A press that arrives while a step is on its way carries the URL the browser had before it.
+    make_list(lists_db, "Club", ["First", "Second", "Third"])
+    app = present(list="Club")
+    next(b for b in app.button if b.proto.label.startswith("Next")).click().run()
+    app.query_params["step"] = "1"  # the browser's URL, one step behind
+    next(b for b in app.button if b.proto.label.startswith("Next")).click().run()
+    assert app.title[0].value == "Third" and app.query_params["step"] in ("3", ["3"])
+
+
+def test_presses_count_from_the_last_applied_total_and_from_nothing_after_a_reload():
+    assert new_presses(None, None) == 0
+    assert new_presses({"epoch": "a", "net": 5}, None) == 5  # five presses before the first run saw any
+    assert new_presses({"epoch": "a", "net": 5}, {"epoch": "a", "net": 2}) == 3
+    assert new_presses({"epoch": "a", "net": 1}, {"epoch": "a", "net": 3}) == -2  # two Lefts
+    assert new_presses({"epoch": "b", "net": 1}, {"epoch": "a", "net": 7}) == 1  # a new page load counts anew

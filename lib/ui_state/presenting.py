@@ -1,37 +1,134 @@
-"""Presentation mode: the presented step in the URL, and the projector-sized style."""
+"""Presentation mode: the presented step (this session's, mirrored in the URL), the arrow keys that
+move it, the slide's two-layer map and the projector-sized style."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+import plotly.graph_objects as go
 import streamlit as st
 
+from lib.views.slide_map import slide_backdrop
+
+from .map_view import map_hover
+from .source import read_map
+
 STEP_KEY = "step"  # the presented paper, 1-based, in the URL as ?step=
-# Static CSS, no data in it: projector-sized text, and no sidebar (filters do not apply to a talk).
+SLIDE_MAP_KEY = "presented-map"  # the container of the slide's map and the ring drawn over it
+SLIDE_MAP_HEIGHT = 400  # pixels the map's labels are spaced for: its height in a 1280x720 window
+SLIDE_MAP_WIDTH = 640
+_STEP_STATE = "present-step"  # (list name, step) of this session's presentation
+_KEYS_STATE = "present-keys-seen"  # the step keys' count the last run applied
+
+# Static CSS, no data in it. No sidebar (filters do not apply to a talk); the slide fills the window
+# and no more: the header row, the title and authors in large type, then the text beside the map,
+# which takes the height left (min. 300 px) while a long abstract scrolls in its own column.
 _PRESENTATION_CSS = """<style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"] { display: none; }
-.block-container { padding-top: 1.5rem; }
-[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li { font-size: 1.45rem; line-height: 1.45; }
-[data-testid="stCaptionContainer"] p { font-size: 1.15rem; }
+.block-container { padding-top: 1rem; padding-bottom: 1rem; }
+[data-testid="stMarkdownContainer"] p { font-size: 1.15rem; }
+.st-key-slide-text p, .st-key-slide-text li { font-size: clamp(1.3rem, 1.6vw, 1.8rem); line-height: 1.45; }
 [data-testid="stWidgetLabel"] p { font-size: 0.9rem; }
-h1 { font-size: 2.6rem !important; line-height: 1.2 !important; }
+h1 { font-size: clamp(2rem, 3vw, 3.4rem) !important; line-height: 1.15 !important; padding: 0.25rem 0 0 0 !important; }
+.st-key-slide-authors p { font-size: clamp(1.35rem, 1.9vw, 2.1rem) !important; line-height: 1.3 !important; color: inherit; }
+[data-testid="stLayoutWrapper"]:has(> [data-testid="stVerticalBlock"] > [data-testid="stLayoutWrapper"] > .st-key-slide-body) {
+    height: calc(100vh - 2rem); }
+[data-testid="stLayoutWrapper"]:has(> .st-key-slide-body) { flex: 1 1 0; min-height: 300px; }
+.st-key-slide-body, .st-key-slide-body > [data-testid="stLayoutWrapper"], .st-key-slide-body [data-testid="stHorizontalBlock"],
+.st-key-slide-body [data-testid="stColumn"], .st-key-slide-body [data-testid="stColumn"] > [data-testid="stVerticalBlock"],
+[data-testid="stLayoutWrapper"]:has(> .st-key-presented-map), [data-testid="stLayoutWrapper"]:has(> .st-key-slide-text) { height: 100%; }
+.st-key-slide-text { height: 100%; overflow-y: auto; }
+.st-key-presented-map { position: relative; height: 100%; }
+.st-key-presented-map > :last-child { position: absolute; inset: 0; pointer-events: none; }
 </style>"""
+
+# Counts the presenter's arrow keys (and a clicker's Page Up / Page Down) in the browser and sends the
+# running total: a value, not a click, so presses made while a step is still on its way add up
+# instead of merging into one. Keys typed into a field or a select box are theirs.
+_STEP_KEYS_JS = """
+export default function ({ setStateValue }) {
+    const epoch = Math.random().toString(36).slice(2);
+    let net = 0;
+    const steps = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
+    const onKey = (event) => {
+        const by = steps[event.key];
+        if (!by || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+        const target = event.target;
+        const fields = 'input, textarea, select, [contenteditable], [role="slider"], [role="listbox"], [role="combobox"]';
+        if (target instanceof Element && target.closest(fields)) return;
+        event.preventDefault();
+        net += by;
+        setStateValue("presses", { epoch, net });
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+}
+"""
+_step_keys = st.components.v2.component("papermap_step_keys", js=_STEP_KEYS_JS)
 
 
 def presentation_style() -> None:
-    """Large fonts and no sidebar, for presenting to a room."""
+    """Large fonts, no sidebar and a slide that fits the window, for presenting to a room."""
     st.html(_PRESENTATION_CSS)
 
 
-def url_step(count: int) -> int:
-    """The presentation's step from the URL (?step=), clamped to 1..`count`, and written back."""
+def new_presses(pressed: Mapping[str, object] | None, seen: Mapping[str, object] | None) -> int:
+    """Net steps pressed since `seen`: both are the step keys' `{"epoch": ..., "net": n}` (or None).
+
+    `net` counts from 0 in each page load of the keys (`epoch`); a new one counts from nothing."""
+    if not pressed:
+        return 0
+    before = int(seen["net"]) if seen and seen.get("epoch") == pressed.get("epoch") else 0
+    return int(pressed["net"]) - before
+
+
+def step_keys() -> int:
+    """Mount the presenter's keys (Right / Page Down: next, Left / Page Up: previous) for the
+    whole page; return the net steps pressed since the last run. Call it once per run, inside the
+    fragment it should rerun."""
+    pressed = _step_keys(key="present-keys", default={"presses": None}, on_presses_change=lambda: None).presses
+    moved = new_presses(pressed, st.session_state.get(_KEYS_STATE))
+    st.session_state[_KEYS_STATE] = pressed
+    return moved
+
+
+def _url_step() -> int:
     try:
-        step = int(st.query_params.get(STEP_KEY, "1"))
+        return int(st.query_params.get(STEP_KEY, "1"))
     except ValueError:
-        step = 1
-    step = max(1, min(step, count))
+        return 1
+
+
+def presented_step(name: str, count: int, moved: int = 0) -> int:
+    """The step (1..`count`) of list `name` to show, `moved` on from this session's; written to the URL.
+
+    The session keeps the step, not the URL: a run may start from a URL the browser has not yet
+    updated. The URL's ?step= starts a presentation (a shared link, a reload, another list).
+    """
+    held = st.session_state.get(_STEP_STATE)
+    step = held[1] if held and held[0] == name else _url_step()
+    step = max(1, min(step + moved, count))
+    st.session_state[_STEP_STATE] = (name, step)
     st.query_params[STEP_KEY] = str(step)
     return step
 
 
+def move_step(by: int) -> None:
+    """Callback for the Previous/Next buttons: `by` steps on from the step shown now, when it runs
+    (a click that arrives during a step moves on from that step, not back to it)."""
+    if held := st.session_state.get(_STEP_STATE):
+        st.session_state[_STEP_STATE] = (held[0], held[1] + by)
+
+
 def go_to_step(step: int = 1) -> None:
-    """Callback for the Previous/Next buttons (and a change of list): show `step` on the next run."""
+    """Callback for a change of list: show `step` of it on the next run."""
+    st.session_state.pop(_STEP_STATE, None)
     st.query_params[STEP_KEY] = str(step)
+
+
+# A resource, not data: st.cache_data would unpickle (and so re-validate) the 1 MB figure at each
+# step, 50 ms; it is only read (st.plotly_chart serialises a copy), never changed.
+@st.cache_resource(show_spinner=False, max_entries=4)
+def slide_map(map_dir: str) -> go.Figure:
+    """`lib.views.slide_map.slide_backdrop` of the whole map in `map_dir`, built once per map."""
+    return slide_backdrop(read_map(map_dir)[0], SLIDE_MAP_HEIGHT, SLIDE_MAP_WIDTH, hover=map_hover(map_dir))
