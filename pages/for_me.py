@@ -7,7 +7,7 @@ from lib import ui_state
 from lib.errors import PaperMapError
 from lib.views import map_figure
 from lib.views.markup import markdown_literal
-from lib.views.profile import profile_highlight, profile_notes, profile_table
+from lib.views.profile import profile_highlight, profile_notes, profile_table, ring_caption
 
 view = ui_state.current_view()
 
@@ -22,7 +22,7 @@ with pasted_box:
     text = st.text_area(
         "Your papers",
         key="profile_text",
-        height=160,
+        height=172,
         placeholder="One paper per paragraph: its title on the first line, its abstract (if you like) below.\n\n"
         "A title alone works too; so does pasted BibTeX.",
     )
@@ -34,10 +34,12 @@ with file_box:
         max_upload_size=ui_state.MAX_PROFILE_FILE_MB,
         help="BibTeX (.bib) with titles and abstracts, or any paper list the Data sets page reads.",
     )
-with st.container(horizontal=True, vertical_alignment="bottom"):
-    top = st.number_input("How many papers", min_value=5, max_value=100, value=20, step=5, key="profile_top")
-    if st.button("Rank papers", type="primary", key="rank_profile"):
-        ui_state.keep_profile(text, uploaded)
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        top = st.number_input(
+            "How many papers", min_value=5, max_value=100, value=20, step=5, key="profile_top", width=150
+        )
+        if st.button("Rank papers", type="primary", key="rank_profile", width="stretch"):
+            ui_state.keep_profile(text, uploaded)
 
 profile = ui_state.kept_profile()
 if profile is None:
@@ -65,8 +67,10 @@ figure = map_figure.map_figure(
     context=view.papers,
     highlight=profile_highlight(ranked, scores.own),
     hover=ui_state.map_hover(view.map_dir),
-    height=520,
+    height=460,
+    legend=False,  # the subfields' legend would push the ranking off the screen; the caption names the rings
 )
+st.caption(markdown_literal(ring_caption(ranked, scores.own)))
 st.plotly_chart(figure, key="profile_map", theme=None, config={"scrollZoom": False, "displaylogo": False})
 ui_state.save_ranking_control(ranked)
 st.dataframe(

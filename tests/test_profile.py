@@ -29,6 +29,7 @@ from lib.views.profile import (
     profile_table,
     rank_for_profile,
     read_profile_file,
+    ring_caption,
     score_profile,
     top_for_profile,
 )
@@ -292,9 +293,12 @@ def test_the_table_and_the_rings_of_a_ranking(planted_map):
     profile = parse_pasted("multi-armed bandits regret bound")
     top = ranked(planted_map, profile, k=5)
     table = profile_table(top)
-    assert list(table.columns[:5]) == ["rank", "similarity", "title", "nearest", "why"]
+    assert list(table.columns[:5]) == ["rank", "similarity", "title", "why", "nearest"]
     assert list(table["rank"]) == [1, 2, 3, 4, 5] and list(table["title"]) == list(top["title"])
     assert list(profile_highlight(top, ())) == ["nearest your papers"]
+    # The page's map has no legend: the caption names the rings in the colours map_figure gives them.
+    assert ring_caption(top, ()) == "Ringed in gold: the 5 papers nearest yours. Hover a point for its title."
+    assert "; in magenta: your own 2 papers on this map." in ring_caption(top, ("a", "b"))
     rings = profile_highlight(top, ("bandits-0",))
     assert list(rings["your papers"]) == ["bandits-0"] and list(rings["nearest your papers"]) == list(top["paper_id"])
 

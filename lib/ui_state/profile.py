@@ -26,8 +26,8 @@ SAVED_LIST_NAME = "Papers for me"
 PROFILE_COLUMN_CONFIG = {
     "rank": st.column_config.NumberColumn("#", width="small"),
     **PAPER_COLUMN_CONFIG,
+    "why": st.column_config.TextColumn("Why", width="large"),
     "nearest": st.column_config.TextColumn("Nearest of your papers", width="medium"),
-    "why": st.column_config.TextColumn("Why", width="medium"),
 }
 
 

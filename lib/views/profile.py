@@ -33,6 +33,7 @@ from lib.stages.load import papers_from_bytes
 from lib.stages.readers import detect_format
 from lib.stages.report import RecordIssue
 from lib.stages.titles import derive_title
+from lib.views.map_figure import HIGHLIGHT_COLOURS
 from lib.views.tables import paper_table
 
 MAX_PROFILE_PAPERS = 500  # one's own papers; a whole conference's list is not a profile
@@ -285,13 +286,13 @@ def profile_scores(
 
 
 def profile_table(ranked: pd.DataFrame) -> pd.DataFrame:
-    """Display rows of `top_for_profile`'s papers: rank, similarity, title, the nearest of the
-    reader's papers and why, then link, authors, subfield and topic (`paper_table`'s)."""
+    """Display rows of `top_for_profile`'s papers: rank, similarity, title, why it is near and the
+    nearest of the reader's papers, then link, authors, subfield and topic (`paper_table`'s)."""
     table = paper_table(ranked).drop(columns=["keywords"])
     table.insert(0, "rank", np.arange(1, len(ranked) + 1))
     at = table.columns.get_loc("title") + 1
-    table.insert(at, "nearest", ranked["nearest"].to_numpy())
-    table.insert(at + 1, "why", ranked["reason"].to_numpy())
+    table.insert(at, "why", ranked["reason"].to_numpy())
+    table.insert(at + 1, "nearest", ranked["nearest"].to_numpy())
     return table
 
 
@@ -318,3 +319,15 @@ def profile_notes(profile: Profile, scores: ProfileScores, ranked: pd.DataFrame)
     if scores.unmatched:
         notes.append(f"No word of these is on this map, so they rank nothing: {'; '.join(scores.unmatched)}.")
     return notes
+
+
+_COLOUR_NAMES = {"#FFD700": "gold", "#FF2D95": "magenta"}
+
+
+def ring_caption(ranked: pd.DataFrame, own: Collection[str]) -> str:
+    """What the rings of `profile_highlight` mean, for a map drawn without its legend: plain text."""
+    colours = [_COLOUR_NAMES.get(c, c) for c in HIGHLIGHT_COLOURS]
+    text = f"Ringed in {colours[0]}: the {len(ranked)} papers nearest yours"
+    if own:
+        text += f"; in {colours[1]}: your own {'paper' if len(own) == 1 else f'{len(own)} papers'} on this map"
+    return text + ". Hover a point for its title."
