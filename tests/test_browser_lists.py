@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from conftest import planted_records
 from export_readers import bibtex_entries, csv_rows, latex_text, markdown_html, same_text, unguarded
-from test_browser import CHROMIUM, CHROMIUM_ARGS, RENDER_MS, _download, _watched_tab, running_app
+from test_browser import CHROMIUM, CHROMIUM_ARGS, IDLE_HOLD_MS, IDLE_JS, RENDER_MS, _download, _watched_tab, running_app
 
 from lib.store import reading_lists
 from lib.views.reading_list import COLUMN_WIDTHS
@@ -37,29 +37,8 @@ LAPTOP = {"width": 1600, "height": 1000}  # wide enough for the table's columns 
 # a header; rows of ROW_PX.
 SELECT_PX, HEADER_PX, ROW_PX = 37, 35, 35
 
-HOLD_MS = 500
 VOTE_LIST, DOOMED_LIST, EXPORT_LIST = "Vote club", "Doomed club", "Export club"
 
-# Resolves once Streamlit has been idle for `hold` ms: no script run (the app's own state; 1.67's
-# status widget shows only after 500 ms of a run), no element still loading its code or stale.
-IDLE_JS = """async ([hold, timeout]) => {
-    const idle = () => { const app = document.querySelector('[data-testid="stApp"]');
-                         return !!app && app.dataset.testScriptState === 'notRunning'
-                             && app.dataset.testConnectionState === 'CONNECTED'
-                             && !document.querySelector('[data-testid="stSkeleton"], [data-stale="true"]'); };
-    const start = performance.now();
-    return await new Promise((resolve, reject) => {
-        let since = null;
-        const tick = () => {
-            const now = performance.now();
-            if (idle()) { if (since === null) since = now; if (now - since >= hold) return resolve(true); }
-            else since = null;
-            if (now - start > timeout) return reject(new Error('Streamlit never idle'));
-            requestAnimationFrame(tick);
-        };
-        tick();
-    });
-}"""
 # The list's table (the tallest dataframe: collapsed expanders hold others): its top-left corner, its
 # header's column names, and each rendered row as {column: cell text}, from the accessibility table.
 TABLE_JS = """() => {
@@ -131,7 +110,7 @@ def lists_app(cache_dir, tmp_path_factory) -> ListsApp:
 
 
 def _idle(tab) -> None:
-    tab.evaluate(IDLE_JS, [HOLD_MS, RENDER_MS])
+    tab.evaluate(IDLE_JS, [IDLE_HOLD_MS, RENDER_MS])
 
 
 def _open_list(tab, app: ListsApp, name: str) -> None:
