@@ -50,13 +50,25 @@ IDLE_JS = """() => { const app = document.querySelector('[data-testid="stApp"]')
     return !!app && app.dataset.testScriptState === 'notRunning' && app.dataset.testConnectionState === 'CONNECTED'
         && !document.querySelector('[data-testid="stSkeleton"], [data-stale="true"]'); }"""
 # Resolves with performance.now() at the start of the first `hold`-long stretch in which the app is
-# idle, the first h1 reads `title` and (unless `paper` is null) a map's "this paper" trace holds `paper`.
+# idle, the first h1 reads `title` and (unless `paper` is null) `paper` is ringed on the map: a chart's
+# "this paper" trace holds it (the page before 8d4e6d2), or the ring over the map is on its point.
 STEP_JS = """async ([title, paper, hold, timeout]) => {
     const idle = IDLE;
     const squeeze = (s) => s.replace(/\\s+/g, ' ').trim();
     const shown = () => { const h = document.querySelector('h1'); return h ? squeeze(h.innerText) : null; };
-    const marked = () => paper === null || Array.from(document.querySelectorAll('.js-plotly-plot')).some(gd =>
-        (gd._fullData || []).some(t => (t.name || '').startsWith('this paper') && Array.from(t.customdata || []).includes(paper)));
+    const charts = () => Array.from(document.querySelectorAll('.js-plotly-plot'));
+    const traced = () => charts().some(gd => (gd._fullData || []).some(t =>
+        (t.name || '').startsWith('this paper') && Array.from(t.customdata || []).includes(paper)));
+    const ringed = () => {
+        const ring = document.querySelector('.slide-ring'), gd = charts()[0];
+        const t = ring && gd && (gd._fullData || []).find(t => t.customdata && Array.from(t.customdata).includes(paper));
+        if (!t) return false;
+        const i = Array.from(t.customdata).indexOf(paper), box = gd.getBoundingClientRect(), r = ring.getBoundingClientRect();
+        const x = box.left + gd._fullLayout.xaxis._offset + gd._fullLayout.xaxis.l2p(t.x[i]);
+        const y = box.top + gd._fullLayout.yaxis._offset + gd._fullLayout.yaxis.l2p(t.y[i]);
+        return Math.abs((r.left + r.right) / 2 - x) < 2 && Math.abs((r.top + r.bottom) / 2 - y) < 2;
+    };
+    const marked = () => paper === null || traced() || ringed();
     const ready = () => idle() && shown() === squeeze(title) && marked();
     const start = performance.now();
     return await new Promise((resolve, reject) => {

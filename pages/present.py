@@ -6,7 +6,7 @@ from lib import ui_state
 from lib.store import reading_lists
 from lib.views.exports import venue_year
 from lib.views.markup import markdown_literal
-from lib.views.slide_map import slide_marker
+from lib.views.slide_map import ring_place
 from lib.views.text import byline, short_authors
 
 AUTHORS_SHOWN = 8  # then "et al.": two lines at most in large type
@@ -78,7 +78,7 @@ def slide() -> None:
             return
         backdrop = ui_state.slide_map(view.map_dir)
         with st.container(key=ui_state.SLIDE_MAP_KEY):
-            # The same figure at every step, so the browser keeps it drawn; the ring over it moves.
+            # The same figure at every step, so the browser keeps it drawn; only the ring over it moves.
             st.plotly_chart(
                 backdrop,
                 key="slide-backdrop",
@@ -86,12 +86,7 @@ def slide() -> None:
                 height="stretch",
                 config={"scrollZoom": False, "displaylogo": False, "displayModeBar": False},
             )
-            st.plotly_chart(
-                slide_marker(backdrop, view.papers, entry.paper_id),
-                theme=None,
-                height="stretch",
-                config={"staticPlot": True},
-            )
+            ui_state.slide_ring(ring_place(backdrop, view.papers, entry.paper_id))
 
 
 slide()

@@ -1,8 +1,12 @@
 """Presentation mode under AppTest: one paper per step, its place on the map, steps in the URL."""
 
+import base64
 import json
+import re
 from contextlib import closing
 
+import numpy as np
+import pytest
 from conftest import DASHBOARD, plain
 from streamlit.testing.v1 import AppTest
 from test_page_reading_lists import IMG, LINK, make_list, rows
@@ -22,12 +26,40 @@ def present(**query):
     return app
 
 
-def highlighted_ids(app):
-    """The papers ringed on the slide's map: the top layer's, drawn over the map (charts[1])."""
-    backdrop, marker = (json.loads(chart.proto.spec) for chart in app.get("plotly_chart"))
-    assert not any(t.get("name", "").startswith("this paper") for t in backdrop["data"])
-    ringed = [t for t in marker["data"] if t.get("name", "").startswith("this paper")]
-    return [list(t["customdata"]) for t in ringed]
+def map_places(app):
+    """Paper id -> (across, down): each paper's place on the slide's map as shares of its plotting
+    area, read from the chart's own figure (its traces' points, its axes' fixed ranges)."""
+    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    (x0, x1), (y0, y1) = figure["layout"]["xaxis"]["range"], figure["layout"]["yaxis"]["range"]
+
+    def values(array):  # plotly writes numpy arrays as base64 typed arrays
+        if isinstance(array, dict):
+            return np.frombuffer(base64.b64decode(array["bdata"]), dtype=np.dtype(array["dtype"])).tolist()
+        return list(array)
+
+    places = {}
+    for trace in figure["data"]:
+        if "customdata" in trace:
+            for paper, x, y in zip(values(trace["customdata"]), values(trace["x"]), values(trace["y"])):
+                places[paper] = ((x - x0) / (x1 - x0), (y1 - y) / (y1 - y0))
+    return places
+
+
+def ring(app):
+    """(across, down) of the ring over the map, from its style; None without one."""
+    found = [h.proto.body for h in app.get("html") if 'class="slide-ring"' in h.proto.body]
+    if not found:
+        return None
+    (across, down) = re.findall(r"\+ ([0-9.]+) \* \(100%", found[0])
+    return float(across), float(down)
+
+
+def ringed(app):
+    """The paper the ring is on: the map's paper nearest it (within a thousandth of the map)."""
+    at = ring(app)
+    nearest = min(map_places(app).items(), key=lambda item: abs(item[1][0] - at[0]) + abs(item[1][1] - at[1]))
+    assert nearest[1] == pytest.approx(at, abs=1e-3)
+    return nearest[0]
 
 
 def backdrop_spec(app):
@@ -39,7 +71,7 @@ def test_steps_through_the_list_with_the_paper_highlighted_on_the_map(lists_db):
     app = present(list="Club")
     assert app.title[0].value == markdown_literal(IMG)  # shows as text
     assert "Paper **1** of **3**" in [m.value for m in app.main.markdown]
-    assert highlighted_ids(app) == [["privacy-0"]]
+    assert ringed(app) == "privacy-0"
     map_before = backdrop_spec(app)
     previous, following = (
         next(b for b in app.button if b.proto.label.startswith(word)) for word in ("Previous", "Next")
@@ -48,7 +80,7 @@ def test_steps_through_the_list_with_the_paper_highlighted_on_the_map(lists_db):
     following.click().run()
     assert not app.exception
     assert app.query_params["step"] in ("2", ["2"]) and app.title[0].value == "Second paper"
-    assert highlighted_ids(app) == [["privacy-1"]]
+    assert ringed(app) == "privacy-1"
     assert backdrop_spec(app) == map_before  # the same figure: the browser keeps the map drawn, the ring moves
     texts = " ".join(m.value for m in app.main.markdown)
     assert f"**Keywords:** {markdown_literal('privacy budget, noise')}" in texts
@@ -78,7 +110,7 @@ def test_a_paper_from_another_data_set_shows_its_snapshot_without_the_map(lists_
     make_list(lists_db, "Club", ["Elsewhere"], dataset="other2024.json", prefix="elsewhere")  # ids not on this map
     app = present(list="Club")
     assert app.title[0].value == "Elsewhere"
-    assert not app.get("plotly_chart")
+    assert not app.get("plotly_chart") and ring(app) is None
     assert plain(app.info[0].value).startswith("Not on this map") and "other2024.json" in plain(app.info[0].value)
     assert "An abstract" not in app.info[0].value and any(
         "Abstract with" in m.value for m in app.main.markdown

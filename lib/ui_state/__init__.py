@@ -69,6 +69,7 @@ from .map_view import (  # noqa: F401
 from .members import MEMBER_NAME_KEY, may_edit, member_access, member_name, member_name_box, refusal  # noqa: F401
 from .presenting import (  # noqa: F401
     SLIDE_MAP_KEY,
+    SLIDE_RING_KEY,
     STEP_KEY,
     go_to_step,
     move_step,
@@ -76,6 +77,7 @@ from .presenting import (  # noqa: F401
     presentation_style,
     presented_step,
     slide_map,
+    slide_ring,
     step_keys,
 )
 from .profile import (  # noqa: F401

@@ -8,13 +8,14 @@ from collections.abc import Mapping
 import plotly.graph_objects as go
 import streamlit as st
 
-from lib.views.slide_map import slide_backdrop
+from lib.views.slide_map import RingPlace, slide_backdrop
 
 from .map_view import map_hover
 from .source import read_map
 
 STEP_KEY = "step"  # the presented paper, 1-based, in the URL as ?step=
 SLIDE_MAP_KEY = "presented-map"  # the container of the slide's map and the ring drawn over it
+SLIDE_RING_KEY = "slide-ring"  # the ring's box, laid over the map's chart
 SLIDE_MAP_HEIGHT = 400  # pixels the map's labels are spaced for: its height in a 1280x720 window
 SLIDE_MAP_WIDTH = 640
 _STEP_STATE = "present-step"  # (list name, step) of this session's presentation
@@ -22,24 +23,29 @@ _KEYS_STATE = "present-keys-seen"  # the step keys' count the last run applied
 
 # Static CSS, no data in it. No sidebar (filters do not apply to a talk); the slide fills the window
 # and no more: the header row, the title and authors in large type, then the text beside the map,
-# which takes the height left (min. 300 px) while a long abstract scrolls in its own column.
+# which is as tall as the window leaves under a title of three lines and authors of two (min. 300 px):
+# the same height at every step, as a resized map is drawn again, WebGL canvas and all. A long
+# abstract scrolls in its own column.
 _PRESENTATION_CSS = """<style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"] { display: none; }
-.block-container { padding-top: 1rem; padding-bottom: 1rem; }
+.block-container { padding-top: 1rem; padding-bottom: 1rem;
+    --title-size: clamp(2rem, 3vw, 3.4rem); --authors-size: clamp(1.35rem, 1.9vw, 2.1rem); }
 [data-testid="stMarkdownContainer"] p { font-size: 1.15rem; }
 .st-key-slide-text p, .st-key-slide-text li { font-size: clamp(1.3rem, 1.6vw, 1.8rem); line-height: 1.45; }
 [data-testid="stWidgetLabel"] p { font-size: 0.9rem; }
-h1 { font-size: clamp(2rem, 3vw, 3.4rem) !important; line-height: 1.15 !important; padding: 0.25rem 0 0 0 !important; }
-.st-key-slide-authors p { font-size: clamp(1.35rem, 1.9vw, 2.1rem) !important; line-height: 1.3 !important; color: inherit; }
-[data-testid="stLayoutWrapper"]:has(> [data-testid="stVerticalBlock"] > [data-testid="stLayoutWrapper"] > .st-key-slide-body) {
-    height: calc(100vh - 2rem); }
-[data-testid="stLayoutWrapper"]:has(> .st-key-slide-body) { flex: 1 1 0; min-height: 300px; }
+h1 { font-size: var(--title-size) !important; line-height: 1.15 !important; padding: 0.25rem 0 0 0 !important; }
+.st-key-slide-authors p { font-size: var(--authors-size) !important; line-height: 1.3 !important; color: inherit; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-slide-body) { flex: none; min-height: 300px;
+    height: calc(100vh - 8.5rem - 3 * 1.15 * var(--title-size) - 2 * 1.3 * var(--authors-size)); }
 .st-key-slide-body, .st-key-slide-body > [data-testid="stLayoutWrapper"], .st-key-slide-body [data-testid="stHorizontalBlock"],
 .st-key-slide-body [data-testid="stColumn"], .st-key-slide-body [data-testid="stColumn"] > [data-testid="stVerticalBlock"],
 [data-testid="stLayoutWrapper"]:has(> .st-key-presented-map), [data-testid="stLayoutWrapper"]:has(> .st-key-slide-text) { height: 100%; }
 .st-key-slide-text { height: 100%; overflow-y: auto; }
 .st-key-presented-map { position: relative; height: 100%; }
-.st-key-presented-map > :last-child { position: absolute; inset: 0; pointer-events: none; }
+[data-testid="stLayoutWrapper"]:has(> .st-key-slide-ring), .st-key-slide-ring, .st-key-slide-ring > div {
+    position: absolute; inset: 0; pointer-events: none; }
+.slide-ring { position: absolute; box-sizing: border-box; width: 38px; height: 38px; margin: -19px 0 0 -19px; border-radius: 50%;
+              background: #FFD700; border: 4px solid #111; box-shadow: 0 0 0 3px #fff; }
 </style>"""
 
 # Counts the presenter's arrow keys (and a clicker's Page Up / Page Down) in the browser and sends the
@@ -124,6 +130,14 @@ def go_to_step(step: int = 1) -> None:
     """Callback for a change of list: show `step` of it on the next run."""
     st.session_state.pop(_STEP_STATE, None)
     st.query_params[STEP_KEY] = str(step)
+
+
+def slide_ring(place: RingPlace | None) -> None:
+    """The presented paper's ring over the slide's map, at `place` (`lib.views.slide_map.ring_place`);
+    call it in the map's container, after the chart. Only numbers go into the markup."""
+    with st.container(key=SLIDE_RING_KEY):
+        if place is not None:
+            st.html(f'<div class="slide-ring" style="{place.css()}"></div>')
 
 
 # A resource, not data: st.cache_data would unpickle (and so re-validate) the 1 MB figure at each

@@ -1,28 +1,48 @@
-"""The Present page's map in two layers: the whole map once, and the presented paper on a clear figure over it.
+"""The Present page's map in two layers: the whole map, the same figure at every step, and a ring
+over it at the presented paper's place, as a share of the map's width and height.
 
-A step changes only the top layer, a few hundred bytes, so the browser never redraws 3,000 WebGL
-points to move one ring: Streamlit remounts a chart whose figure changed, and the map's own figure
-stays the same from step to step. Pure; no Streamlit.
+A step moves only the ring, a few bytes of CSS: Streamlit remounts a chart whose figure changed, and
+the browser would draw 3,000 WebGL points again to move one highlighted point. Pure; no Streamlit.
 """
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import dataclass
+
 import pandas as pd
 import plotly.graph_objects as go
 
-from lib.views.map_figure import HIGHLIGHT_COLOURS, map_figure, marker_size
+from lib.views.map_figure import map_figure, marker_size
 
-MARKER_NAME = "this paper"  # the top layer's trace
-MARKER_SIZE = 30  # pixels: a ring that finds the eye from the back of a room
 POINTS_SCALE = 1.3  # the map's points, larger than on the Map page: a slide is seen from further away
-CLEAR = "rgba(0,0,0,0)"
+
+
+@dataclass(frozen=True)
+class RingPlace:
+    """Where a paper sits on a drawn map: shares of its plotting area, which the figure's margins
+    (pixels) surround."""
+
+    across: float  # 0 at the plotting area's left edge, 1 at its right
+    down: float  # 0 at its top, 1 at its bottom
+    margin: tuple[int, int, int, int]  # left, right, top, bottom
+
+    def css(self) -> str:
+        """`left` and `top` placing the ring's centre in a box the size of the chart."""
+        left, right, top, bottom = self.margin
+        return (
+            f"left: calc({left}px + {self.across:.5f} * (100% - {left + right}px)); "
+            f"top: calc({top}px + {self.down:.5f} * (100% - {top + bottom}px))"
+        )
 
 
 def slide_backdrop(papers: pd.DataFrame, height: int, width_hint: int, hover: pd.DataFrame | None = None) -> go.Figure:
     """The whole map `papers` coloured by subfield with its topics labelled, no legend, for a slide.
 
     `height` and `width_hint` are the size labels are spaced for (the smallest the slide draws it);
-    `hover` is `hover_labels(papers)` when already made.
+    `hover` is `hover_labels(papers)` when already made. It cannot be dragged or zoomed (the ring
+    over it would be left behind) and fills whatever box it is drawn in: its axes' ranges are fixed
+    and nothing keeps its aspect, so `ring_place` can say where a paper is in that box.
     """
     figure = map_figure(
         papers,
@@ -35,44 +55,24 @@ def slide_backdrop(papers: pd.DataFrame, height: int, width_hint: int, hover: pd
         hover=hover,
     )
     figure.update_traces(marker_size=marker_size(len(papers)) * POINTS_SCALE)
-    # Fixed: a map dragged or zoomed would leave the ring drawn over it behind.
     figure.update_xaxes(fixedrange=True)
     figure.update_yaxes(fixedrange=True)
-    return figure.update_layout(dragmode=False)
+    # Streamlit hands the browser the figure afresh at every step; an unchanged datarevision tells
+    # Plotly its points are the same ones, so it does not compute them all again.
+    revision = hashlib.sha1("\n".join(papers["paper_id"].astype(str)).encode()).hexdigest()
+    return figure.update_layout(dragmode=False, datarevision=revision)
 
 
-def slide_marker(backdrop: go.Figure, papers: pd.DataFrame, paper_id: str) -> go.Figure:
-    """Paper `paper_id` of `papers` alone, ringed, on a clear figure with `backdrop`'s axes, height and margins.
-
-    Drawn exactly over `backdrop` (same width) it rings the paper on the map, above the topic labels,
-    and lets the pointer through to the map's hover. It is SVG, not WebGL: one point, and no graphics
-    context to set up at each step. Without the paper on the map the figure is empty.
-    """
+def ring_place(backdrop: go.Figure, papers: pd.DataFrame, paper_id: str) -> RingPlace | None:
+    """Where paper `paper_id` of `papers` sits on `backdrop` (a `slide_backdrop`); None when not on it."""
     paper = papers[papers["paper_id"] == paper_id].head(1)
-    marker = go.Scatter(
-        x=paper["x"].to_numpy(dtype=float),
-        y=paper["y"].to_numpy(dtype=float),
-        mode="markers",
-        name=MARKER_NAME,
-        marker={
-            "size": MARKER_SIZE,
-            "color": HIGHLIGHT_COLOURS[0],
-            "line": {"width": 4, "color": "#111"},
-        },
-        customdata=paper["paper_id"].to_numpy(dtype=object),
-        hoverinfo="skip",  # the layer lets the pointer through to the map's own hover
-        showlegend=False,
-    )
+    if paper.empty:
+        return None
     layout = backdrop.layout
-    return go.Figure(
-        marker,
-        layout={
-            "height": layout.height,
-            "margin": layout.margin,
-            "xaxis": {"visible": False, "range": layout.xaxis.range, "fixedrange": True},
-            "yaxis": {"visible": False, "range": layout.yaxis.range, "fixedrange": True},
-            "showlegend": False,
-            "paper_bgcolor": CLEAR,
-            "plot_bgcolor": CLEAR,
-        },
+    (x0, x1), (y0, y1) = layout.xaxis.range, layout.yaxis.range
+    margin = layout.margin
+    return RingPlace(
+        across=(float(paper["x"].iloc[0]) - x0) / (x1 - x0),
+        down=(y1 - float(paper["y"].iloc[0])) / (y1 - y0),
+        margin=(int(margin.l or 0), int(margin.r or 0), int(margin.t or 0), int(margin.b or 0)),
     )
