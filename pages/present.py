@@ -37,6 +37,19 @@ def slide() -> None:
         step = ui_state.presented_step(name, len(entries), ui_state.step_keys())
         st.markdown(f"Paper **{step}** of **{len(entries)}**")
     entry = entries[step - 1]
+    if entry.status in reading_lists.AFTER_MEETING:
+        after = reading_lists.AFTER_MEETING[entry.status]
+        status.button(
+            f"Mark {after}",
+            on_click=ui_state.move_on,
+            args=(name, entry),
+            disabled=not ui_state.may_edit(),
+            help=f"This paper is {entry.status}; it goes in the rota as {after}"
+            + (" today" if after == "presented" else ""),
+            width="stretch",
+        )
+    else:
+        status.markdown(f"_{entry.status}_")
     previous.button(
         "Previous",
         disabled=step == 1,

@@ -4,6 +4,7 @@ import base64
 import json
 import re
 from contextlib import closing
+from datetime import date
 
 import numpy as np
 import pytest
@@ -155,3 +156,19 @@ def test_presses_count_from_the_last_applied_total_and_from_nothing_after_a_relo
     assert new_presses({"epoch": "a", "net": 5}, {"epoch": "a", "net": 2}) == 3
     assert new_presses({"epoch": "a", "net": 1}, {"epoch": "a", "net": 3}) == -2  # two Lefts
     assert new_presses({"epoch": "b", "net": 1}, {"epoch": "a", "net": 7}) == 1  # a new page load counts anew
+
+
+def test_the_present_page_moves_a_presented_paper_on_into_the_rota(lists_db):
+    make_list(lists_db, "Club", ["First", "Second"])
+    app = present(list="Club", step="1")
+    mark = next(b for b in app.button if b.proto.label == "Mark presented")
+    mark.click().run()
+    assert not app.exception
+    with closing(rl.connect(lists_db)) as db:
+        first = rl.entries(db, "Club")[0]
+    assert first.status == "presented" and first.meeting_date == date.today().isoformat()
+    next(b for b in app.button if b.proto.label == "Mark discussed").click().run()
+    with closing(rl.connect(lists_db)) as db:
+        discussed = rl.entries(db, "Club")[0]
+    assert (discussed.status, discussed.meeting_date) == ("discussed", first.meeting_date)  # when it was presented
+    assert not [b for b in app.button if b.proto.label.startswith("Mark ")]  # discussed: nothing further

@@ -28,6 +28,8 @@ from .list_db import entry_title, live_entry_ids, live_list_id, name_taken, now,
 MAX_NAME_LENGTH = 80
 MAX_VOTER_LENGTH = 60
 STATUSES = ("to read", "scheduled", "presented", "discussed")  # the order a paper goes through
+# Where a meeting moves a paper on: presenting it, then discussing it.
+AFTER_MEETING = {"to read": "presented", "scheduled": "presented", "presented": "discussed"}
 # How a list can be sorted, by its entries' fields; ties keep the list's order.
 SORT_KEYS = ("votes", "title", "status", "meeting date", "presenter")
 

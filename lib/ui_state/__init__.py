@@ -96,6 +96,7 @@ from .reading import (  # noqa: F401
     add_to_this_list,
     change_lists,
     list_choice,
+    move_on,
     plan_paper_ids,
     read_lists,
     reading_lists_db,

@@ -7,6 +7,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
+from datetime import date
 from pathlib import Path
 
 import pandas as pd
@@ -172,3 +173,11 @@ def plan_paper_ids(name: str | None) -> list[str]:
 def add_to_this_list(name: str, papers: pd.DataFrame) -> None:
     """Add `papers` (rows of the papers table) to list `name` at once (a button's callback)."""
     change_lists(reading_lists.add_papers, name, papers, current_view().source.data.name)
+
+
+def move_on(name: str, entry: reading_lists.Entry, today: date | None = None) -> None:
+    """Move a presented paper on (a button's callback): to read or scheduled -> presented on `today`,
+    presented -> discussed (its date kept)."""
+    status = reading_lists.AFTER_MEETING[entry.status]
+    day = (today or date.today()).isoformat() if status == "presented" else None
+    change_lists(reading_lists.set_status, name, entry.entry_id, status, meeting_date=day)
