@@ -42,9 +42,14 @@ HOLD_MS = 400  # a finished state must hold this long; its start is the time rep
 # holds. `want` is a point count (papers plotted: traces with customdata, or the floor's one trace),
 # "selection" (the dashboard's "N selected papers" heading and a table under it) or {paper: id} (the
 # paper opened by a click: in the URL, its card under the map).
+# Whether Streamlit is idle: its app element's own script state (1.67 shows its status widget only
+# after 500 ms of a run, and never with "Running"), connected, no element stale from the run
+# before or still loading its code. A JS function expression, for the scripts below and the benches'.
+IDLE_JS = """() => { const app = document.querySelector('[data-testid="stApp"]');
+    return !!app && app.dataset.testScriptState === 'notRunning' && app.dataset.testConnectionState === 'CONNECTED'
+        && !document.querySelector('[data-testid="stSkeleton"], [data-stale="true"]'); }"""
 WAIT_JS = """async ([want, hold, timeout]) => {
-    const running = () => { const w = document.querySelector('[data-testid="stStatusWidget"]');
-                            return !!w && w.innerText.includes('Running'); };
+    const running = () => !(IDLE)();
     const points = () => {
         const gd = document.querySelector('.js-plotly-plot');
         const traces = gd && (gd._fullData || gd.data);
@@ -68,7 +73,7 @@ WAIT_JS = """async ([want, hold, timeout]) => {
         };
         tick();
     });
-}"""
+}""".replace("IDLE", IDLE_JS)
 # Page time of the first event of `type` from now on (the user's action, not Playwright's bookkeeping).
 MARK_JS = """(type) => { window.__benchMark = null;
     document.addEventListener(type, () => { if (window.__benchMark === null) window.__benchMark = performance.now(); },

@@ -35,7 +35,7 @@ import tempfile
 from contextlib import closing
 from pathlib import Path
 
-from _browser import CHROMIUM, CHROMIUM_ARGS, HOLD_MS, REPO, ensure_map, streamlit  # puts lib on the path
+from _browser import CHROMIUM, CHROMIUM_ARGS, HOLD_MS, IDLE_JS, REPO, ensure_map, streamlit  # puts lib on the path
 from present_step import DEFAULT_DATA, LIST_NAME, LIST_SIZE, make_list, old_checkout
 
 from lib.build.output import PAPERS_FILE, read_papers
@@ -53,12 +53,7 @@ SELECT_PX, POSITION_PX, HEADER_PX, ROW_PX = 32, 45, 35, 35
 # code) or as "1. title" (the old page).
 SETTLED_JS = """async ([first, hold, timeout]) => {
     const squeeze = (s) => s.replace(/\\s+/g, ' ').trim();
-    // Streamlit 1.67 shows its status widget only after 500 ms of a run, with no "Running" text: the
-    // app's own script state is the signal, and a widget still loading its code shows a skeleton.
-    const idle = () => { const app = document.querySelector('[data-testid="stApp"]');
-                         return !!app && app.dataset.testScriptState === 'notRunning'
-                             && app.dataset.testConnectionState === 'CONNECTED'
-                             && !document.querySelector('[data-testid="stSkeleton"], [data-stale="true"]'); };
+    const idle = IDLE;
     const whole = () => Array.from(document.querySelectorAll('h4')).some(h => h.innerText.includes('More like this list'));
     const firstRow = () => {
         const editor = Array.from(document.querySelectorAll('[data-testid="stDataFrame"]'))
@@ -82,7 +77,7 @@ SETTLED_JS = """async ([first, hold, timeout]) => {
         };
         tick();
     });
-}"""
+}""".replace("IDLE", IDLE_JS)
 # window.__benchMark: page time of the next `type` event (capture phase, so before the app sees it).
 MARK_JS = """(type) => { window.__benchMark = null;
     document.addEventListener(type, () => { if (window.__benchMark === null) window.__benchMark = performance.now(); },

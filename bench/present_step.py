@@ -31,7 +31,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pandas as pd
-from _browser import CHROMIUM, CHROMIUM_ARGS, HOLD_MS, REPO, ensure_map, streamlit  # puts lib on the path
+from _browser import CHROMIUM, CHROMIUM_ARGS, HOLD_MS, IDLE_JS, REPO, ensure_map, streamlit  # puts lib on the path
 
 from lib.build.output import PAPERS_FILE, read_papers
 from lib.store import reading_lists
@@ -44,11 +44,6 @@ SETTLE_MS = 2500  # idle this long after fast presses: every queued rerun has ha
 VIEWPORT = {"width": 1280, "height": 720}  # a laptop driving a projector
 PAGE_MS = 300_000  # a first visit may build the map (the old revision's own cache folder)
 
-# Streamlit 1.67 shows its status widget only after 500 ms of a run, with no "Running" text: the app's
-# own script state is the signal, with no element stale (from the run before) or still loading.
-IDLE_JS = """() => { const app = document.querySelector('[data-testid="stApp"]');
-    return !!app && app.dataset.testScriptState === 'notRunning' && app.dataset.testConnectionState === 'CONNECTED'
-        && !document.querySelector('[data-testid="stSkeleton"], [data-stale="true"]'); }"""
 # Resolves with performance.now() at the start of the first `hold`-long stretch in which the app is
 # idle, the first h1 reads `title` and (unless `paper` is null) `paper` is ringed on the map: a chart's
 # "this paper" trace holds it (the page before 8d4e6d2), or the ring over the map is on its point.

@@ -20,14 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from _browser import CHROMIUM, CHROMIUM_ARGS, REPO, VIEWPORT, ensure_map, streamlit  # puts lib on the path
+from _browser import CHROMIUM, CHROMIUM_ARGS, IDLE_JS, REPO, VIEWPORT, ensure_map, streamlit  # puts lib on the path
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "icml2025_papers.json"
 DAYS = ("2025-07-15", "2025-07-16", "2025-07-17")
 PAGE_SECONDS = 300
 SCHEDULE_READY = "text=· Poster Session 1 ·"  # the first day's poster session heading: on no other page
-IDLE_JS = """() => { const w = document.querySelector('[data-testid="stStatusWidget"]');
-                     return !w || !w.innerText.includes('Running'); }"""
 
 
 def with_programme(records: list[dict]) -> list[dict]:
