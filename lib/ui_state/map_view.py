@@ -154,14 +154,16 @@ _PAPER_CHOICE = "paper_choice"
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def _map_embeddings(map_dir: str) -> MapEmbeddings:
+def cached_map_embeddings(map_dir: str) -> MapEmbeddings:
+    """The map's embeddings, read once per map for every page that compares papers by them."""
     return load_map_embeddings(map_dir)
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…", max_entries=2)
-def _query_embedder(map_dir: str) -> QueryEmbedder:
+def cached_query_embedder(map_dir: str) -> QueryEmbedder:
+    """The map's own model for embedding new text (a search, a reader's papers), loaded once."""
     # A resource, not data: a sentence-transformers model cannot be pickled (and is slow to load).
-    return query_embedder(_map_embeddings(map_dir).query_model)
+    return query_embedder(cached_map_embeddings(map_dir).query_model)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -175,8 +177,8 @@ def similar_to_text(map_dir: str, text: str, k: int = 10) -> pd.DataFrame:
     """The map's `k` papers most similar to `text`, best first, with a `similarity` column (0 to 1);
     empty when the text shares nothing with them. Raises `PaperMapError` (one sentence) when the
     map's embedder cannot embed a text on this machine."""
-    vector = _query_embedder(map_dir).embed([text])[0]
-    ranking = search.similar_to_text(_map_embeddings(map_dir).vectors, vector, k)
+    vector = cached_query_embedder(map_dir).embed([text])[0]
+    ranking = search.similar_to_text(cached_map_embeddings(map_dir).vectors, vector, k)
     return search.ranked_papers(read_map(map_dir)[0], ranking)
 
 
@@ -188,14 +190,14 @@ def similar_papers(map_dir: str, paper_id: str, k: int = 10) -> pd.DataFrame:
     row = search.paper_row(papers, paper_id)
     if row is None:
         return papers.iloc[:0].assign(similarity=pd.Series(dtype="float64"), reason=pd.Series(dtype="str"))
-    embeddings = _map_embeddings(map_dir)
+    embeddings = cached_map_embeddings(map_dir)
     ranked = search.ranked_papers(papers, search.similar_papers(embeddings.vectors, row, k))
     return ranked.assign(reason=search.similarity_reasons(papers, paper_id, ranked, embeddings.query_model))
 
 
 def more_like_list(map_dir: str, list_ids: list[str], k: int = 10) -> pd.DataFrame:
     """`lib.views.list_coverage.more_like_list` on the map in `map_dir`: the papers nearest a list's."""
-    return list_coverage.more_like_list(_map_embeddings(map_dir).vectors, read_map(map_dir)[0], list_ids, k)
+    return list_coverage.more_like_list(cached_map_embeddings(map_dir).vectors, read_map(map_dir)[0], list_ids, k)
 
 
 def search_in_view(view: View, query: str) -> pd.DataFrame:

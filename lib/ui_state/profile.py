@@ -10,7 +10,7 @@ from lib.errors import PaperMapError
 from lib.views import profile as profiles
 from lib.views.markup import markdown_literal
 
-from .map_view import _map_embeddings, _query_embedder  # one cache of the map's vectors and query model
+from .map_view import cached_map_embeddings, cached_query_embedder
 from .reading import NEW_LIST, add_to_list_control
 from .source import read_map
 from .table_config import PAPER_COLUMN_CONFIG
@@ -64,13 +64,15 @@ def profile_scores(map_dir: str, profile: profiles.Profile) -> profiles.ProfileS
     own query model. Raises `PaperMapError` when that model cannot embed text on this machine.
     Kept in memory (st.cache_data's default), so a profile is never written to disk."""
     papers = read_map(map_dir)[0]
-    return profiles.profile_scores(papers, _map_embeddings(map_dir).vectors, _query_embedder(map_dir), profile)
+    return profiles.profile_scores(
+        papers, cached_map_embeddings(map_dir).vectors, cached_query_embedder(map_dir), profile
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _top(map_dir: str, profile: profiles.Profile, shown_ids: tuple[str, ...], k: int) -> pd.DataFrame:
     scores = profile_scores(map_dir, profile)
-    query_model = _map_embeddings(map_dir).query_model
+    query_model = cached_map_embeddings(map_dir).query_model
     return profiles.top_for_profile(read_map(map_dir)[0], scores, profile, k, shown_ids, query_model)
 
 
