@@ -70,8 +70,48 @@ if entries:
     else:
         st.dataframe(rota, hide_index=True)
 else:
-    st.info("This list is empty. Add papers from the map's selection table or from a paper's page.")
+    st.info(
+        "This list is empty. Add papers from the map's selection table, a paper's page, or What this list misses below."
+    )
 
+# Growing the list from this map: the topics it has no paper in, and the papers nearest it.
+view = ui_state.current_view()
+if view.map_dir:  # a view without a built map (a page tested on its own) has nothing to grow from
+    list_ids = [entry.paper_id for entry in entries]
+    st.markdown("#### What this list misses")
+    gaps = list_coverage.missing_topics(ui_state.topic_summaries(view.map_dir, "coarse"), view.papers, list_ids)
+    if not gaps:
+        st.caption(f"Every topic of the map of {markdown_literal(view.source.data.name)} has a paper on this list.")
+    else:
+        st.caption(
+            f"Topics of the map of {markdown_literal(view.source.data.name)} without a paper on this list, largest "
+            "first, each with its most representative paper."
+        )
+    for gap in gaps:
+        ui_state.action_row(
+            f"**{markdown_literal(gap.label)}** ({gap.papers} papers): {markdown_literal(gap.title)}",
+            "Add",
+            key=f"gap-{gap.topic}",
+            on_click=ui_state.add_to_this_list,
+            args=(name, breakdowns.papers_by_id(view.papers, [gap.paper_id])),
+        )
+    st.markdown("#### More like this list")
+    nearest = ui_state.more_like_list(view.map_dir, list_ids)
+    if not entries:
+        st.caption("Add a paper first: its neighbours on the map are offered here.")
+    elif nearest.empty:
+        st.caption("None of this list's papers is on the open map.")
+    else:
+        st.caption("The papers nearest the list as a whole (its papers' mean embedding), not on it yet.")
+        ui_state.paper_buttons(nearest, key="more-like")
+        st.button(
+            f"Add these {len(nearest)} papers",
+            key="add-more-like",
+            on_click=ui_state.add_to_this_list,
+            args=(name, nearest),
+        )
+
+# Keeping the list: what was removed, what changed, renaming and deleting, and lists deleted before.
 removed = ui_state.read_lists(list_history.removed_entries, name)
 if removed:
     with st.expander(f"Removed from this list ({len(removed)})"):
@@ -100,41 +140,3 @@ with st.expander("Rename or delete this list"):
         help="It can be restored from Deleted lists",
     )
 ui_state.deleted_lists_expander()
-if not entries:
-    st.stop()
-
-# Growing the list from this map: the topics it has no paper in, and the papers nearest it.
-view = ui_state.current_view()
-if not view.map_dir:  # a view without a built map (a page tested on its own): nothing to grow from
-    st.stop()
-list_ids = [entry.paper_id for entry in entries]
-st.markdown("#### What this list misses")
-gaps = list_coverage.missing_topics(ui_state.topic_summaries(view.map_dir, "coarse"), view.papers, list_ids)
-if not gaps:
-    st.caption(f"Every topic of the map of {markdown_literal(view.source.data.name)} has a paper on this list.")
-else:
-    st.caption(
-        f"Topics of the map of {markdown_literal(view.source.data.name)} without a paper on this list, largest "
-        "first, each with its most representative paper."
-    )
-for gap in gaps:
-    ui_state.action_row(
-        f"**{markdown_literal(gap.label)}** ({gap.papers} papers): {markdown_literal(gap.title)}",
-        "Add",
-        key=f"gap-{gap.topic}",
-        on_click=ui_state.add_to_this_list,
-        args=(name, breakdowns.papers_by_id(view.papers, [gap.paper_id])),
-    )
-st.markdown("#### More like this list")
-nearest = ui_state.more_like_list(view.map_dir, list_ids)
-if nearest.empty:
-    st.caption("None of this list's papers is on the open map.")
-else:
-    st.caption("The papers nearest the list as a whole (its papers' mean embedding), not on it yet.")
-    ui_state.paper_buttons(nearest, key="more-like")
-    st.button(
-        f"Add these {len(nearest)} papers",
-        key="add-more-like",
-        on_click=ui_state.add_to_this_list,
-        args=(name, nearest),
-    )

@@ -70,6 +70,10 @@ def test_no_lists_yet_then_create_one(lists_db):
     assert app.selectbox(key="list").value == "Theory club"
     assert app.query_params["list"] in ("Theory club", ["Theory club"])
     assert "This list is empty" in app.info[0].value
+    starters = [b for b in app.button if str(b.key).startswith("gap-")]
+    assert starters  # an empty list misses every topic: each offers its paper to start the list with
+    starters[0].click().run()
+    assert len(stored(lists_db, "Theory club")) == 1
     app.text_input(key="new_list_name").input("theory CLUB")
     app.button[0].click().run()
     assert "already exists" in app.error[0].value  # one sentence, no traceback
