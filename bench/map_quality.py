@@ -12,6 +12,11 @@ embedding's metric (cosine). "area@10" is, over the papers with a `primary_area`
 each one's 10 nearest labelled map neighbours filed under the same area; the same share among its
 10 nearest neighbours in the embedding space is the ceiling a map could keep, and "chance" what
 random neighbours would give. Lists larger than --sample are sampled with a fixed seed.
+
+A second table sweeps the layout's (min_dist, spread) with PaperMap's NumPy UMAP, medians over
+--seeds seeds: "covered" is the share of papers whose marker is more than half covered by another
+marker at the default view (discs of the figure's marker_size diameter, the map fitted with equal
+units into a PLOT_PX plot area, as at 1600x1000), beside trustworthiness@10 and area@10.
 """
 
 from __future__ import annotations
@@ -27,9 +32,31 @@ from _data import area_labels, load
 
 from lib.stages.embed import EMBEDDERS, EmbedderUnavailable, make_embedder
 from lib.stages.project import _pca_2d, _standardize, project
+from lib.views.map_figure import marker_size
 
 SEED = 42
 BEFORE = {"n_neighbors": 15, "min_dist": 0.1}  # the defaults PaperMap shipped before this bench
+PLOT_PX = (1200, 800)  # the map's plot area at a 1600x1000 window, about
+# Two equal discs whose centres are closer than this many radii overlap by more than half a disc.
+HALF_COVER_RADII = 0.8079
+# (min_dist, spread): the default before issue 17 first; (0.2, 2.0) is the default since.
+SWEEP = ((0.02, 1.0), (0.1, 1.0), (0.25, 1.0), (0.1, 2.0), (0.2, 2.0), (0.25, 2.0), (0.25, 3.0))
+
+
+def covered_share(coords: np.ndarray, diameter_px: float, plot_px: tuple[int, int] = PLOT_PX) -> float:
+    """Share of points whose disc of `diameter_px` is more than half covered by one other disc, with
+    `coords` fitted at equal units on both axes into a `plot_px` plot area."""
+    from scipy.spatial import cKDTree
+
+    if len(coords) < 2:
+        return 0.0
+    extent = np.ptp(coords, axis=0)
+    scale = min(
+        plot_px[0] / extent[0] if extent[0] > 0 else np.inf, plot_px[1] / extent[1] if extent[1] > 0 else np.inf
+    )
+    pixels = coords * (scale if np.isfinite(scale) else 1.0)
+    distances, _ = cKDTree(pixels).query(pixels, k=2)
+    return float((distances[:, 1] < HALF_COVER_RADII * diameter_px / 2).mean())
 
 
 def trust(vectors: np.ndarray, coords: np.ndarray) -> float:
@@ -68,6 +95,8 @@ def main() -> None:
         "--sample", type=int, default=None, help="sample lists larger than this many papers (fixed seed)"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, default=3, help="layout seeds for the (min_dist, spread) sweep")
+    parser.add_argument("--sweep-only", action="store_true", help="print only the (min_dist, spread) sweep")
     parser.add_argument(
         "--embedders", default=",".join(EMBEDDERS), help=f"comma-separated, from {', '.join(EMBEDDERS)}"
     )
@@ -81,6 +110,42 @@ def main() -> None:
         except EmbedderUnavailable as error:
             print(f"{name}: left out ({error})\n")
 
+    if not args.sweep_only:
+        faithfulness(args, embedders)
+    sweep(args, embedders)
+
+
+def sweep(args: argparse.Namespace, embedders: list) -> None:
+    """The (min_dist, spread) table: medians over `args.seeds` layout seeds."""
+    print(
+        "\n| list | papers | embedder | marker px | min_dist | spread | covered (more than half) "
+        "| trustworthiness@10 | area@10 on the map |"
+    )
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    for path in args.data:
+        papers, texts, name = load(path, args.sample, args.seed)
+        areas = area_labels(papers)
+        diameter = marker_size(len(papers))
+        for embedder in embedders:
+            vectors = embedder.embed(texts)
+            for min_dist, spread in SWEEP:
+                runs = []
+                for seed in range(SEED, SEED + args.seeds):
+                    coords = project(vectors, min_dist=min_dist, spread=spread, random_state=seed)
+                    area = area_share(coords, areas, "euclidean")
+                    runs.append(
+                        (covered_share(coords, diameter), trust(vectors, coords), np.nan if area is None else area)
+                    )
+                covered, trusted, area = np.median(np.array(runs), axis=0)
+                print(
+                    f"| {name} | {len(papers):,} | {embedder.name} | {diameter:.1f} | {min_dist} | {spread} | {covered:.3f} "
+                    f"| {trusted:.4f} | {fmt(None if np.isnan(area) else float(area))} |",
+                    flush=True,
+                )
+
+
+def faithfulness(args: argparse.Namespace, embedders: list) -> None:
+    """The first table: PaperMap's map against umap-learn's and PCA's on the same vectors."""
     print(
         "| list | papers | embedder | map | trustworthiness@10 | area@10 on the map "
         "| area@10 in the embedding (ceiling) | chance | embed s | map s |"

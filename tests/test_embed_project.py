@@ -223,3 +223,26 @@ def test_a_tfidf_cosine_splits_exactly_over_the_terms_it_rests_on():
     words = set(planted_texts[0].lower().split())
     assert all(1 <= len(terms) <= 3 and all(set(t.split()) <= words for t in terms) for terms in shared)
     assert model.shared_terms(planted_texts[0], ["zzzz qqqq"]) == [[]]  # nothing known: nothing to rest on
+
+
+def _median_nn_over_extent(coords: np.ndarray) -> float:
+    from scipy.spatial import cKDTree
+
+    distances, _ = cKDTree(coords).query(coords, k=2)
+    return float(np.median(distances[:, 1]) / np.ptp(coords, axis=0).max())
+
+
+def test_default_layout_spreads_papers_apart_and_keeps_neighbourhoods(bigger_planted):
+    """Papers stay told apart at the default view (issue 17): the default min_dist/spread leave more
+    room between a paper and its nearest neighbour than the old tight setting, and stay faithful."""
+    vectors, labels = bigger_planted
+    coords = project(vectors)
+    tight = project(vectors, min_dist=0.02, spread=1.0)  # the default before issue 17
+    assert _median_nn_over_extent(coords) > 1.5 * _median_nn_over_extent(tight)
+    assert trustworthiness(vectors, coords, n_neighbors=10, metric="cosine") > 0.9
+    assert _planted_separation(coords, labels) > 2
+
+
+def test_spread_must_exceed_min_dist():
+    with pytest.raises(ParameterError, match="spread"):
+        project(np.zeros((20, 4)), min_dist=0.5, spread=0.5)

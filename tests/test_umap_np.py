@@ -133,13 +133,16 @@ def test_find_ab_params_matches_umap_learn(spread, min_dist):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n_neighbors, min_dist", [(15, 0.1), (12, 0.02)])  # umap-learn's defaults, PaperMap's
-def test_layout_is_as_trustworthy_as_umap_learns_on_planted_clusters(n_neighbors, min_dist):
+# umap-learn's defaults, PaperMap's before issue 17, PaperMap's
+@pytest.mark.parametrize("n_neighbors, min_dist, spread", [(15, 0.1, 1.0), (12, 0.02, 1.0), (12, 0.2, 2.0)])
+def test_layout_is_as_trustworthy_as_umap_learns_on_planted_clusters(n_neighbors, min_dist, spread):
     import umap
 
     vectors = planted_clusters()
-    ours = umap_np.fit_layout(vectors, n_neighbors, min_dist, np.random.default_rng(0))
-    reference = umap.UMAP(n_neighbors=n_neighbors, min_dist=min_dist, metric="cosine", random_state=0, n_jobs=1)
+    ours = umap_np.fit_layout(vectors, n_neighbors, min_dist, np.random.default_rng(0), spread=spread)
+    reference = umap.UMAP(
+        n_neighbors=n_neighbors, min_dist=min_dist, spread=spread, metric="cosine", random_state=0, n_jobs=1
+    )
     theirs = reference.fit_transform(vectors)
     assert ours.shape == (len(vectors), 2) and np.isfinite(ours).all()
     trust_ours = trustworthiness(vectors, ours, n_neighbors=10, metric="cosine")

@@ -51,10 +51,11 @@ SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than i
 # old artifacts are never reused. Kept here, not in the stage modules, so keys need no heavy import.
 # project 3: UMAP in NumPy (lib.stages.umap_np) instead of umap-learn, fitted on a sample past 20,000 papers;
 # 4: exact ties among a small list's neighbours go to the lower index, as on large lists; 5: the PCA
-# of lists under 10 papers is umap_np's (covariance eigenvectors) instead of scikit-learn's SVD.
+# of lists under 10 papers is umap_np's (covariance eigenvectors) instead of scikit-learn's SVD;
+# 6: min_dist 0.2 and spread 2.0 (were 0.02, 1.0), so papers can be told apart (bench/map_quality.py).
 # load 4 and subfields 4: declared areas, institutions, links and sessions; subfields 5: declared
 # entries take the description and terms of the taxonomy's entries of their names.
-STAGE_VERSIONS = {"load": 4, "keywords": 2, "subfields": 5, "embed": 2, "project": 5, "topics": 3}
+STAGE_VERSIONS = {"load": 4, "keywords": 2, "subfields": 5, "embed": 2, "project": 6, "topics": 4}
 
 # progress(stage, stages done, stages in all): called before each stage and once at the end.
 Progress = Callable[[str, int, int], None]
@@ -68,7 +69,8 @@ class BuildParams:
     top_keywords: int = 10
     subfield_min_score: float = 0.03
     n_neighbors: int = 12  # lib.stages.project's defaults; see bench/map_quality.py
-    min_dist: float = 0.02
+    min_dist: float = 0.2
+    spread: float = 2.0
     n_topics: int | None = None
     n_fine_topics: int | None = None
     random_state: int = 42
@@ -237,7 +239,12 @@ def _stage_specs(
         "embed": (["load"], {"embedder": embedder.name, **embedder.params()}),
         "project": (
             ["embed"],
-            {"n_neighbors": params.n_neighbors, "min_dist": params.min_dist, "random_state": params.random_state},
+            {
+                "n_neighbors": params.n_neighbors,
+                "min_dist": params.min_dist,
+                "spread": params.spread,
+                "random_state": params.random_state,
+            },
         ),
         "topics": (
             ["project", "load"],

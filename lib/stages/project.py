@@ -27,22 +27,28 @@ METHODS = ("numpy", "umap-learn")
 def project(
     vectors: np.ndarray,
     n_neighbors: int = 12,
-    min_dist: float = 0.02,
+    min_dist: float = 0.2,
     metric: str = "cosine",
     random_state: int = 42,
     method: str = "numpy",
     sample_threshold: int = SAMPLE_THRESHOLD,
     n_epochs: int | None = None,
+    spread: float = 2.0,
 ) -> np.ndarray:
     """An (n, 2) float64 array of map coordinates for (n, d) `vectors`, centred and scaled to unit spread.
 
-    The defaults keep local neighbourhoods (bench/map_quality.py): a dozen neighbours and points
-    allowed to sit close give trustworthiness@10 of 0.94 on 3,000 abstracts where n_neighbors=15,
-    min_dist=0.1 gave 0.92; more neighbours or spread trade local faithfulness for global layout.
+    The defaults keep local neighbourhoods and let papers be told apart (bench/map_quality.py): a
+    dozen neighbours gave trustworthiness@10 of 0.94 on 3,000 abstracts where n_neighbors=15 gave
+    0.92 (both with min_dist 0.02). min_dist=0.2 with spread=2.0 (before: 0.02, 1.0) halves the share of markers more than half
+    covered by another at the default view on ijcai2023 (0.34 -> 0.14), quarters it on aistats2025
+    (0.23 -> 0.06) and cuts it on the 3,340 ICML 2025 titles (0.86 -> 0.69), for at most 0.01 of
+    trustworthiness@10 (0.979 -> 0.972, 0.902 -> 0.892, 0.852 -> 0.844) and none of the 10-NN
+    primary-area agreement (0.451 -> 0.449); wider settings cost more.
 
     method: "numpy" (lib.stages.umap_np, cosine only) or "umap-learn" (the reference; slow to start).
     sample_threshold: with "numpy", more papers than this are mapped by fitting a seeded sample of
     this many and placing the others (`place_new`). n_epochs: SGD epochs, umap-learn's default when None.
+    min_dist and spread: umap-learn's; spread must exceed min_dist.
 
     Small inputs are handled: 0 points give an empty map, 1 point sits at the origin, fewer than
     `MIN_UMAP_POINTS` are laid out by PCA, and `n_neighbors` shrinks to fit the corpus.
@@ -51,6 +57,8 @@ def project(
         raise ParameterError(f"n_neighbors must be at least 2; got {n_neighbors}")
     if not 0 <= min_dist <= 1:
         raise ParameterError(f"min_dist must be in [0, 1]; got {min_dist}")
+    if not spread > min_dist:
+        raise ParameterError(f"spread must exceed min_dist ({min_dist}); got {spread}")
     if method not in METHODS:
         raise ParameterError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
     if method == "numpy" and metric != "cosine":
@@ -62,9 +70,9 @@ def project(
     if n < MIN_UMAP_POINTS:
         coords = _pca_2d(vectors)
     elif method == "umap-learn":
-        coords = _umap_learn(vectors, n_neighbors, min_dist, metric, random_state)
+        coords = _umap_learn(vectors, n_neighbors, min_dist, metric, random_state, spread)
     else:
-        coords = _numpy_umap(vectors, n_neighbors, min_dist, random_state, sample_threshold, n_epochs)
+        coords = _numpy_umap(vectors, n_neighbors, min_dist, random_state, sample_threshold, n_epochs, spread)
     return _standardize(np.asarray(coords, dtype=np.float64))
 
 
@@ -96,29 +104,32 @@ def place_new(
     return umap_np.place(new, normalize_rows(map_vectors), map_coords, n_neighbors)
 
 
-def _numpy_umap(vectors, n_neighbors, min_dist, random_state, sample_threshold, n_epochs):
+def _numpy_umap(vectors, n_neighbors, min_dist, random_state, sample_threshold, n_epochs, spread):
     rng = np.random.default_rng(random_state)
     vectors = normalize_rows(vectors)
     n = len(vectors)
     if n <= sample_threshold:
-        return umap_np.fit_layout(vectors, n_neighbors, min_dist, rng, n_epochs)
+        return umap_np.fit_layout(vectors, n_neighbors, min_dist, rng, n_epochs, spread)
     fitted = np.sort(rng.choice(n, size=sample_threshold, replace=False))
     rest = np.setdiff1d(np.arange(n), fitted)
     coords = np.empty((n, 2), dtype=np.float64)
-    coords[fitted] = umap_np.fit_layout(vectors[fitted], n_neighbors, min_dist, rng, n_epochs)
+    coords[fitted] = umap_np.fit_layout(vectors[fitted], n_neighbors, min_dist, rng, n_epochs, spread)
     # As umap-learn's transform: a third of the epochs, moving only the placed papers.
     epochs = (n_epochs or umap_np.N_EPOCHS) // 3
-    coords[rest] = umap_np.place(vectors[rest], vectors[fitted], coords[fitted], n_neighbors, epochs, min_dist, rng)
+    coords[rest] = umap_np.place(
+        vectors[rest], vectors[fitted], coords[fitted], n_neighbors, epochs, min_dist, rng, spread
+    )
     return coords
 
 
-def _umap_learn(vectors, n_neighbors, min_dist, metric, random_state):
+def _umap_learn(vectors, n_neighbors, min_dist, metric, random_state, spread):
     import umap  # costly import (numba); only the reference path pays it
 
     n = len(vectors)
     reducer = umap.UMAP(
         n_neighbors=min(n_neighbors, n - 1),
         min_dist=min_dist,
+        spread=spread,
         metric=metric,
         random_state=random_state,
         # Spectral init needs a connected graph of a decent size; random init is safe when small.

@@ -268,8 +268,9 @@ def fit_layout(
     min_dist: float,
     rng: np.random.Generator,
     n_epochs: int | None = None,
+    spread: float = 1.0,
 ) -> np.ndarray:
-    """UMAP layout (n, 2) float32 of L2-normalised `vectors` (n >= 3)."""
+    """UMAP layout (n, 2) float32 of L2-normalised `vectors` (n >= 3); `spread` and `min_dist` as umap-learn's."""
     n = len(vectors)
     k = min(n_neighbors, n - 1)
     indices, distances = knn_cosine(vectors, vectors, k, self_query=True)
@@ -282,7 +283,7 @@ def fit_layout(
     layout = spectral_init(graph, vectors, rng)
     span = layout.max(axis=0) - layout.min(axis=0)
     layout = (10.0 * (layout - layout.min(axis=0)) / np.where(span > 0, span, 1)).astype(np.float32)
-    a, b = find_ab_params(1.0, min_dist)
+    a, b = find_ab_params(spread, min_dist)
     return optimize_layout(
         layout,
         layout,
@@ -306,6 +307,7 @@ def place(
     refine_epochs: int = 0,
     min_dist: float = 0.02,
     rng: np.random.Generator | None = None,
+    spread: float = 1.0,
 ) -> np.ndarray:
     """Coordinates for new points: the membership-weighted mean of their k nearest mapped points' coordinates
     (umap-learn's transform initialisation), then, with `refine_epochs`, umap-learn's transform SGD that
@@ -325,7 +327,7 @@ def place(
     if refine_epochs <= 0:
         return coords
     rng = np.random.default_rng(0) if rng is None else rng
-    a, b = find_ab_params(1.0, min_dist)
+    a, b = find_ab_params(spread, min_dist)
     head = np.repeat(np.arange(len(coords)), k)
     refined = optimize_layout(
         coords.astype(np.float32),
