@@ -9,7 +9,7 @@ import streamlit as st
 from lib import ui_state
 from lib.errors import PaperMapError
 from lib.views import exports, map_figure
-from lib.views.map_page import export_notes, listed_papers, map_highlight
+from lib.views.map_page import action_line, export_notes, listed_papers, map_highlight
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption, selection_summary
 
@@ -47,6 +47,9 @@ if like:
         similar = ui_state.similar_in_view(view, like, SIMILAR)
     except PaperMapError as error:
         st.error(markdown_literal(str(error)))
+ui_state.map_page_style(status_line=found is not None)
+if found is not None:
+    st.markdown(action_line(len(shown), found, query))
 
 
 @st.fragment
@@ -59,17 +62,21 @@ def map_and_selection() -> None:
         color_by,
         ui_state.label_column(labels),
         context=papers,
+        height=ui_state.MAP_HEIGHT_HINT,
+        width_hint=ui_state.MAP_WIDTH_HINT,
         highlight=highlight,
         hover=ui_state.map_hover(view.map_dir),
     )
-    event = st.plotly_chart(
-        figure,
-        key="map",
-        theme=None,
-        on_select="rerun",
-        selection_mode=("points", "box", "lasso"),
-        config={"scrollZoom": False, "displaylogo": False},  # the wheel scrolls the page, as a presenter expects
-    )
+    with st.container(key=ui_state.MAP_FRAME_KEY):
+        event = st.plotly_chart(
+            figure,
+            key="map",
+            theme=None,
+            height="stretch",
+            on_select="rerun",
+            selection_mode=("points", "box", "lasso"),
+            config={"scrollZoom": False, "displaylogo": False},  # the wheel scrolls the page, as a presenter expects
+        )
     st.download_button(
         "Download this view as an interactive HTML file",
         data=lambda: exports.map_html(

@@ -71,7 +71,16 @@ def test_every_paper_is_one_point_carrying_its_id():
     assert (
         len([t for t in figure.data if t.customdata is not None]) == 1 and len(figure.layout.annotations) == 3
     )  # one area
-    assert figure.layout.legend.orientation == "h"  # under the map: its length never squeezes the map
+    # Beside the map, scrolling when long: its length never takes the map's height.
+    assert figure.layout.legend.orientation == "v" and figure.layout.legend.x >= 1
+
+
+def test_the_map_keeps_equal_units_on_both_axes_over_the_whole_map():
+    table = papers()
+    figure = map_figure(table.iloc[:10], context=table)
+    assert figure.layout.yaxis.scaleanchor == "x" and figure.layout.yaxis.scaleratio == 1
+    x_low, x_high = figure.layout.xaxis.range
+    assert x_low < table["x"].min() and x_high > table["x"].max()  # the whole map's ranges, not the filtered part's
 
 
 def test_many_groups_fold_into_one_grey_other_drawn_first():

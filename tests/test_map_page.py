@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from lib.views.map_page import listed_papers, map_highlight
+from lib.views.map_page import action_line, listed_papers, map_highlight
 
 
 def frame(*ids):
@@ -22,3 +22,9 @@ def test_a_lasso_comes_before_similar_papers_and_a_search():
     assert listed_papers(shown, (), frame("b"), frame("c"), "q")[1] == "papers most similar to your text"
     assert listed_papers(shown, (), None, frame("c"), "*q*")[1] == "papers match “\\*q\\*”"
     assert listed_papers(shown, (), None, None, "") == (None, "")
+
+
+def test_the_line_above_the_map_says_what_a_search_found():
+    assert action_line(36, None, "") == ""
+    assert action_line(36, frame(), "*zz*").startswith("**0 papers match** “\\*zz\\*”")
+    assert "**2 of 36 papers match**" in action_line(36, frame("a", "b"), "q")

@@ -46,12 +46,16 @@ from .list_editing import (  # noqa: F401
 )
 from .map_view import (  # noqa: F401
     LABEL_CHOICES,
+    MAP_FRAME_KEY,
+    MAP_HEIGHT_HINT,
+    MAP_WIDTH_HINT,
     PAPER_KEY,
     TABLE_ROWS,
     MapSelection,
     colour_choices,
     label_column,
     map_hover,
+    map_page_style,
     map_selection,
     more_like_list,
     open_paper,

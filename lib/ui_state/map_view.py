@@ -23,6 +23,30 @@ from .url_widgets import write_url
 from .view import View
 
 LABEL_CHOICES = {**map_figure.LABEL_LEVELS, "none": "None"}
+MAP_FRAME_KEY = "map-frame"  # the container the map's chart stretches to fill
+# The plot area the map's labels are spaced for: the smallest the page draws it, in a 1280x720
+# window (measured in Chromium: 450 px tall, 480 px wide beside the legend); larger windows only
+# spread them further apart.
+MAP_HEIGHT_HINT = 450
+MAP_WIDTH_HINT = 480
+
+# Static CSS, no data in it but a number of rem. The map fills the window's height less the page's
+# header (the title row and the search row above it, some 15rem with Streamlit's top bar, and a
+# line more when a search's count shows above the map), never under 360 px; the legend sits beside
+# it, the card and tables below.
+_MAP_PAGE_CSS = """<style>
+.block-container {{ padding-top: 3rem; }}
+[data-testid="stLayoutWrapper"]:has(> .st-key-map-frame) {{ flex: none; min-height: 360px; height: calc(100vh - {header}rem); }}
+.st-key-map-frame {{ height: 100%; }}
+</style>"""
+_HEADER_REM = 15.0
+_STATUS_LINE_REM = 2.7  # one line of text and the gap under it
+
+
+def map_page_style(status_line: bool = False) -> None:
+    """Lay the map page out so its map fills the window's height under the header; `status_line`
+    when one line of text (a search's count) sits between the header and the map."""
+    st.html(_MAP_PAGE_CSS.format(header=_HEADER_REM + (_STATUS_LINE_REM if status_line else 0.0)))
 
 
 def label_column(choice: str) -> str | None:

@@ -123,7 +123,7 @@ def map_figure(
     anything. `customdata` holds `paper_id`, so a selection maps back to papers. Labels of the
     `labels` column (coarse or fine topics; None for none) sit at the median of each topic's
     papers, nudged apart so none overlap at `width_hint` pixels
-    wide. The legend sits under the map, so its length never squeezes or shifts the map; when
+    wide. The axes keep equal units. The legend sits beside the map, scrolling when long; when
     colouring by subfield it lists areas, and the hover names the subfield. `highlight` maps a
     legend name to paper ids (a search's matches, the open paper): those are drawn again on top,
     larger and ringed, one layer per name in order (the last on top), even when filtered out;
@@ -229,7 +229,9 @@ def map_figure(
     figure = go.Figure(data=traces)
     x_range, y_range = _padded_range(context["x"]), _padded_range(context["y"])
     if labels:
-        scale = (width_hint / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))  # pixels per unit
+        # Equal units on both axes: the scale is the one the tighter side allows (pixels per unit).
+        unit = min(width_hint / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))
+        scale = (unit, unit)
         level_font = FONT_SIZE + 2 if labels == "topic_label" else FONT_SIZE - 2
         marked = context[_isin(context["paper_id"], {i for ids in (highlight or {}).values() for i in ids})]
         avoid = list(zip(marked["x"], marked["y"])) if len(marked) <= MAX_AVOIDED else []
@@ -258,15 +260,15 @@ def map_figure(
         font={"size": FONT_SIZE, "color": "#111"},
         showlegend=legend,
         legend={
+            # Beside the map, in the room a map of equal units leaves on a wide screen; a long legend
+            # scrolls in its own box instead of taking the map's height.
             "title": {"text": COLOR_CHOICES[color_by] + " "},
-            "orientation": "h",
-            "x": 0,
-            "y": -0.01,
+            "orientation": "v",
+            "x": 1.0,
+            "xanchor": "left",
+            "y": 1.0,
             "yanchor": "top",
             "itemsizing": "constant",
-            # Three entries a row: Plotly measures wrapped entries a little short and clips the row's last one.
-            "entrywidth": 0.33,
-            "entrywidthmode": "fraction",
             "font": {"size": FONT_SIZE - 1},
             "groupclick": "togglegroup",
         },
@@ -280,9 +282,10 @@ def map_figure(
         },
     )
     # The axes mean nothing and are hidden; their ranges stay the whole map's, so filtering moves
-    # nothing. The map stretches to the screen's shape: UMAP distances are not to scale anyway.
+    # nothing. Equal units on both axes, so the layout is not smeared to the screen's shape: Plotly
+    # widens one range to fill the plot area, and the whole map stays in view.
     figure.update_xaxes(visible=False, range=x_range)
-    figure.update_yaxes(visible=False, range=y_range)
+    figure.update_yaxes(visible=False, range=y_range, scaleanchor="x", scaleratio=1)
     return figure
 
 

@@ -54,3 +54,14 @@ def export_notes(
     chosen = "; ".join(f"{FACETS[name]}: {', '.join(values)}" for name, values in query.items() if name in FACETS)
     shown_line = f"{len(shown):,} of {len(papers):,} papers shown" + (f", filtered by {chosen}" if chosen else "")
     return [shown_line + ".", f"Coloured by {colouring}; labels: {labels}."]
+
+
+def action_line(shown: int, found: pd.DataFrame | None, query: str) -> str:
+    """The line right above the map saying what a search did (Markdown), so its effect shows without
+    scrolling even on a small screen: how many of the `shown` papers match `query`, or that none
+    does; "" without a search."""
+    if found is None:
+        return ""
+    if found.empty:
+        return f"**0 papers match** “{markdown_literal(query)}” among the {shown:,} shown."
+    return f"**{len(found):,} of {shown:,} papers match** “{markdown_literal(query)}”: ringed on the map, listed below."
