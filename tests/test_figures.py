@@ -116,13 +116,46 @@ def test_subfields_take_shades_of_their_areas_hue_and_group_in_the_legend():
     assert len({colours[n] for n in hue}) == len(hue)
     figure = map_figure(table)
     assert {trace.legendgroup for trace in figure.data} == {"Deep Learning", "Optimization"}
-    in_legend = [trace for trace in figure.data if trace.showlegend is not False]
-    assert [trace.name for trace in in_legend] == ["Deep Learning (30)", "Optimization (30)"]  # one entry per area
-    assert [trace.marker.color for trace in in_legend] == [colours["Deep Learning"], colours["Optimization"]]
+    # The legend names every subfield, in its shade, under its area's title.
+    in_legend = legend_entries(figure)
+    assert {name.rsplit(" (", 1)[0] for name in in_legend} == set(table["subfield"])
+    assert all(colour == colours[name.rsplit(" (", 1)[0]] for name, colour in in_legend.items())
+    titles = [t.legendgrouptitle.text for t in figure.data if t.legendgrouptitle and t.legendgrouptitle.text]
+    assert titles == ["Deep Learning (30)", "Optimization (30)"]
     # One drawn trace per area, each point in its subfield's shade.
     assert len([trace for trace in figure.data if trace.customdata is not None]) == 2
     drawn = point_colours(figure)
     assert all(drawn[pid] == colours[subfield] for pid, subfield in zip(table["paper_id"], table["subfield"]))
+    # Filtered to one subfield, the legend names that subfield, not only its area.
+    part = map_figure(table[table["subfield"] == "Convex Optimization"], context=table)
+    assert list(legend_entries(part)) == ["Convex Optimization (15)"]
+
+
+def legend_entries(figure):
+    return {t.name: t.marker.color for t in figure.data if t.showlegend is not False and t.name != "filtered out"}
+
+
+def test_every_fine_topic_has_its_own_colour_in_its_topics_hue():
+    table = papers(n=120)
+    table["topic_label"] = [f"Topic {i % 16}" for i in range(120)]  # more topics than the palette holds
+    table["topic_fine_label"] = [f"Fine {i % 48}" for i in range(120)]  # three fine topics per topic
+    colours = category_colours(table, "topic_fine_label")
+    fine = sorted(set(table["topic_fine_label"]))
+    assert NEUTRAL not in {colours[f] for f in fine} and len({colours[f] for f in fine}) == len(fine)
+    topic_of = dict(zip(table["topic_fine_label"], table["topic_label"]))
+    hue = {
+        name: colorsys.rgb_to_hls(*(int(c[i : i + 2], 16) / 255 for i in (1, 3, 5)))[0] for name, c in colours.items()
+    }
+    assert all(hue[f] == pytest.approx(hue[topic_of[f]], abs=0.02) for f in fine)
+    figure = map_figure(table, color_by="topic_fine_label")
+    assert not any(name.startswith(OTHER) for name in legend_entries(figure))
+    assert len(legend_entries(figure)) == len(fine)
+    # A fine topic named like another coarse topic takes its own topic's hue, not the other's colour.
+    table.loc[table["topic_fine_label"] == "Fine 1", "topic_fine_label"] = "Topic 0"
+    renamed = category_colours(table, "topic_fine_label")
+    assert renamed["Topic 0"] != colours["Topic 0"] and renamed["Topic 0"] not in {
+        renamed[f] for f in fine if f != "Fine 1"
+    }
 
 
 def test_filtering_keeps_colours_axes_and_the_rest_as_a_backdrop():

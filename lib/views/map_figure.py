@@ -75,25 +75,55 @@ def _shade(colour: str, lightness: float) -> str:
     return "#" + "".join(f"{round(c * 255):02X}" for c in colorsys.hls_to_rgb(hue, lightness, saturation))
 
 
+# Two-level colourings: the column whose values are shades of their parent's hue.
+PARENTS = {"subfield": "area", "topic_fine_label": "topic_label"}
+
+
+def _bases(n: int) -> list[str]:
+    """`n` distinct base colours: the palette, then hues spread by the golden angle past it."""
+    extra = [
+        "#" + "".join(f"{round(c * 255):02X}" for c in colorsys.hls_to_rgb((0.1 + k * 0.618) % 1.0, 0.42, 0.7))
+        for k in range(max(n - len(PALETTE), 0))
+    ]
+    return (PALETTE + extra)[:n]
+
+
 def category_colours(papers: pd.DataFrame, color_by: str) -> dict[str, str]:
     """Value of `color_by` -> colour, in legend order, from the whole map so filtering never repaints.
 
-    Subfields take their area's hue in shades, so the map reads by area from the back of the room
-    and by subfield up close. Other columns take the palette by count; the values past it, and
+    Subfields take their area's hue in shades, and fine topics their coarse topic's, so the map
+    reads by area (or topic) from the back of the room and by subfield (or fine topic) up close;
+    every value has a colour. Other columns take the palette by count; the values past it, and
     `Unassigned` or missing ones, are grey (`Other`).
     """
-    if color_by == "subfield":
+    if color_by in PARENTS:
+        parent = PARENTS[color_by]
         colours: dict[str, str] = {}
-        areas = [a for a in value_counts(papers, "area") if a != UNASSIGNED]
-        for area, base in zip(areas, PALETTE * (len(areas) // len(PALETTE) + 1)):
-            children = [s for s in value_counts(papers[papers["area"] == area], "subfield") if s != area]
-            colours[area] = base  # papers filed under the area itself
+        tops = [
+            a
+            for a in value_counts(papers.assign(group=_groups(papers, parent)), "group")
+            if a not in (NONE, UNASSIGNED)
+        ]
+        groups, parents = _groups(papers, color_by), _groups(papers, parent)
+        children_of = {
+            top: [
+                s
+                for s in value_counts(papers[parents == top].assign(group=groups), "group")
+                if s not in (top, NONE, UNASSIGNED)
+            ]
+            for top in tops
+        }
+        elsewhere = {child for children in children_of.values() for child in children}
+        for top, base in zip(tops, _bases(len(tops))):
+            children = children_of[top]
+            if top not in elsewhere:  # a fine topic of another topic may bear this topic's name
+                colours[top] = base  # papers filed under the parent itself
             # Children spread from dark to light, skipping the shade nearest the base's own.
             steps = list(np.linspace(0.22, 0.66, num=len(children) + 1))  # paler shades vanish on a projector
             steps.remove(min(steps, key=lambda step: abs(step - _lightness(base))))
-            for subfield, lightness in zip(children, steps):
-                colours[subfield] = _shade(base, float(lightness))
-        return {**colours, UNASSIGNED: NEUTRAL}
+            for child, lightness in zip(children, steps):
+                colours[child] = _shade(base, float(lightness))
+        return {**colours, NONE: NEUTRAL, UNASSIGNED: NEUTRAL}
     values = [
         v for v in value_counts(papers.assign(group=_groups(papers, color_by)), "group") if v not in (NONE, UNASSIGNED)
     ]
@@ -168,38 +198,50 @@ def map_figure(
     # Grey groups first, so coloured points are drawn over them; then the legend's order.
     grey = [OTHER, NONE, UNASSIGNED]
     order = grey + [v for v in colours if v not in grey]
-    pairs = context[["subfield", "area"]].drop_duplicates() if color_by == "subfield" else context.iloc[:0]
-    area_of = dict(zip(pairs["subfield"], pairs["area"]))
-    in_area = papers["area"].value_counts() if color_by == "subfield" else None
-    # Drawing units: one per value, except that a subfield's points join its area's one trace, each
-    # point in its subfield's shade. Some 90 WebGL traces become about ten, which the browser draws
-    # markedly faster; the hover still names the subfield.
-    units: list[tuple[str, str, np.ndarray, Any]] = []  # legend group, trace name, rows, colour(s)
+    parent = PARENTS.get(color_by)
+    pairs = (
+        pd.DataFrame({"child": _groups(context, color_by), "parent": _groups(context, parent)}).drop_duplicates()
+        if parent
+        else pd.DataFrame({"child": [], "parent": []})
+    )
+    parent_of = {c: p for c, p in zip(pairs["child"], pairs["parent"]) if p not in (NONE, UNASSIGNED)}
+    in_parent = _groups(papers, parent).value_counts() if parent else None
+    # Drawing units: one per value, except that a subfield's points join its area's one trace (a
+    # fine topic's its coarse topic's), each point in its own shade. Some 90 WebGL traces become
+    # about ten, which the browser draws markedly faster; the hover still names the subfield. The
+    # legend names every subfield shown, in its shade, under its area's title.
+    units: list[tuple[str, str, np.ndarray, Any, list[tuple[str, int]]]] = []  # group, name, rows, colour(s), entries
     for value in order:
         rows = rows_of.get(value)
         if rows is None:
             continue
-        group = area_of.get(value, "")
+        group = parent_of.get(value, "")
         if not group:
-            units.append(("", f"{html_literal(value)} ({len(rows)})", rows, colours.get(value, NEUTRAL)))
+            units.append(("", f"{html_literal(value)} ({len(rows)})", rows, colours.get(value, NEUTRAL), []))
         elif units and units[-1][0] == group:
-            _, name, before, shades = units[-1]
-            units[-1] = (group, name, np.concatenate([before, rows]), [*shades, *[colours[value]] * len(rows)])
-        else:
-            units.append(
-                (group, f"{html_literal(group)} ({int(in_area.get(group, 0))})", rows, [colours[value]] * len(rows))
+            _, name, before, shades, entries = units[-1]
+            units[-1] = (
+                group,
+                name,
+                np.concatenate([before, rows]),
+                [*shades, *[colours[value]] * len(rows)],
+                [*entries, (value, len(rows))],
             )
-    for group, name, rows, colour in units:
-        if group:
-            # The area's legend entry, in its own hue, stands for all its subfields' shades.
+        else:
+            title = f"{html_literal(group)} ({int(in_parent.get(group, 0))})"
+            units.append((group, title, rows, [colours[value]] * len(rows), [(value, len(rows))]))
+    for group, name, rows, colour, entries in units:
+        for place, (value, count) in enumerate(entries):
+            # Legend-only entries: each subfield shown, in its shade; the first carries the area's title.
             traces.append(
                 _scattergl(
                     x=[None],
                     y=[None],
                     mode="markers",
-                    name=name,
+                    name=f"{html_literal(value)} ({count})",
                     legendgroup=group,
-                    marker={"size": size, "color": colours.get(group, NEUTRAL)},
+                    legendgrouptitle={"text": name} if place == 0 else None,
+                    marker={"size": size, "color": colours.get(value, NEUTRAL)},
                     hoverinfo="skip",
                 )
             )
