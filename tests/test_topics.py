@@ -204,11 +204,11 @@ def test_a_one_word_label_gives_way_to_a_well_used_phrase_holding_it():
 
     ranked = [("Conversion", 0.9), ("distribution", 0.6), ("ANN-SNN conversion", 0.5)]
     assert _compose_label(ranked, set()) == "ANN-SNN conversion"
-    assert (
-        _compose_label([("Conversion", 0.9), ("distribution", 0.6), ("ANN-SNN conversion", 0.3)], set())
-        == "Conversion, distribution"
+    # One concept per label: a rarer holder or an unrelated second word is not appended after a comma.
+    assert _compose_label([("Conversion", 0.9), ("distribution", 0.6), ("ANN-SNN conversion", 0.3)], set()) == (
+        "Conversion"
     )
-    assert _compose_label(ranked, {"ann-snn conversion"}) == "Conversion, distribution"
+    assert _compose_label(ranked, {"ann-snn conversion"}) == "Conversion"
 
 
 def test_labels_fall_back_when_texts_have_no_words():

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import sparse
 from sklearn.feature_extraction.text import CountVectorizer
 
-from lib.stages.phrases import candidate_phrases, display_case, singular
+from lib.stages.phrases import candidate_phrases, display_case, singular, singular_word
 
 if TYPE_CHECKING:
     from lib.stages.topics import TopicLevels
@@ -22,6 +22,18 @@ if TYPE_CHECKING:
 LABEL_MAX_WORDS = 4
 # A single word used by more than this share of all papers ("models", "data") names no topic.
 MAX_LABEL_SHARE = 0.05
+# A label's phrase is distinctive when its topic uses it at least this many times more than the rest.
+DISTINCT_LIFT = 2.0
+# Words that describe the whole field: a phrase made only of them ("deep neural networks") names no topic.
+FIELD_WORDS = frozenset(
+    "machine learning deep neural network model ai artificial intelligence research method approach".split()
+)
+
+
+def is_field_phrase(phrase: str) -> bool:
+    """Whether a phrase is made only of whole-field words ("machine learning", "neural networks", "AI")."""
+    return all(singular_word(w) in FIELD_WORDS for w in phrase.lower().replace("-", " ").split())
+
 
 # A label names a thing: a phrase ending in a modifier ("Robust", "Multi-modal", "learning robust")
 # does not, though a modifier is fine inside one ("robust optimization"). Judged by suffix, with the
@@ -29,7 +41,7 @@ MAX_LABEL_SHARE = 0.05
 _MODIFIER_ENDINGS = ("ive", "al", "ic", "ous", "able", "ible", "ary", "ful", "less", "ed", "ish", "ly")
 _MODIFIER_WORDS = frozenset(
     "robust deep sparse linear nonlinear online offline low high fast slow fair private hidden latent discrete "
-    "continuous exact approximate accurate secure safe open closed shallow wide dense long short multi "
+    "continuous exact approximate accurate secure safe open closed shallow wide dense long short multi upper lower "
     "self human optimal improving enhancing understanding rethinking unlocking boosting".split()
 )
 _NOUNS_LIKE_MODIFIERS = frozenset(
@@ -54,11 +66,11 @@ class PhraseUse:
 
     def __init__(self, texts: Sequence[str]) -> None:
         self.n_texts = len(texts)
-        counter = CountVectorizer(analyzer=candidate_phrases, binary=True)
+        counter = CountVectorizer(analyzer=candidate_phrases)
         try:
             used = counter.fit_transform(texts).tocsr()
         except ValueError:  # no phrase in any text
-            self.keys, self.shown, self.used = np.array([], dtype=str), [], None
+            self.keys, self.shown, self.used, self.counts = np.array([], dtype=str), [], None, None
             return
         phrases = counter.get_feature_names_out()
         # Fold plural twins into one column; show each as its most used form and the corpus's casing.
@@ -67,13 +79,15 @@ class PhraseUse:
             phrases, np.asarray(used.sum(axis=0)).ravel(), column_of_phrase, len(self.keys), display_case(texts)
         )
         fold = sparse.csr_matrix((np.ones(len(phrases)), (np.arange(len(phrases)), column_of_phrase)))
-        self.used = (used @ fold).sign().tocsr()
+        self.counts = (used @ fold).tocsr()  # how often each paper uses each phrase
+        self.used = self.counts.sign().tocsr()
         self.overall = np.asarray(self.used.sum(axis=0)).ravel() / len(texts)
         words = np.array([k.count(" ") + 1 for k in self.keys])
         self.multiword = words > 1
         # "time series" over "series": a phrase a little rarer than the word inside it is the concept.
         self.length_bonus = 1 + 1.0 * (words - 1)
         self.nameable = np.array([not _is_modifier(k) for k in self.keys], dtype=bool)
+        self.field = np.array([is_field_phrase(k) for k in self.keys], dtype=bool)
 
     def by_topic(self, topics: np.ndarray) -> tuple[list[int], np.ndarray, np.ndarray]:
         """Sorted topic ids, papers per topic, and per topic (row) the number of its papers using each phrase."""
@@ -106,6 +120,59 @@ class PhraseUse:
         order = np.lexsort((self.keys, -score, ~well_covered))
         return order[np.isfinite(score[order]) & (score[order] > 0)], share
 
+    def occurrences_by_topic(self, topics: np.ndarray) -> np.ndarray:
+        """Per topic (sorted ids, as `by_topic`), how many times its papers use each phrase in all."""
+        topic_ids = sorted(set(int(t) for t in topics))
+        rows = np.searchsorted(topic_ids, topics)
+        membership = sparse.csr_matrix(
+            (np.ones(len(topics)), (rows, np.arange(len(topics)))), shape=(len(topic_ids), len(topics))
+        )
+        if self.counts is None:
+            return np.zeros((len(topic_ids), 0))
+        return np.asarray((membership @ self.counts).todense())
+
+    def lift(self, users: np.ndarray, size: float, totals: np.ndarray) -> np.ndarray:
+        """How many times more often a topic of `size` papers (`users` per phrase) uses each phrase
+        than the rest of the corpus (`totals` users in all), with one pseudo-paper in the rest so a
+        phrase no other paper uses gets a finite lift."""
+        rest = max(self.n_texts - size, 0)
+        return (users / size) / ((totals - users + 1) / (rest + 1))
+
+    def themes(
+        self,
+        users: np.ndarray,
+        size: float,
+        totals: np.ndarray,
+        min_share: float,
+        occurrences: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Label candidates of a topic, best first, and the topic's share per column.
+
+        A candidate names a thing, is used by two papers or more of the topic and by at least
+        `min_share` of them, is distinctive (`DISTINCT_LIFT` times more common in the topic than in the
+        rest) and is no whole-field phrase ("machine learning") unless the topic is about it (most
+        of its papers use it and at most `MAX_LABEL_SHARE` of the other papers do). Candidates are
+        ranked by coverage, the share of the topic's papers using them (a word counts the phrases
+        holding it), ties by length ("language models" over "language") and then lift: among
+        distinctive phrases the plurality's theme wins, not the most distinctive minority word.
+        """
+        share = users / size
+        lift = self.lift(users, size, totals)
+        rest_share = (totals - users) / max(self.n_texts - size, 1)
+        about_itself = (share > 0.5) & (rest_share <= MAX_LABEL_SHARE)
+        ok = (
+            self.nameable
+            & (users >= min(2, size))
+            & (share >= min_share)
+            & (lift >= DISTINCT_LIFT)
+            & (~self.field | about_itself)
+        )
+        columns = np.flatnonzero(ok)
+        words = np.char.count(self.keys[columns].astype(str), " ") + 1
+        often = occurrences[columns] if occurrences is not None else np.zeros(len(columns))
+        order = columns[np.lexsort((self.keys[columns], -often, -lift[columns], -words, -users[columns]))]
+        return order, share
+
 
 def label_topics(topics: np.ndarray, texts: Sequence[str], min_share: float = 0.05) -> dict[int, str]:
     """A short, distinct label per topic: the phrases its papers use far more than the rest do.
@@ -129,11 +196,13 @@ def _labels(use: PhraseUse, topics: np.ndarray, min_share: float) -> dict[int, s
     topic_ids, sizes, per_topic = use.by_topic(topics)
     if len(use.keys) == 0:
         return {t: f"Topic {t}" for t in topic_ids}
+    totals = per_topic.sum(axis=0)
+    occurrences = use.occurrences_by_topic(topics)
     labels: dict[int, str] = {}
     taken: set[str] = set()
     for row, topic in enumerate(topic_ids):
-        order, share = use.ranked(per_topic[row], sizes[row], min_share)
-        label = _compose_label([(use.shown[i], share[i]) for i in order[use.nameable[order]][:200]], taken)
+        order, share = use.themes(per_topic[row], sizes[row], totals, min_share, occurrences[row])
+        label = _compose_label([(use.shown[i], share[i]) for i in order[:200]], taken)
         labels[topic] = label[:1].upper() + label[1:] if label else f"Topic {topic}"
         taken.add(labels[topic].lower())
     return labels
@@ -153,21 +222,17 @@ def _compose_label(ranked: Sequence[tuple[str, float]], taken: set[str]) -> str:
     """The first free label from (phrase, share) candidates, best first.
 
     A single word gives way to the best phrase holding it that at least half as many papers use
-    ("Gaussian" -> "Gaussian processes"); failing that, it takes the next phrase after a comma.
+    ("Gaussian" -> "Gaussian processes"). A label is one concept: no second phrase is appended.
     """
     for i, (first, share) in enumerate(ranked[:50]):
         label = first
         if " " not in first:
             word = f" {first.lower().replace('-', ' ')} "
-            holds = [(p, s) for p, s in ranked[i + 1 :] if word in f" {p.lower().replace('-', ' ')} "]
-            partner = next(
-                (
-                    p
-                    for p, _ in ranked[i + 1 : 50]
-                    if word not in f" {p.lower().replace('-', ' ')} " and p.count(" ") < LABEL_MAX_WORDS - 1
-                ),
-                None,
-            )
+            holds = [
+                (p, s)
+                for p, s in ranked[i + 1 :]
+                if word in f" {p.lower().replace('-', ' ')} " and len(set(p.lower().split())) == p.count(" ") + 1
+            ]  # a phrase repeating a word ("privacy privacy") is no concept
             if (
                 holds
                 and 2 * holds[0][1] >= share
@@ -175,8 +240,6 @@ def _compose_label(ranked: Sequence[tuple[str, float]], taken: set[str]) -> str:
                 and holds[0][0].lower() not in taken
             ):
                 label = holds[0][0]
-            elif partner:
-                label = f"{first}, {partner}"
         if label.lower() not in taken:
             return label
     return ""
