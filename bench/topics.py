@@ -8,6 +8,17 @@ PaperMap clusters its 2D map (lib.stages.project's UMAP); BERTopic runs its own 
 CountVectorizer) as documented, then as its docs suggest for outliers (`reduce_outliers` by
 embeddings) and for fewer topics (`reduce_topics` to PaperMap's coarse count).
 
+Then, per PaperMap topic (`--audit` of them, largest first, every coarse topic by default), its label
+beside the c-TF-IDF words BERTopic's formula gives the same papers, the label's coverage
+(share of the topic's papers using the label's phrase or a close variant: its plural, a phrase holding
+it, or a distinctive phrase inside it that the label accounts for at least half the uses of), the
+coverage of the topic's commonest distinctive theme (the most used phrase at least twice as common
+in the topic as in the rest, naming a thing, not a whole-field phrase), the label's lift, and the
+rules it breaks: `comma` (two phrases joined that most of the topic's papers do not both use),
+`generic` (a whole-field phrase, "machine learning", "models", "AI", unless most of the topic's
+papers use it and at most 5% of the rest do), `loses` (a lower coverage than the commonest theme).
+The counts of labels breaking each rule follow, per level. `--audit-only` skips BERTopic's runs.
+
 Printed: topic counts and sizes, the share left in BERTopic's outlier topic -1 (PaperMap has
 none; it marks its strays), label distinctness (unique labels / topics), labels holding a generic
 word (lib.stages.phrases.GENERIC_WORDS) or only broad words (each used by over 10% of papers), and
@@ -30,13 +41,132 @@ import pandas as pd
 from _data import area_labels, load
 
 from lib.stages.embed import EMBEDDERS, make_embedder
-from lib.stages.phrases import GENERIC_WORDS, candidate_phrases
+from lib.stages.phrases import GENERIC_WORDS, candidate_phrases, singular
 from lib.stages.project import project
-from lib.stages.topic_labels import label_levels
+from lib.stages.topic_labels import PhraseUse, label_levels
 from lib.stages.topics import find_topics
 
 SEED = 42
 BROAD_SHARE = 0.10  # a word in over a tenth of all papers ("learning", "models") says little on its own
+# The audit's own judgement (not lib's): distinctive = used this many times more in the topic than in the rest.
+AUDIT_LIFT = 2.0
+AUDIT_FIELD_WORDS = frozenset(
+    "machine learning deep neural network networks model models ai artificial intelligence research "
+    "method methods approach approaches".split()
+)
+
+
+def _is_field(phrase: str) -> bool:
+    return all(w in AUDIT_FIELD_WORDS for w in phrase.lower().replace("-", " ").split())
+
+
+def _sub_phrases(phrase: str) -> list[str]:
+    """The phrases inside `phrase`: its runs of words, and the parts of a hyphenated word ("long-context": "context")."""
+    words = phrase.lower().split()
+    runs = [" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1)]
+    return runs + [part for word in words if "-" in word for part in word.split("-")]
+
+
+def c_tf_idf_words(texts: list[str], topics: np.ndarray, top: int = 4) -> dict[int, str]:
+    """Per topic, the `top` words of BERTopic's c-TF-IDF (tf per class x log(1 + mean words per class / word's
+    frequency)) from a stop-word CountVectorizer, as BERTopic labels topics; no BERTopic needed."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    ids = sorted(set(int(t) for t in topics))
+    docs = [" ".join(t for t, k in zip(texts, topics) if k == i) for i in ids]
+    counter = CountVectorizer(stop_words="english")
+    counts = counter.fit_transform(docs).toarray().astype(float)
+    tf = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
+    idf = np.log(1 + counts.sum(axis=1).mean() / np.maximum(counts.sum(axis=0), 1))
+    words = counter.get_feature_names_out()
+    return {i: " ".join(words[j] for j in np.argsort(-(tf * idf)[r])[:top]) for r, i in enumerate(ids)}
+
+
+def label_audit(texts: list[str], topics: np.ndarray, labels: dict[int, str]) -> list[dict]:
+    """Per topic, largest first: its label, coverage, lift, commonest distinctive theme and the rules it breaks."""
+    use = PhraseUse(texts)
+    topic_ids, sizes, per_topic = use.by_topic(topics)
+    totals = per_topic.sum(axis=0)
+    column = {k: i for i, k in enumerate(use.keys)}
+    rows = []
+    for r, topic in enumerate(topic_ids):
+        size, users = sizes[r], per_topic[r]
+        rest = max(len(texts) - size, 0)
+        lift = (users / size) / ((totals - users + 1) / (rest + 1))
+        distinct = (lift >= AUDIT_LIFT) & (users >= min(2, size))
+        in_topic = use.used[np.flatnonzero(topics == topic)] if use.used is not None else None
+        parts = labels[topic].split(", ")
+        part_cols = [column.get(singular(p.lower())) for p in parts]
+        variant_cols = set()
+        for part, col in zip(parts, part_cols):
+            if col is not None:
+                variant_cols.add(col)
+            for sub in _sub_phrases(part):
+                c = column.get(singular(sub))
+                # A phrase inside the label is a variant where it mostly means the label here.
+                if (
+                    c is not None
+                    and col is not None
+                    and distinct[c]
+                    and 2 * users[col] >= users[c]
+                    and not _is_field(sub)
+                ):
+                    variant_cols.add(c)
+        cols = sorted(variant_cols)
+        coverage = float(in_topic[:, cols].max(axis=1).toarray().mean()) if cols and in_topic is not None else 0.0
+        themes = [c for c in np.flatnonzero(distinct & use.nameable) if not _is_field(use.keys[c])]
+        theme = max(themes, key=lambda c: (users[c], lift[c]), default=None)
+        theme_cov = float(users[theme] / size) if theme is not None else 0.0
+        known = [c for c in part_cols if c is not None]
+        both = (
+            float((in_topic[:, known].sum(axis=1) == len(known)).mean())
+            if len(known) > 1 and in_topic is not None
+            else 1.0
+        )
+        breaks = []
+        if len(parts) > 1 and both <= 0.5:
+            breaks.append("comma")
+        if any(
+            _is_field(p)
+            and not (c is not None and users[c] / size > 0.5 and (totals[c] - users[c]) / max(rest, 1) <= 0.05)
+            for p, c in zip(parts, part_cols)
+        ):
+            breaks.append("generic")
+        if coverage < theme_cov:
+            breaks.append("loses")
+        rows.append(
+            {
+                "topic": topic,
+                "papers": int(size),
+                "label": labels[topic],
+                "coverage": coverage,
+                "lift": float(lift[part_cols[0]]) if part_cols[0] is not None else 0.0,
+                "theme": use.shown[theme] if theme is not None else "",
+                "theme coverage": theme_cov,
+                "breaks": breaks,
+            }
+        )
+    return sorted(rows, key=lambda row: -row["papers"])
+
+
+def print_audit(level: str, texts: list[str], topics: np.ndarray, labels: dict[int, str], limit: int | None) -> None:
+    audit = label_audit(texts, topics, labels)
+    words = c_tf_idf_words(texts, topics)
+    print(f"\n### {level} labels audited ({len(audit)} topics)\n")
+    print("| papers | label | coverage | lift | commonest theme (coverage) | c-TF-IDF words | breaks |")
+    print("|---:|---|---:|---:|---|---|---|")
+    for a in audit[:limit]:
+        print(
+            f"| {a['papers']} | {a['label']} | {a['coverage']:.0%} | {a['lift']:.1f} | {a['theme']} "
+            f"({a['theme coverage']:.0%}) | {words[a['topic']]} | {', '.join(a['breaks']) or '-'} |"
+        )
+    counts = {rule: sum(rule in a["breaks"] for a in audit) for rule in ("comma", "generic", "loses")}
+    print(
+        f"\n{level}: {sum(bool(a['breaks']) for a in audit)} of {len(audit)} labels break a rule "
+        f"(comma {counts['comma']}, generic {counts['generic']}, loses {counts['loses']}); "
+        f"median coverage {np.median([a['coverage'] for a in audit]):.0%} vs commonest theme "
+        f"{np.median([a['theme coverage'] for a in audit]):.0%}"
+    )
 
 
 def label_words(label: str) -> list[str]:
@@ -159,6 +289,8 @@ def main() -> None:
     parser.add_argument("--labels", type=int, default=15, help="how many labels of each level to list")
     parser.add_argument("--runs", type=int, default=3, help="seeds to run each method with, for the AMI's spread")
     parser.add_argument("--embedder", choices=EMBEDDERS, default="tfidf-svd", help="the vectors both methods get")
+    parser.add_argument("--audit", type=int, default=None, help="list this many topics per level in the label audit")
+    parser.add_argument("--audit-only", action="store_true", help="print the label audit only, without BERTopic")
     args = parser.parse_args()
     warnings.filterwarnings("ignore", message=".*n_jobs value 1 overridden.*")
 
@@ -174,6 +306,11 @@ def main() -> None:
     coarse_labels, fine_labels = label_levels(levels, texts)
     seconds = time.perf_counter() - start
     shares = corpus_word_share(texts)
+    if args.audit_only:
+        print(f"## Label audit: {name}, {len(papers):,} papers")
+        print_audit("PaperMap coarse", texts, levels.coarse, coarse_labels, args.audit)
+        print_audit("PaperMap fine", texts, levels.fine, fine_labels, args.audit or 15)
+        return
 
     print(
         f"## Topics: {name}, {len(papers):,} papers"
@@ -226,6 +363,8 @@ def main() -> None:
     print("|---:|" + "|".join("---" for _ in columns) + "|")
     for i in range(depth):
         print(f"| {i + 1} | " + " | ".join(c[i] if i < len(c) else "" for c in columns.values()) + " |")
+    print_audit("PaperMap coarse", texts, levels.coarse, coarse_labels, args.audit)
+    print_audit("PaperMap fine", texts, levels.fine, fine_labels, args.audit or args.labels)
 
 
 if __name__ == "__main__":
