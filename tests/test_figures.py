@@ -289,3 +289,18 @@ def test_hover_is_lean_and_precomputed_hover_gives_the_same_figure():
     part = table.iloc[3:9]
     given = map_figure(part, context=table, highlight={"open": ["p0"]}, hover=hover_labels(table))
     assert given.to_json() == map_figure(part, context=table, highlight={"open": ["p0"]}).to_json()
+
+
+def test_points_grow_and_firm_up_as_fewer_papers_are_shown():
+    table = papers(n=3340)
+    whole = map_figure(table, context=table, labels=None)
+    few = map_figure(table.iloc[:19], context=table, labels=None)
+
+    def drawn(figure):
+        trace = next(t for t in figure.data if t.customdata is not None and t.name != "filtered out")
+        return trace.marker.size, trace.marker.opacity
+
+    (big, solid), (small, faint) = drawn(few), drawn(whole)
+    assert big > small and solid > faint  # clumps of 3,340 read as density, 19 papers stand out
+    backdrop = next(t for t in few.data if t.name == "filtered out")
+    assert backdrop.marker.size < small  # the filtered-out backdrop keeps the whole map's size

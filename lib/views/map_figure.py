@@ -62,6 +62,12 @@ def marker_size(n_points: int) -> float:
     return float(np.clip(15 - 2.3 * math.log10(max(n_points, 1)), 3, 12))
 
 
+def marker_opacity(n_points: int) -> float:
+    """Opaque dots when few are shown, see-through ones for many, so where markers pile up the
+    clump reads darker, as density: about 0.86 at 20 papers, 0.52 at 3,340, never under 0.35."""
+    return float(np.clip(1.05 - 0.15 * math.log10(max(n_points, 1)), 0.35, 0.9))
+
+
 def _hls(colour: str) -> tuple[float, float, float]:
     return colorsys.rgb_to_hls(*(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)))
 
@@ -171,7 +177,9 @@ def map_figure(
     context = papers if context is None else context
     colours = category_colours(context, color_by)
     traces = []
-    size = marker_size(len(context))
+    # The papers shown set the points' size and opacity (a filter to a few makes them big and solid);
+    # the whole map sets the backdrop's, so it stays put.
+    size, opacity = marker_size(len(papers)), marker_opacity(len(papers))
     backdrop = context[~_isin(context["paper_id"], papers["paper_id"])]
     if len(backdrop):
         traces.append(
@@ -180,7 +188,7 @@ def map_figure(
                 y=_coords(backdrop["y"]),
                 mode="markers",
                 name="filtered out",
-                marker={"size": size * 0.8, "color": CONTEXT_COLOUR},
+                marker={"size": marker_size(len(context)) * 0.8, "color": CONTEXT_COLOUR},
                 hoverinfo="skip",
                 showlegend=False,
             )
@@ -257,7 +265,7 @@ def map_figure(
                 marker={
                     "size": size,
                     "color": colour,
-                    "opacity": 0.5 if grey_unit else 0.8,
+                    "opacity": opacity * (0.6 if grey_unit else 1.0),
                     "line": {"width": 0.5, "color": "white"},
                 },
                 customdata=ids[rows],
