@@ -1,6 +1,10 @@
 """lib.views.map_page: what the map page rings and lists."""
 
+import json
+
 import pandas as pd
+import pytest
+from conftest import plain, started
 
 from lib.views.map_page import action_line, listed_papers, map_highlight
 
@@ -28,3 +32,21 @@ def test_the_line_above_the_map_says_what_a_search_found():
     assert action_line(36, None, "") == ""
     assert action_line(36, frame(), "*zz*").startswith("**0 papers match** “\\*zz\\*”")
     assert "**2 of 36 papers match**" in action_line(36, frame("a", "b"), "q")
+
+
+@pytest.fixture
+def app_env(planted_file, tmp_path, monkeypatch):
+    monkeypatch.setenv("PAPERMAP_DATA", str(planted_file))
+    monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
+
+
+def test_a_search_says_what_it_found_right_above_the_map(app_env):
+    # Above the map, so a search's effect shows without scrolling on a 1280x720 screen.
+    nothing = started(q="zzzqqq")
+    lines = [plain(m.value) for m in nothing.markdown]
+    assert any(line.startswith("**0 papers match**") for line in lines)
+    figure = json.loads(nothing.get("plotly_chart")[0].proto.spec)
+    assert figure["layout"]["yaxis"]["scaleanchor"] == "x"  # equal units on both axes
+    some = started(q="the")
+    assert any("of 36 papers match" in plain(m.value) for m in some.markdown)
+    assert not any("papers match" in plain(m.value) for m in started().markdown)
