@@ -25,13 +25,13 @@ from .view import View
 LABEL_CHOICES = {**map_figure.LABEL_LEVELS, "none": "None"}
 MAP_FRAME_KEY = "map-frame"  # the container the map's chart stretches to fill
 # The plot area the map's labels are spaced for: the smallest the page draws it, in a 1280x720
-# window (measured in Chromium: 450 px tall, 480 px wide beside the legend); larger windows only
-# spread them further apart.
-MAP_HEIGHT_HINT = 450
-MAP_WIDTH_HINT = 480
+# window (measured in Chromium on the 3,340 ICML titles: 426 px tall, 400 px wide beside the
+# subfield legend); larger windows only spread them further apart.
+MAP_HEIGHT_HINT = 426
+MAP_WIDTH_HINT = 400
 
 # Static CSS, no data in it but a number of rem. The map fills the window's height less the page's
-# header (the title row and the search row above it, some 15rem with Streamlit's top bar, and a
+# header (the title row and the search row above it, some 15-16.5rem with Streamlit's top bar, and a
 # line more when a search's count shows above the map), never under 360 px; the legend sits beside
 # it, the card and tables below.
 _MAP_PAGE_CSS = """<style>
@@ -39,7 +39,7 @@ _MAP_PAGE_CSS = """<style>
 [data-testid="stLayoutWrapper"]:has(> .st-key-map-frame) {{ flex: none; min-height: 360px; height: calc(100vh - {header}rem); }}
 .st-key-map-frame {{ height: 100%; }}
 </style>"""
-_HEADER_REM = 15.0
+_HEADER_REM = 16.5  # with room for the caption under the title to wrap to a second line
 _STATUS_LINE_REM = 2.7  # one line of text and the gap under it
 
 
