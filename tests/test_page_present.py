@@ -32,6 +32,7 @@ def map_places(app):
     area, read from the chart's own figure (its traces' points, its axes' fixed ranges)."""
     figure = json.loads(app.get("plotly_chart")[0].proto.spec)
     (x0, x1), (y0, y1) = figure["layout"]["xaxis"]["range"], figure["layout"]["yaxis"]["range"]
+    assert "scaleanchor" not in figure["layout"]["yaxis"]  # else Plotly widens a range and the ring misses
 
     def values(array):  # plotly writes numpy arrays as base64 typed arrays
         if isinstance(array, dict):

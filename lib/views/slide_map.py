@@ -56,7 +56,9 @@ def slide_backdrop(papers: pd.DataFrame, height: int, width_hint: int, hover: pd
     )
     figure.update_traces(marker_size=marker_size(len(papers)) * POINTS_SCALE)
     figure.update_xaxes(fixedrange=True)
-    figure.update_yaxes(fixedrange=True)
+    # No equal units here (the map page has them): Plotly would widen a range to keep them, and the
+    # ring, placed by the declared ranges, would land off its paper.
+    figure.update_yaxes(fixedrange=True, scaleanchor=None, scaleratio=None)
     # Streamlit hands the browser the figure afresh at every step; an unchanged datarevision tells
     # Plotly its points are the same ones, so it does not compute them all again.
     revision = hashlib.sha1("\n".join(papers["paper_id"].astype(str)).encode()).hexdigest()
