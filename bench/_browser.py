@@ -48,9 +48,39 @@ HOLD_MS = 400  # a finished state must hold this long; its start is the time rep
 IDLE_JS = """() => { const app = document.querySelector('[data-testid="stApp"]');
     return !!app && app.dataset.testScriptState === 'notRunning' && app.dataset.testConnectionState === 'CONNECTED'
         && !document.querySelector('[data-testid="stSkeleton"], [data-stale="true"]'); }"""
-WAIT_JS = """async ([want, hold, timeout]) => {
-    const running = () => !(IDLE)();
-    const points = () => {
+
+
+def held_js(params: str, body: str, failure: str, result: str = "since") -> str:
+    """An async JS function of `[*params, hold, timeout]` for `page.evaluate`: `body` defines `ready()`
+    (with `idle()`, IDLE_JS, at hand); it resolves with the JS expression `result` (by default
+    `since`: performance.now() at the start of the first `hold`-ms stretch in which `ready()` holds)
+    once that stretch has lasted, and after `timeout` ms rejects with the JS expression `failure`.
+    `params` are the leading names, each followed by a comma ("want, "), or ""."""
+    return (
+        f"async ([{params}hold, timeout]) => {{\n    const idle = {IDLE_JS};\n{body}\n"
+        """    const start = performance.now();
+    return await new Promise((resolve, reject) => {
+        let since = null;
+        const tick = () => {
+            const now = performance.now();
+            if (ready()) { if (since === null) since = now; if (now - since >= hold) return resolve("""
+        + result
+        + """); }
+            else since = null;
+            if (now - start > timeout) return reject(new Error("""
+        + failure
+        + """));
+            requestAnimationFrame(tick);
+        };
+        tick();
+    });
+}"""
+    )
+
+
+WAIT_JS = held_js(
+    "want, ",
+    """    const points = () => {
         const gd = document.querySelector('.js-plotly-plot');
         const traces = gd && (gd._fullData || gd.data);
         if (!traces) return -1;
@@ -60,20 +90,9 @@ WAIT_JS = """async ([want, hold, timeout]) => {
         .some(h => /selected papers/.test(h.innerText)) && !!document.querySelector('[data-testid="stDataFrame"]');
     const opened = (id) => new URL(location.href).searchParams.get('paper') === id
         && !!document.querySelector('[data-testid="stPageLink"]');
-    const ready = () => !running() && (want === 'selection' ? selected() : want.paper ? opened(want.paper) : points() === want);
-    const start = performance.now();
-    return await new Promise((resolve, reject) => {
-        let since = null;
-        const tick = () => {
-            const now = performance.now();
-            if (ready()) { if (since === null) since = now; if (now - since >= hold) return resolve(since); }
-            else since = null;
-            if (now - start > timeout) return reject(new Error('timed out waiting for ' + JSON.stringify(want) + ', points ' + points()));
-            requestAnimationFrame(tick);
-        };
-        tick();
-    });
-}""".replace("IDLE", IDLE_JS)
+    const ready = () => idle() && (want === 'selection' ? selected() : want.paper ? opened(want.paper) : points() === want);""",
+    "'timed out waiting for ' + JSON.stringify(want) + ', points ' + points()",
+)
 # Page time of the first event of `type` from now on (the user's action, not Playwright's bookkeeping).
 MARK_JS = """(type) => { window.__benchMark = null;
     document.addEventListener(type, () => { if (window.__benchMark === null) window.__benchMark = performance.now(); },

@@ -35,7 +35,16 @@ import tempfile
 from contextlib import closing
 from pathlib import Path
 
-from _browser import CHROMIUM, CHROMIUM_ARGS, HOLD_MS, IDLE_JS, REPO, ensure_map, streamlit  # puts lib on the path
+from _browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    HOLD_MS,
+    MARK_JS,
+    REPO,
+    ensure_map,
+    held_js,
+    streamlit,
+)  # puts lib on the path
 from present_step import DEFAULT_DATA, LIST_NAME, LIST_SIZE, make_list, old_checkout
 
 from lib.build.output import PAPERS_FILE, read_papers
@@ -51,9 +60,9 @@ SELECT_PX, POSITION_PX, HEADER_PX, ROW_PX = 32, 45, 35, 35
 # is idle (no run, no element loading or stale), "More like this list" is on the page and, when
 # `first` is given, the list's first row shows that title: in the table's accessibility grid (this
 # code) or as "1. title" (the old page).
-SETTLED_JS = """async ([first, hold, timeout]) => {
-    const squeeze = (s) => s.replace(/\\s+/g, ' ').trim();
-    const idle = IDLE;
+SETTLED_JS = held_js(
+    "first, ",
+    """    const squeeze = (s) => s.replace(/\\s+/g, ' ').trim();
     const whole = () => Array.from(document.querySelectorAll('h4')).some(h => h.innerText.includes('More like this list'));
     const firstRow = () => {
         const editor = Array.from(document.querySelectorAll('[data-testid="stDataFrame"]'))
@@ -64,24 +73,9 @@ SETTLED_JS = """async ([first, hold, timeout]) => {
             .map(s => squeeze(s.textContent)).find(t => t.startsWith('1. '));
         return strong ? strong.slice(3) : null;
     };
-    const ready = () => idle() && whole() && (first === null || firstRow() === squeeze(first));
-    const start = performance.now();
-    return await new Promise((resolve, reject) => {
-        let since = null;
-        const tick = () => {
-            const now = performance.now();
-            if (ready()) { if (since === null) since = now; if (now - since >= hold) return resolve(since); }
-            else since = null;
-            if (now - start > timeout) return reject(new Error('not settled; first row ' + firstRow()));
-            requestAnimationFrame(tick);
-        };
-        tick();
-    });
-}""".replace("IDLE", IDLE_JS)
-# window.__benchMark: page time of the next `type` event (capture phase, so before the app sees it).
-MARK_JS = """(type) => { window.__benchMark = null;
-    document.addEventListener(type, () => { if (window.__benchMark === null) window.__benchMark = performance.now(); },
-                              {capture: true, once: true}); }"""
+    const ready = () => idle() && whole() && (first === null || firstRow() === squeeze(first));""",
+    "'not settled; first row ' + firstRow()",
+)
 # The list's editable table (of the page's dataframes the tallest: collapsed expanders hold others),
 # scrolled so that its first row is in view below Streamlit's header; its top-left corner.
 EDITOR_JS = """(rowPx) => {

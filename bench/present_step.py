@@ -31,7 +31,16 @@ from contextlib import closing
 from pathlib import Path
 
 import pandas as pd
-from _browser import CHROMIUM, CHROMIUM_ARGS, HOLD_MS, IDLE_JS, REPO, ensure_map, streamlit  # puts lib on the path
+from _browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    HOLD_MS,
+    MARK_JS,
+    REPO,
+    ensure_map,
+    held_js,
+    streamlit,
+)  # puts lib on the path
 
 from lib.build.output import PAPERS_FILE, read_papers
 from lib.store import reading_lists
@@ -47,9 +56,9 @@ PAGE_MS = 300_000  # a first visit may build the map (the old revision's own cac
 # Resolves with performance.now() at the start of the first `hold`-long stretch in which the app is
 # idle, the first h1 reads `title` and (unless `paper` is null) `paper` is ringed on the map: a chart's
 # "this paper" trace holds it (the page before 8d4e6d2), or the ring over the map is on its point.
-STEP_JS = """async ([title, paper, hold, timeout]) => {
-    const idle = IDLE;
-    const squeeze = (s) => s.replace(/\\s+/g, ' ').trim();
+STEP_JS = held_js(
+    "title, paper, ",
+    """    const squeeze = (s) => s.replace(/\\s+/g, ' ').trim();
     const shown = () => { const h = document.querySelector('h1'); return h ? squeeze(h.innerText) : null; };
     const charts = () => Array.from(document.querySelectorAll('.js-plotly-plot'));
     const traced = () => charts().some(gd => (gd._fullData || []).some(t =>
@@ -64,40 +73,11 @@ STEP_JS = """async ([title, paper, hold, timeout]) => {
         return Math.abs((r.left + r.right) / 2 - x) < 2 && Math.abs((r.top + r.bottom) / 2 - y) < 2;
     };
     const marked = () => paper === null || traced() || ringed();
-    const ready = () => idle() && shown() === squeeze(title) && marked();
-    const start = performance.now();
-    return await new Promise((resolve, reject) => {
-        let since = null;
-        const tick = () => {
-            const now = performance.now();
-            if (ready()) { if (since === null) since = now; if (now - since >= hold) return resolve(since); }
-            else since = null;
-            if (now - start > timeout) return reject(new Error('timed out waiting for ' + title + ', shown ' + shown()));
-            requestAnimationFrame(tick);
-        };
-        tick();
-    });
-}""".replace("IDLE", IDLE_JS)
-MARK_JS = """() => { window.__benchMark = null;
-    document.addEventListener('keydown', () => { if (window.__benchMark === null) window.__benchMark = performance.now(); },
-                              {capture: true, once: true}); }"""
+    const ready = () => idle() && shown() === squeeze(title) && marked();""",
+    "'timed out waiting for ' + title + ', shown ' + shown()",
+)
 # The first h1's text once the app has been idle for `settle` ms.
-SETTLED_JS = """async ([settle, timeout]) => {
-    const idle = IDLE;
-    const start = performance.now();
-    return await new Promise((resolve, reject) => {
-        let since = null;
-        const tick = () => {
-            const now = performance.now();
-            if (idle()) { if (since === null) since = now;
-                          if (now - since >= settle) return resolve(document.querySelector('h1').innerText); }
-            else since = null;
-            if (now - start > timeout) return reject(new Error('never settled'));
-            requestAnimationFrame(tick);
-        };
-        tick();
-    });
-}""".replace("IDLE", IDLE_JS)
+SETTLED_JS = held_js("", "    const ready = idle;", "'never settled'", result="document.querySelector('h1').innerText")
 
 
 def make_list(papers, db_path: Path, dataset: str, size: int = LIST_SIZE, seed: int = 0) -> list[str]:
@@ -133,7 +113,7 @@ def step_times(page, titles: list[str], ids: list[str | None], runs: int) -> lis
     its id) with the app idle, for steps 1→2 … runs→runs+1."""
     times = []
     for step in range(1, runs + 1):
-        page.evaluate(MARK_JS)
+        page.evaluate(MARK_JS, "keydown")
         page.keyboard.press("ArrowRight")
         shown_at = page.evaluate(STEP_JS, [titles[step], ids[step], HOLD_MS, PAGE_MS])
         times.append((shown_at - page.evaluate("() => window.__benchMark")) / 1000)
