@@ -96,8 +96,8 @@ if view.map_dir:  # a view without a built map (a page tested on its own) has no
             args=(name, breakdowns.papers_by_id(view.papers, [gap.paper_id])),
         )
     st.markdown("#### More like this list")
-    nearest = ui_state.more_like_list(view.map_dir, list_ids)
-    if not entries:
+    nearest = ui_state.more_like_list(view.map_dir, list_ids) if entries else None
+    if nearest is None:
         st.caption("Add a paper first: its neighbours on the map are offered here.")
     elif nearest.empty:
         st.caption("None of this list's papers is on the open map.")
