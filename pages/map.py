@@ -1,4 +1,5 @@
-"""The topic map: every paper as a point, coloured by a choice of facet, labelled by topic.
+"""The topic map: every paper as a point over its topic's region, coloured by a choice of facet, labelled by
+topic (zoom in and the fine topics' labels take over).
 
 Search rings the papers that match; click a point to see its paper; draw a box or lasso to list
 the papers inside it.
@@ -18,11 +19,13 @@ SIMILAR = 20
 view = ui_state.current_view()
 papers, shown = view.papers, view.shown
 
-title, colour_box, labels_box = st.columns([4, 1.3, 1.3], vertical_alignment="bottom")
+title, colour_box, labels_box, regions_box = st.columns([4, 1.3, 1.3, 1], vertical_alignment="bottom")
 with colour_box:
     color_by = ui_state.url_select("Colour by", ui_state.colour_choices(papers), key="color", default="subfield")
 with labels_box:
     labels = ui_state.url_select("Labels", ui_state.LABEL_CHOICES, key="labels", default="topic_label")
+with regions_box:
+    regions = ui_state.url_select("Regions", map_figure.REGION_CHOICES, key="regions", default="shown")
 with title:
     st.subheader(f"Topic map: {len(shown):,} of {len(papers):,} papers")
     st.caption(markdown_literal(corpus_caption(papers, view.source.data.name)))
@@ -66,6 +69,7 @@ def map_and_selection() -> None:
         width_hint=ui_state.MAP_WIDTH_HINT,
         highlight=highlight,
         hover=ui_state.map_hover(view.map_dir),
+        regions=regions == "shown",
     )
     with st.container(key=ui_state.MAP_FRAME_KEY):
         event = st.plotly_chart(
@@ -77,6 +81,7 @@ def map_and_selection() -> None:
             selection_mode=("points", "box", "lasso"),
             config={"scrollZoom": False, "displaylogo": False},  # the wheel scrolls the page, as a presenter expects
         )
+    ui_state.zoom_labels()
     st.download_button(
         "Download this view as an interactive HTML file",
         data=lambda: exports.map_html(

@@ -6,9 +6,12 @@ import pytest
 
 from lib.stages.subfields import UNASSIGNED
 from lib.views.map_figure import (
+    LABEL_MIN_SHOWN,
     NEUTRAL,
     OTHER,
     PALETTE,
+    ZOOM_LEVELS,
+    ZOOM_REVEALED,
     category_colours,
     map_figure,
     marker_size,
@@ -59,6 +62,11 @@ def point_colours(figure):
     return colours
 
 
+def shown_labels(figure):
+    """The labels shown at the full view (the fine ones a zoom reveals start transparent)."""
+    return [a for a in figure.layout.annotations if a.name != ZOOM_REVEALED]
+
+
 def plotted_ids(figure):
     return [pid for trace in figure.data if trace.customdata is not None for pid in trace.customdata]
 
@@ -69,7 +77,7 @@ def test_every_paper_is_one_point_carrying_its_id():
     assert sorted(plotted_ids(figure)) == sorted(table["paper_id"])
     assert {trace.type for trace in figure.data} == {"scattergl"}
     assert (
-        len([t for t in figure.data if t.customdata is not None]) == 1 and len(figure.layout.annotations) == 3
+        len([t for t in figure.data if t.customdata is not None]) == 1 and len(shown_labels(figure)) == 3
     )  # one area
     # Beside the map, scrolling when long: its length never takes the map's height.
     assert figure.layout.legend.orientation == "v" and figure.layout.legend.x >= 1
@@ -207,7 +215,7 @@ def test_untrusted_text_is_escaped_in_hover_legend_and_labels():
 
 def test_labels_can_be_hidden_and_colour_choices_are_checked():
     assert len(map_figure(papers(), labels=None).layout.annotations) == 0
-    assert len(map_figure(papers(), labels="topic_fine_label").layout.annotations) == 6
+    assert len(shown_labels(map_figure(papers(), labels="topic_fine_label"))) == 6
     with pytest.raises(ValueError, match="labels"):
         map_figure(papers(), labels="title")
     with pytest.raises(ValueError, match="color_by"):
@@ -243,7 +251,7 @@ def test_hover_says_when_a_subfield_is_uncertain_and_what_else_it_could_be():
     )
     assert "(uncertain; or Subfield 9)" in hover["p0"]  # p0: not confident
     assert "uncertain" not in hover["p1"]
-    assert "Topic: Fine 1 (nearest" in hover["p1"] and "Topic: Fine 2<br>" in hover["p2"]  # only strays are marked
+    assert "Topic: Topic 1 › Fine 1 (nearest" in hover["p1"] and "Topic: Topic 2 › Fine 2<br>" in hover["p2"]  # only strays
 
 
 def test_highlighted_papers_are_drawn_on_top_even_when_filtered_out():
@@ -304,3 +312,43 @@ def test_points_grow_and_firm_up_as_fewer_papers_are_shown():
     assert big > small and solid > faint  # clumps of 3,340 read as density, 19 papers stand out
     backdrop = next(t for t in few.data if t.name == "filtered out")
     assert backdrop.marker.size < small  # the filtered-out backdrop keeps the whole map's size
+
+
+def test_coarse_labels_carry_every_fine_label_hidden_for_the_zoom_to_reveal():
+    table = papers()
+    figure = map_figure(table)
+    coarse = [a for a in figure.layout.annotations if a.name == ZOOM_LEVELS["topic_label"]]
+    hidden = [a for a in figure.layout.annotations if a.name == ZOOM_REVEALED]
+    assert sorted(a.text for a in coarse) == [f"<b>Topic {k}</b>" for k in range(3)]
+    assert all(a.opacity in (None, 1) for a in coarse)
+    assert sorted(a.text for a in hidden) == [f"<b>Fine {k}</b>" for k in range(6)] and all(a.opacity == 0 for a in hidden)
+    fine_0 = table[table["topic_fine_label"] == "Fine 0"]
+    spot = next(a for a in hidden if a.text == "<b>Fine 0</b>")
+    assert (spot.x, spot.y) == pytest.approx((fine_0["x"].median(), fine_0["y"].median()))
+    # The script needs the whole map's range (the axes' own change as the reader zooms).
+    assert figure.layout.meta["papermap_full_range"] == [*figure.layout.xaxis.range, *figure.layout.yaxis.range]
+    assert figure.layout.uirevision  # a rerun keeps the reader's zoom
+    assert not [a for a in map_figure(table, labels="topic_fine_label").layout.annotations if a.name == ZOOM_REVEALED]
+
+
+def test_a_label_follows_its_papers_in_view():
+    table = papers()
+    far_end = table[(table["topic_label"] != "Topic 0") | (table["x"] > 0.5)]  # topic 0's papers right of 0.5 only
+    kept = far_end[far_end["topic_label"] == "Topic 0"]
+    assert len(kept) >= LABEL_MIN_SHOWN * (table["topic_label"] == "Topic 0").sum()
+    assert topic_positions(far_end, context=table).loc["Topic 0", "x"] == pytest.approx(kept["x"].median())
+    assert topic_positions(far_end, context=table).loc["Topic 0", "x"] > 0.5
+
+
+def test_regions_lie_under_every_point_and_take_the_topics_colours():
+    table = papers()
+    plain = map_figure(table)
+    assert not [t for t in plain.data if t.type == "contour"]
+    figure = map_figure(table, color_by="topic_label", regions=True)
+    kinds = [t.type for t in figure.data]
+    assert kinds.count("contour") >= 1 and kinds.index("scattergl") > max(i for i, k in enumerate(kinds) if k == "contour")
+    colours = category_colours(table, "topic_label")
+    for trace in (t for t in figure.data if t.type == "contour"):
+        assert trace.line.color == colours[trace.name.removeprefix("region: ")] and trace.hoverinfo == "skip"
+    grey = {t.line.color for t in map_figure(table, regions=True).data if t.type == "contour"}
+    assert grey == {"#8C8C8C"}  # coloured by subfield, regions stay neutral: two hues would mean two things

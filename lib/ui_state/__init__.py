@@ -118,3 +118,4 @@ from .table_config import (  # noqa: F401
 )
 from .url_widgets import url_multiselect, url_select, url_text, write_url  # noqa: F401
 from .view import View, current_view, set_view  # noqa: F401
+from .zoom_labels import zoom_labels  # noqa: F401

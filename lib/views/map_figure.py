@@ -19,6 +19,7 @@ from plotly.colors import qualitative
 from lib.stages.subfields import UNASSIGNED
 from lib.views.filters import value_counts
 from lib.views.map_hover import HOVER_TEMPLATE, hover_labels
+from lib.views.map_regions import topic_regions
 from lib.views.markup import html_literal
 
 # Saturated, distinct colours that survive a projector (pale ones vanish on white). Past the
@@ -39,12 +40,19 @@ COLOR_CHOICES = {
     "venue": "Venue",
 }
 LABEL_LEVELS = {"topic_label": "Topics", "topic_fine_label": "Fine topics"}
+REGION_CHOICES = {"shown": "Shown", "hidden": "Hidden"}  # the coarse topics' regions under the points
 MAX_AVOIDED = 60  # labels keep clear of up to this many highlighted papers; past it they would all vanish
 AVOID_PIXELS = 10  # half the box a label keeps clear of around such a paper
 HIGHLIGHT_COLOURS = ["#FFD700", "#FF2D95"]  # gold, then magenta for a second layer: both stand out from the palette
 NONE = "(none)"
 FONT_SIZE = 16  # readable on a projector from the back of a room
 LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its papers is in view
+# Annotation names: the level of a label shown at the full view, or the fine label a zoom reveals.
+ZOOM_LEVELS = {"topic_label": "coarse", "topic_fine_label": "fine"}
+ZOOM_REVEALED = "zoom"
+FULL_RANGE_META = "papermap_full_range"  # layout.meta key: the whole map's [x0, x1, y0, y1]
+REGION_GREY = "#8C8C8C"
+REGION_FILL_ALPHA = 0.13  # light enough to read points over, dark enough to see on a projector
 
 
 def colourable(papers: pd.DataFrame) -> list[str]:
@@ -151,6 +159,7 @@ def map_figure(
     highlight: Mapping[str, Collection[str]] | None = None,
     legend: bool = True,
     hover: pd.DataFrame | None = None,
+    regions: bool = False,
 ) -> go.Figure:
     """Scatter of `papers` on the map, one WebGL trace per value of `color_by` (per area for subfields).
 
@@ -164,6 +173,10 @@ def map_figure(
     legend name to paper ids (a search's matches, the open paper): those are drawn again on top,
     larger and ringed, one layer per name in order (the last on top), even when filtered out;
     labels keep clear of them when they are few. `legend=False` leaves the legend out (a small map).
+    `regions` draws each coarse topic's region (`lib.views.map_regions`) under the points: light
+    grey outlined areas, in the topic's own shade when colouring by topic.
+    With coarse `labels`, the fine topics' labels go too, hidden, for `lib.views.zoom_labels` to
+    show in place of the coarse ones when the reader zooms in.
     `hover` is `hover_labels(context)` computed beforehand (it is the slow part on a corpus map);
     by default it is computed here for the papers drawn.
 
@@ -276,33 +289,17 @@ def map_figure(
         )
     for (name, marked_ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
         traces += _highlight_trace(context, marked_ids, name, colour, size, hover)
-    figure = go.Figure(data=traces)
     x_range, y_range = _padded_range(context["x"]), _padded_range(context["y"])
+    if regions:
+        # Under everything: the eye finds the regions first, and they never hide a point.
+        traces = _region_traces(context, x_range, y_range, colours if color_by == "topic_label" else None) + traces
+    figure = go.Figure(data=traces)
     if labels:
-        # Equal units on both axes: the scale is the one the tighter side allows (pixels per unit).
-        unit = min(width_hint / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))
-        scale = (unit, unit)
-        level_font = FONT_SIZE + 2 if labels == "topic_label" else FONT_SIZE - 2
         marked = context[_isin(context["paper_id"], {i for ids in (highlight or {}).values() for i in ids})]
         avoid = list(zip(marked["x"], marked["y"])) if len(marked) <= MAX_AVOIDED else []
         # All at once: each add_annotation would validate the whole list again.
         figure.update_layout(
-            annotations=[
-                {
-                    "x": x,
-                    "y": y,
-                    "text": f"<b>{html_literal(label)}</b>",
-                    "showarrow": False,
-                    "font": {"size": level_font, "color": "#111"},
-                    "bgcolor": "rgba(255,255,255,0.75)",
-                    "bordercolor": "#888",
-                    "borderwidth": 1,
-                    "borderpad": 4,
-                }
-                for x, y, label in place_labels(
-                    topic_positions(papers, context, labels), scale, x_range, level_font, avoid
-                )
-            ]
+            annotations=label_annotations(papers, context, labels, x_range, y_range, height, width_hint, avoid)
         )
     figure.update_layout(
         height=height,
@@ -324,6 +321,10 @@ def map_figure(
         },
         plot_bgcolor="white",
         dragmode="pan",
+        # A rerun (a click, a filter) keeps the reader's zoom; the full range goes with the figure
+        # for the labels' zoom levels (lib.views.zoom_labels).
+        uirevision="map",
+        meta={FULL_RANGE_META: [*x_range, *y_range]},
         hoverlabel={
             "font": {"size": FONT_SIZE, "color": "#111"},
             "bgcolor": "white",
@@ -333,10 +334,86 @@ def map_figure(
     )
     # The axes mean nothing and are hidden; their ranges stay the whole map's, so filtering moves
     # nothing. Equal units on both axes, so the layout is not smeared to the screen's shape: Plotly
-    # widens one range to fill the plot area, and the whole map stays in view.
-    figure.update_xaxes(visible=False, range=x_range)
-    figure.update_yaxes(visible=False, range=y_range, scaleanchor="x", scaleratio=1)
+    # narrows the plot area on one side ("domain"; widening a range instead would write that range
+    # into the layout, where `uirevision` would keep it as if the reader had zoomed).
+    figure.update_xaxes(visible=False, range=x_range, constrain="domain")
+    figure.update_yaxes(visible=False, range=y_range, scaleanchor="x", scaleratio=1, constrain="domain")
     return figure
+
+
+def label_annotations(
+    papers: pd.DataFrame,
+    context: pd.DataFrame,
+    labels: str,
+    x_range: Sequence[float],
+    y_range: Sequence[float],
+    height: int,
+    width_hint: int,
+    avoid: Sequence[tuple[float, float]] = (),
+) -> list[dict]:
+    """The map's topic labels as Plotly annotations, each named for its level (`ZOOM_LEVELS`, `ZOOM_REVEALED`).
+
+    The `labels` level's are placed apart at the full view (`place_labels`). Under coarse labels,
+    every fine topic in view gets one too, at its papers' median, transparent: the zoom script
+    shows those of them in view, apart from each other, once the reader has zoomed in.
+    """
+    # Equal units on both axes: the scale is the one the tighter side allows (pixels per unit).
+    unit = min(width_hint / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))
+    coarse = labels == "topic_label"
+    font = FONT_SIZE + 2 if coarse else FONT_SIZE - 2
+    placed = place_labels(topic_positions(papers, context, labels), (unit, unit), x_range, font, avoid, y_range)
+    notes = [_label(x, y, label, font, ZOOM_LEVELS[labels]) for x, y, label in placed]
+    if coarse and "topic_fine_label" in papers:
+        fine = topic_positions(papers, context, "topic_fine_label")
+        notes += [
+            _label(row.x, row.y, str(label), FONT_SIZE - 2, ZOOM_REVEALED, opacity=0.0)
+            for label, row in fine.sort_values("papers", ascending=False).iterrows()
+        ]
+    return notes
+
+
+def _label(x: float, y: float, label: str, font: int, level: str, opacity: float = 1.0) -> dict:
+    return {
+        "x": float(x),
+        "y": float(y),
+        "text": f"<b>{html_literal(label)}</b>",
+        "name": level,
+        "opacity": opacity,
+        "showarrow": False,
+        "font": {"size": font, "color": "#111"},
+        "bgcolor": "rgba(255,255,255,0.75)",
+        "bordercolor": "#888",
+        "borderwidth": 1,
+        "borderpad": 4,
+    }
+
+
+def _region_traces(
+    context: pd.DataFrame, x_range: Sequence[float], y_range: Sequence[float], colours: Mapping[str, str] | None
+) -> list[dict]:
+    traces = []
+    for region in topic_regions(context, (x_range[0], x_range[1]), (y_range[0], y_range[1])):
+        colour = colours.get(region.label, REGION_GREY) if colours else REGION_GREY
+        red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+        traces.append(
+            {
+                "type": "contour",
+                "x": region.x.astype(np.float32),
+                "y": region.y.astype(np.float32),
+                "z": region.density,
+                "name": f"region: {html_literal(region.label)}",
+                # One level: inside it the topic's light shade, outside nothing.
+                "contours": {"start": region.level, "end": region.level, "size": 1, "coloring": "fill"},
+                "colorscale": [[0, "rgba(0,0,0,0)"], [1, f"rgba({red},{green},{blue},{REGION_FILL_ALPHA})"]],
+                "zmin": 0,
+                "zmax": 255,
+                "showscale": False,
+                "line": {"color": colour, "width": 1, "smoothing": 1.0},
+                "hoverinfo": "skip",
+                "showlegend": False,
+            }
+        )
+    return traces
 
 
 def _scattergl(**props: object) -> dict:
@@ -397,12 +474,14 @@ def place_labels(
     x_range: Sequence[float],
     font_size: int = FONT_SIZE + 2,
     avoid: Sequence[tuple[float, float]] = (),
+    y_range: Sequence[float] | None = None,
 ) -> list[tuple[float, float, str]]:
     """Label anchors nudged up or down until no two labels' boxes overlap; largest topics first.
 
     `scale` is pixels per map unit across and up; boxes are estimated from the label's length,
-    kept inside `x_range`, and a label with no free place nearby is left out. Labels also keep
-    clear of the points in `avoid` (papers the reader must see, such as a highlighted one).
+    kept inside `x_range` (and `y_range`: Plotly hides a label whose anchor leaves the axes), and
+    a label with no free place nearby is left out. Labels also keep clear of the points in `avoid`
+    (papers the reader must see, such as a highlighted one).
     """
     line = (font_size + 14) / scale[1]
     marker = (AVOID_PIXELS / scale[0], AVOID_PIXELS / scale[1])
@@ -414,6 +493,8 @@ def place_labels(
         x = float(np.clip(row["x"], x_range[0] + half_width, max(x_range[0] + half_width, x_range[1] - half_width)))
         for shift in (0, 1, -1, 2, -2, 3, -3):
             y = row["y"] + shift * line
+            if y_range is not None and not y_range[0] + half_height <= y <= y_range[1] - half_height:
+                continue
             if all(abs(x - px) >= half_width + pw or abs(y - py) >= half_height + ph for px, py, pw, ph in placed):
                 placed.append((x, y, half_width, half_height))
                 out.append((x, float(y), str(label)))
@@ -424,15 +505,17 @@ def place_labels(
 def topic_positions(
     papers: pd.DataFrame, context: pd.DataFrame | None = None, label_column: str = "topic_label"
 ) -> pd.DataFrame:
-    """Median map position of each topic with papers in view, and how many are, indexed by label.
+    """Median map position of each topic's papers in view, and how many are, indexed by label.
 
-    With a `context` (the whole map), the position is the whole topic's, and topics with less than
-    `LABEL_MIN_SHOWN` of their papers in view are dropped: their label would name a few points.
+    With a `context` (the whole map), topics with less than `LABEL_MIN_SHOWN` of their papers in
+    view are dropped: their label would name a few points. A label sits among the papers shown, so
+    a filter that leaves a topic's far end takes its label there.
     """
     if papers.empty:
         return pd.DataFrame(columns=["x", "y", "papers"])
-    shown = papers.groupby(label_column, sort=True).size()
-    # Positions are the whole topic's, so labels stay put while filters change what is shown.
-    grouped = (papers if context is None else context).groupby(label_column, sort=True)
-    positions = grouped[["x", "y"]].median().assign(papers=grouped.size()).loc[shown.index]
-    return positions[shown >= LABEL_MIN_SHOWN * positions["papers"]].assign(papers=shown)
+    grouped = papers.groupby(label_column, sort=True)
+    positions = grouped[["x", "y"]].median().assign(papers=grouped.size())
+    if context is None:
+        return positions
+    whole = context.groupby(label_column, sort=True).size().reindex(positions.index)
+    return positions[positions["papers"] >= LABEL_MIN_SHOWN * whole]

@@ -1,0 +1,150 @@
+"""The map page in headless Chromium: topic regions under the points, and labels by zoom (the coarse
+topics' labels at the full view, the fine topics' of what is in view once zoomed in, and back).
+
+The seed's 19 papers. Screenshots go to /tmp/papermap_zoom_*.png. Runs with the other browser tests
+(marker `browser`); skips without Playwright or /usr/bin/chromium.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import REPO, bench_module
+
+from lib.build.output import PAPERS_FILE, read_papers
+from lib.views.markup import html_literal
+
+_browser = bench_module("_browser")
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:
+    pytest.skip("playwright is not installed (pip install -r requirements-dev.txt)", allow_module_level=True)
+if not _browser.CHROMIUM.exists():
+    pytest.skip(f"{_browser.CHROMIUM} is missing (apt-get install chromium)", allow_module_level=True)
+
+pytestmark = pytest.mark.browser
+SEED = REPO / "data" / "icml2025_seed.txt"
+PAGE_MS = 180_000  # the first visit waits for UMAP's first compilation
+SETTLE_MS = 10_000
+
+# The map's labels as drawn: text, shown or not (the zoom script sets opacity), and whether the
+# whole box lies in the plot area; the label level the script chose; the regions' outlines drawn.
+LABELS_JS = """() => {
+    const gd = document.querySelector('.st-key-map-frame .js-plotly-plot');
+    if (!gd || !gd._fullLayout) return null;
+    const plot = gd.querySelector('.nsewdrag').getBoundingClientRect();
+    const labels = [...gd.querySelectorAll('g.annotation')].map((g) => {
+        const box = g.getBoundingClientRect();
+        return {text: g.textContent, shown: getComputedStyle(g).opacity !== '0' && box.width > 0,
+                inside: box.left >= plot.left - 1 && box.right <= plot.right + 1
+                        && box.top >= plot.top - 1 && box.bottom <= plot.bottom + 1};
+    });
+    return {level: gd.getAttribute('data-label-level'), labels,
+            regions: gd.querySelectorAll('.contourlayer .contourlevel path').length};
+}"""
+
+
+@pytest.fixture(scope="module")
+def map_app(tmp_path_factory):
+    """The dashboard on the seed; yields (base URL, the seed's papers table)."""
+    folder = tmp_path_factory.mktemp("zoom")
+    papers = read_papers(_browser.ensure_map(SEED, folder / "cache") / PAPERS_FILE)
+    env = {"PAPERMAP_CACHE": str(folder / "cache"), "PAPERMAP_DB": str(folder / "lists.sqlite")}
+    with _browser.streamlit("dashboard.py", ["--data", str(SEED)], env, folder / "streamlit.log") as base:
+        yield base, papers
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(_browser.CHROMIUM), args=_browser.CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def shown(state) -> list[str]:
+    return [label["text"] for label in state["labels"] if label["shown"]]
+
+
+def wait_for_level(tab, level: str) -> dict:
+    tab.wait_for_function(
+        f"() => {{ const s = ({LABELS_JS})(); return s && s.level === '{level}'; }}", timeout=SETTLE_MS
+    )
+    tab.wait_for_timeout(300)  # the script applies on the next animation frame after a redraw
+    return tab.evaluate(LABELS_JS)
+
+
+# Screen positions of the papers with the given ids, and the plot area's box.
+SPOTS_JS = """(ids) => {
+    const gd = document.querySelector('.st-key-map-frame .js-plotly-plot'), box = gd.getBoundingClientRect();
+    const plot = gd.querySelector('.nsewdrag').getBoundingClientRect();
+    const spots = [];
+    for (const trace of gd._fullData) {
+        if (!trace.customdata || trace.name === 'filtered out') continue;
+        Array.from(trace.customdata).forEach((id, i) => { if (ids.includes(id)) spots.push(
+            [box.left + gd._fullLayout.xaxis._offset + gd._fullLayout.xaxis.l2p(trace.x[i]),
+             box.top + gd._fullLayout.yaxis._offset + gd._fullLayout.yaxis.l2p(trace.y[i])]); });
+    }
+    return {spots, plot: [plot.left, plot.top, plot.width, plot.height]};
+}"""
+
+
+def zoom_box_around(tab, ids: list[str]) -> None:
+    """Drag a zoom box a third of the plot area wide around the middle of the papers `ids`, as a reader would."""
+    found = tab.evaluate(SPOTS_JS, ids)
+    xs, ys = sorted(x for x, _ in found["spots"]), sorted(y for _, y in found["spots"])
+    x, y = xs[len(xs) // 2], ys[len(ys) // 2]
+    left, top, width, height = found["plot"]
+    half = min(width, height) / 6
+    x, y = min(max(x, left + half), left + width - half), min(max(y, top + half), top + height - half)
+    press(tab, "Zoom")
+    tab.mouse.move(x - half, y - half)
+    tab.mouse.down()
+    tab.mouse.move(x + half, y + half, steps=8)
+    tab.mouse.up()
+
+
+def press(tab, button: str) -> None:
+    tab.hover(".st-key-map-frame .js-plotly-plot")  # the mode bar shows on hover
+    tab.click(f'.st-key-map-frame .modebar-btn[data-title="{button}"]')
+
+
+def test_zooming_in_swaps_coarse_labels_for_the_fine_ones_in_view(map_app, browser):
+    base, papers = map_app
+    coarse = {html_literal(label) for label in papers["topic_label"].unique()}
+    fine = {html_literal(label) for label in papers["topic_fine_label"].unique()}
+    tab = browser.new_page(viewport={"width": 1280, "height": 720})
+    tab.set_default_timeout(PAGE_MS)
+    errors = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.goto(base)
+    tab.wait_for_selector(".st-key-map-frame .js-plotly-plot")
+    full = wait_for_level(tab, "coarse")
+    assert full["regions"] > 0  # the topics' regions are drawn under the points
+    assert shown(full) and set(shown(full)) <= coarse
+    tab.screenshot(path="/tmp/papermap_zoom_full.png")
+
+    largest_fine = papers["topic_fine_label"].value_counts().index[0]
+    zoom_box_around(tab, list(papers.loc[papers["topic_fine_label"] == largest_fine, "paper_id"]))
+    zoomed = wait_for_level(tab, "fine")
+    tab.screenshot(path="/tmp/papermap_zoom_in.png")
+    visible = [label for label in zoomed["labels"] if label["shown"]]
+    assert html_literal(largest_fine) in {label["text"] for label in visible}
+    assert {label["text"] for label in visible} <= fine  # the coarse labels gave way
+    assert all(label["inside"] for label in visible)  # none cut by the plot area's edge
+
+    press(tab, "Reset axes")
+    again = wait_for_level(tab, "coarse")
+    assert shown(again) == shown(full)
+    assert not errors
+
+
+def test_regions_can_be_switched_off_from_the_url(map_app, browser):
+    base, _ = map_app
+    tab = browser.new_page(viewport={"width": 1280, "height": 720})
+    tab.set_default_timeout(PAGE_MS)
+    tab.goto(base)
+    tab.wait_for_selector('[data-testid="stSidebarNav"]')
+    tab.goto(f"{base}/?regions=hidden")
+    tab.wait_for_selector(".st-key-map-frame .js-plotly-plot")
+    state = wait_for_level(tab, "coarse")
+    assert state["regions"] == 0 and shown(state)
