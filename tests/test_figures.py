@@ -13,6 +13,7 @@ from lib.views.map_figure import (
     ZOOM_LEVELS,
     ZOOM_REVEALED,
     category_colours,
+    legend_name,
     map_figure,
     marker_size,
     place_labels,
@@ -352,3 +353,12 @@ def test_regions_lie_under_every_point_and_take_the_topics_colours():
         assert trace.line.color == colours[trace.name.removeprefix("region: ")] and trace.hoverinfo == "skip"
     grey = {t.line.color for t in map_figure(table, regions=True).data if t.type == "contour"}
     assert grey == {"#8C8C8C"}  # coloured by subfield, regions stay neutral: two hues would mean two things
+
+
+def test_long_legend_names_are_cut_but_keep_their_count_and_stay_escaped():
+    table = papers(n=12, groups=2)
+    table["subfield"] = ["Accountability, Unlearning and Watermarking"] * 6 + ["<b>Short</b>"] * 6
+    names = {t.name for t in map_figure(table).data if t.name and "(" in t.name}
+    assert "Accountability, Unlearning an… (6)" in names  # 30 characters at most, then the count
+    assert "&lt;b&gt;Short&lt;/b&gt; (6)" in names  # cut first, escaped after: never half an entity
+    assert legend_name("x" * 29 + "<", 1) == "x" * 29 + "&lt; (1)"

@@ -46,6 +46,7 @@ AVOID_PIXELS = 10  # half the box a label keeps clear of around such a paper
 HIGHLIGHT_COLOURS = ["#FFD700", "#FF2D95"]  # gold, then magenta for a second layer: both stand out from the palette
 NONE = "(none)"
 FONT_SIZE = 16  # readable on a projector from the back of a room
+LEGEND_CHARS = 30  # a legend entry's name, at most: the legend keeps to about a third of a 1280-pixel map row
 LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its papers is in view
 # Annotation names: the level of a label shown at the full view, or the fine label a zoom reveals.
 ZOOM_LEVELS = {"topic_label": "coarse", "topic_fine_label": "fine"}
@@ -238,7 +239,7 @@ def map_figure(
             continue
         group = parent_of.get(value, "")
         if not group:
-            units.append(("", f"{html_literal(value)} ({len(rows)})", rows, colours.get(value, NEUTRAL), []))
+            units.append(("", legend_name(value, len(rows)), rows, colours.get(value, NEUTRAL), []))
         elif units and units[-1][0] == group:
             _, name, before, shades, entries = units[-1]
             units[-1] = (
@@ -249,7 +250,7 @@ def map_figure(
                 [*entries, (value, len(rows))],
             )
         else:
-            title = f"{html_literal(group)} ({int(in_parent.get(group, 0))})"
+            title = legend_name(group, int(in_parent.get(group, 0)))
             units.append((group, title, rows, [colours[value]] * len(rows), [(value, len(rows))]))
     for group, name, rows, colour, entries in units:
         for place, (value, count) in enumerate(entries):
@@ -259,7 +260,7 @@ def map_figure(
                     x=[None],
                     y=[None],
                     mode="markers",
-                    name=f"{html_literal(value)} ({count})",
+                    name=legend_name(value, count),
                     legendgroup=group,
                     legendgrouptitle={"text": name} if place == 0 else None,
                     marker={"size": size, "color": colours.get(value, NEUTRAL)},
@@ -316,7 +317,7 @@ def map_figure(
             "y": 1.0,
             "yanchor": "top",
             "itemsizing": "constant",
-            "font": {"size": FONT_SIZE - 1},
+            "font": {"size": FONT_SIZE - 2},
             "groupclick": "togglegroup",
         },
         plot_bgcolor="white",
@@ -414,6 +415,15 @@ def _region_traces(
             }
         )
     return traces
+
+
+def legend_name(value: str, count: int) -> str:
+    """A legend entry: `value`, cut to `LEGEND_CHARS` with an ellipsis, and its count, escaped.
+
+    Long subfield names would otherwise make the legend as wide as the map in a 1280-pixel window;
+    the hover and the card name the subfield in full."""
+    short = value if len(value) <= LEGEND_CHARS else value[: LEGEND_CHARS - 1].rstrip(" ,;:-") + "…"
+    return f"{html_literal(short)} ({count})"
 
 
 def _scattergl(**props: object) -> dict:
