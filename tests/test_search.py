@@ -12,6 +12,7 @@ from lib.schema import analysis_texts
 from lib.stages.embed import EmbedderUnavailable, fit_embed, query_embedder
 from lib.views.search import (
     query_terms,
+    search_example,
     ranked_papers,
     similar_papers,
     similar_to_text,
@@ -154,3 +155,15 @@ def test_each_similar_paper_says_what_it_shares_and_what_its_cosine_rests_on(pla
     other = similarity_reasons(papers, papers["paper_id"][0], ranked, {"embedder": np.array("test-hashing")})
     assert all("rests on" not in r for r in other)
     assert similarity_reasons(papers, "no such paper", ranked, embeddings.query_model) == [""] * 5
+
+
+def test_the_search_example_finds_papers_of_the_list_it_is_shown_for(planted_map):
+    papers = planted_map[1]
+    example = search_example(papers)
+    assert example.count('"') == 2 and text_matches(papers, example).sum() >= 1
+    phrase = example.split('"')[1]
+    assert len(phrase.split()) > 1 and sum(phrase in [k.casefold() for k in ks] for ks in papers["keywords"]) > 1
+    assert search_example(papers.assign(keywords=[["neural networks", "kernels"]] * len(papers))) == ""  # field words only
+    lone = papers.assign(keywords=[["regret bound"]] * len(papers))
+    assert search_example(lone) == '"regret bound"'  # no word beside it: the phrase alone
+    assert search_example(papers.sample(frac=1.0, random_state=1)) == example  # whatever the order

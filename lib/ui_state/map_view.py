@@ -11,7 +11,8 @@ import streamlit as st
 from lib.build.output import MapEmbeddings, load_map_embeddings
 from lib.stages.embed import QueryEmbedder, query_embedder
 from lib.views import exports, list_coverage, map_figure, search
-from lib.views.map_hover import hover_labels
+from lib.views.map_hover import hover_labels, topic_text
+from lib.views.map_stacks import stack_counts, stacked_with
 from lib.views.markup import markdown_literal, safe_url
 from lib.views.tables import paper_table
 from lib.views.text import short_authors
@@ -104,7 +105,9 @@ def open_paper(paper_id: str | None) -> None:
 
 
 def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
-    """A short card of one paper under the map: title, authors, subfield, its link, a close button."""
+    """A short card of one paper under the map: title, authors, subfield, topic, its link, a close
+    button, and the papers drawn on the same spot of the map (`map_stacks.stacked_with`), each a
+    button that opens it."""
     found = search.find_paper(papers, paper_id)
     paper = found.paper
     with st.container(border=True):
@@ -112,7 +115,7 @@ def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
         details = [
             short_authors(list(paper["authors"])),
             paper["subfield"],
-            paper["topic_label"],
+            f"Topic: {topic_text(str(paper['topic_label']), str(paper['topic_fine_label']))}",
             ", ".join(list(paper["keywords"])[:5]),
         ]
         st.caption(markdown_literal(" · ".join(d for d in details if d)))
@@ -123,13 +126,44 @@ def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
                 st.link_button("Open paper", link)
             st.button("Close", key="close_paper", on_click=open_paper, args=(None,))
         add_to_list_control(found.rows, key="map-open-paper")
+        stack_buttons(stacked_with(papers, paper_id), key="map-stacked")
+
+
+STACK_LISTED = 15  # the stacked papers a card lists; a corpus map can pile up hundreds on one spot
+
+
+def stack_buttons(stacked: pd.DataFrame, key: str) -> None:
+    """The papers drawn on the open paper's spot (nearest first), as buttons that open each, the
+    first `STACK_LISTED` of them, saying how many more; nothing when there are none."""
+    if stacked.empty:
+        return
+    many = len(stacked)
+    st.markdown(
+        f"**{many:,} more paper{'s' if many > 1 else ''} at this spot**, drawn over each other at the full view:"
+    )
+    for paper in stacked.head(STACK_LISTED).itertuples(index=False):
+        st.button(
+            markdown_literal(paper.title),
+            key=f"{key}-{paper.paper_id}",
+            type="tertiary",
+            on_click=open_paper,
+            args=(paper.paper_id,),
+            help=markdown_literal(" · ".join(p for p in (paper.subfield, str(paper.topic_label)) if p)),
+        )
+    if many > STACK_LISTED:
+        st.caption(
+            f"And {many - STACK_LISTED:,} more: zoom in on the map, or draw a box around the spot to list them all."
+        )
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def map_hover(map_dir: str) -> pd.DataFrame:
+def map_hover(map_dir: str, clickable: bool = True) -> pd.DataFrame:
     """`lib.views.map_hover.hover_labels` of the whole map in `map_dir`, built once per map (seconds on a corpus),
-    indexed like `read_map`'s papers; pass it to `map_figure.map_figure(hover=...)`."""
-    return hover_labels(read_map(map_dir)[0])
+    indexed like `read_map`'s papers; pass it to `map_figure.map_figure(hover=...)`. A stacked paper's
+    hover says how many others share its spot (`map_stacks.stack_counts`, the card's list) and, when
+    `clickable` (a map whose click opens the card), that a click lists them."""
+    papers = read_map(map_dir)[0]
+    return hover_labels(papers, stack_counts(papers), clickable)
 
 
 TABLE_ROWS = 1000  # rows a paper table under the map sends; a corpus view would send tens of megabytes

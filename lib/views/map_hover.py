@@ -14,6 +14,21 @@ HOVER_KEYWORDS = 3
 # once per trace. plotly.py escapes every "<" and ">" in the figure's JSON as \u003c/\u003e, so a tag
 # costs 10-15 bytes per point: at 87k papers each per-point tag is a megabyte on the wire.
 HOVER_TEMPLATE = "<b>%{text}</b><br>%{hovertext}<extra></extra>"
+TOPIC_SEPARATOR = " › "  # as the paper page writes a topic: "Coarse › Fine"
+
+
+def topic_text(coarse: str, fine: str) -> str:
+    """A paper's topic as the hover, the card and the paper page name it: "Coarse › Fine", or the one
+    label when the fine topic bears the coarse one's name. Plain text: escape it where it goes."""
+    return coarse if fine == coarse or not fine else f"{coarse}{TOPIC_SEPARATOR}{fine}" if coarse else fine
+
+
+def stack_line(others: int, clickable: bool = True) -> str:
+    """The hover's line for a paper drawn over `others` papers ("" for none): short, as it rides on
+    every stacked point (see HOVER_TEMPLATE)."""
+    if others <= 0:
+        return ""
+    return f"{others} more paper{'s' if others > 1 else ''} at this spot{': click to list them' if clickable else ''}"
 
 
 def _wrap(text: str, width: int = HOVER_WIDTH, most: int = 3) -> list[str]:
@@ -40,9 +55,12 @@ def _wrap(text: str, width: int = HOVER_WIDTH, most: int = 3) -> list[str]:
     return [*lines, line][:most] if line else lines[:most]
 
 
-def hover_labels(papers: pd.DataFrame) -> pd.DataFrame:
+def hover_labels(papers: pd.DataFrame, stacked: pd.Series | None = None, clickable: bool = True) -> pd.DataFrame:
     """What a map point's hover shows, indexed like `papers`: `title` (escaped, wrapped, joined by `<br>`)
-    and `details` (short authors, subfield and its doubt, topic, a few keywords; escaped, one a line).
+    and `details` (short authors, subfield and its doubt, topic as `topic_text`, a few keywords; escaped,
+    one a line). `stacked` (indexed like `papers`, e.g. `map_stacks.stack_counts`) is how many other
+    papers each one's marker is drawn over: those get a last line saying so (`stack_line`; `clickable`
+    when a click lists them).
 
     Only what a glance needs: no abstracts. Computing it for a corpus map takes a while, so callers
     that draw the same map repeatedly compute it once and pass it to `map_figure(hover=...)`.
@@ -54,18 +72,24 @@ def hover_labels(papers: pd.DataFrame) -> pd.DataFrame:
         "subfield",
         "subfield_confident",
         "subfield_runner_up",
+        "topic_label",
         "topic_fine_label",
         "topic_assigned_nearest",
         "keywords",
     )
-    for title, authors, subfield, confident, runner_up, topic, stray, keywords in zip(*(papers[c] for c in columns)):
+    others = [0] * len(papers) if stacked is None else stacked.reindex(papers.index, fill_value=0).tolist()
+    rows = zip(*(papers[c] for c in columns), others)
+    for title, authors, subfield, confident, runner_up, coarse, fine, stray, keywords, stack in rows:
         titles.append("<br>".join(html_literal(line) for line in _wrap(str(title))))
         lines = [html_literal(short_authors(list(authors)))] if len(authors) else []
         doubt = "" if confident else f" (uncertain; or {html_literal(runner_up)})" if runner_up else " (uncertain)"
         lines.append(f"{html_literal(subfield)}{doubt}")
-        lines.append(f"Topic: {html_literal(topic)}{' (nearest; outside any dense region)' if stray else ''}")
+        topic = html_literal(topic_text(str(coarse), str(fine)))
+        lines.append(f"Topic: {topic}{' (nearest; outside any dense region)' if stray else ''}")
         if len(keywords):
             lines += [html_literal(line) for line in _wrap(", ".join(list(keywords)[:HOVER_KEYWORDS]), most=1)]
+        if stack > 0:
+            lines.append(stack_line(stack, clickable))
         details.append("<br>".join(lines))
     return pd.DataFrame({"title": titles, "details": details}, index=papers.index, dtype=object)
 

@@ -8,6 +8,7 @@ its vector from the map's query model (`lib.build.output.load_map_embeddings` re
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ import pandas as pd
 from lib.neighbours import cosine_similarity
 from lib.schema import analysis_texts
 from lib.stages.embed import TfidfSvdEmbedder, TfidfSvdModel
+from lib.stages.topic_labels import is_field_phrase
 
 # The fields a text search looks in; list fields are joined with commas.
 SEARCH_FIELDS = ("title", "abstract", "authors", "keywords", "author_keywords")
@@ -47,6 +49,30 @@ def text_matches(papers: pd.DataFrame, query: str) -> np.ndarray:
         # Lookbehind rather than \b: a term may begin with a symbol ("c++", "-shot").
         matches &= texts.str.contains(r"(?<!\w)" + re.escape(term), regex=True).to_numpy(dtype=bool)
     return matches
+
+
+def search_example(papers: pd.DataFrame) -> str:
+    """A search that finds papers of this list, to show in the search box: its most used specific
+    keyphrase of several words, quoted, after the word most used beside it in those papers'
+    keyphrases (`privacy "membership inference"`; a paper with both among its keyphrases matches),
+    the phrase alone when it has no such word, and "" for a list without keyphrases. Whole-field
+    phrases ("neural networks") are passed over.
+    """
+    keywords = [[str(k).casefold() for k in ks] for ks in papers["keywords"]] if "keywords" in papers else []
+    phrases = Counter(k for ks in keywords for k in set(ks) if len(k.split()) > 1 and not is_field_phrase(k))
+    if not phrases:
+        return ""
+    phrase = min(phrases, key=lambda p: (-phrases[p], p))  # the commonest; ties by spelling, so it never varies
+    words = Counter(
+        word
+        for ks in keywords
+        if phrase in ks
+        for word in {w for k in ks if k != phrase for w in k.split()}
+        if word not in phrase.split() and len(word) > 3 and not is_field_phrase(word)
+    )
+    if not words:
+        return f'"{phrase}"'
+    return f'{min(words, key=lambda w: (-words[w], w))} "{phrase}"'
 
 
 def _searchable_texts(papers: pd.DataFrame) -> list[str]:
