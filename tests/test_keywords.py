@@ -1,3 +1,4 @@
+import pytest
 from conftest import SEED_SAMPLE
 
 from lib.schema import analysis_texts
@@ -134,9 +135,53 @@ def test_title_phrases_rank_first():
     assert extract_keywords(texts)[0][0] == "optimal transport"
 
 
-def test_keywords_beat_the_yake_bar_on_author_keywords(shared_data):
-    """Exact F1@5 against colm2025's author keywords, at least 1.25x YAKE's 0.113 there (see bench/keywords.py)."""
-    papers = load_papers(shared_data / "colm2025.json").papers
+def test_a_field_term_ranks_though_this_text_only_writes_it_inside_a_longer_phrase():
+    # What authors list: the field ("deep learning"), not the run this text happens to write.
+    texts = [
+        "No spurious local minima in two-layer networks. Deep learning models are trained by gradient descent, "
+        "yet little theory explains why. We show that a two-layer network with two hidden units has no spurious "
+        "local minima, so gradient descent finds the global minimum.",
+        "Interpretable features for deep learning. We study what deep learning learns from images.",
+        "A survey of deep learning for speech recognition. Speech recognition improved with deep learning.",
+        "Deep learning for protein folding. We apply deep learning to predict protein structures.",
+        "Graph kernels for molecules. Kernel methods compare molecular graphs.",
+        "Bandit algorithms with regret bounds. Regret bounds hold for bandit algorithms.",
+    ]
+    top = extract_keywords(texts, 5)[0]
+    assert "deep learning" in top and "deep learning models" not in top
+    assert "spurious local minima" in top  # the paper's own term still leads
+
+
+def test_a_generic_head_gives_way_to_the_concept_it_follows():
+    texts = [
+        "A deep learning approach to crop yield. Our deep learning approach predicts yields from satellite "
+        "images, and the deep learning approach beats regression.",
+        "Interpretable features for deep learning. We study what deep learning learns from images.",
+        "A survey of deep learning for speech recognition. Speech recognition improved with deep learning.",
+        "Bandit algorithms with regret bounds. Regret bounds hold for bandit algorithms.",
+    ]
+    top = extract_keywords(texts, 5)[0]
+    assert top[0] == "deep learning" and not any(p.endswith("approach") for p in top)
+
+
+def test_a_phrase_has_at_most_three_words_with_long_forms_written_out():
+    texts = [
+        "Planning with LLM agents. We study LLM agent optimization for web tasks, where LLM agent optimization "
+        "needs long horizons. LLM agents plan with tools.",
+        "Large language models (LLMs) write code. LLMs need tests.",
+        "Reasoning in large language models (LLMs) with search.",
+        "Bandit algorithms with regret bounds. Regret bounds hold for bandit algorithms.",
+    ]
+    phrases = extract_keywords(texts)[0]
+    assert "large language model" in phrases  # a long form alone may be as long as it is
+    assert all(len(p.split()) <= 3 for p in phrases), phrases  # not "large language model agent optimization"
+
+
+@pytest.mark.parametrize("name, yake_f1", [("colm2025.json", 0.113), ("iclr2018.json", 0.144)])
+def test_keywords_beat_the_yake_bar_on_author_keywords(shared_data, name, yake_f1):
+    """Exact F1@5 against the dev lists' author keywords, at least 1.25x YAKE's there (its F1@5 as
+    bench/keywords.py measures it with yake 0.7.3)."""
+    papers = load_papers(shared_data / name).papers
     keywords = extract_keywords(analysis_texts(papers))
     f1 = []
     for predicted, gold in zip(keywords, papers["author_keywords"]):
@@ -145,7 +190,7 @@ def test_keywords_beat_the_yake_bar_on_author_keywords(shared_data):
             hits = len({" ".join(_stems(p)) for p in predicted[:5]} & truth)
             precision, recall = hits / 5, hits / len(truth)
             f1.append(2 * precision * recall / (precision + recall) if hits else 0.0)
-    assert sum(f1) / len(f1) >= 1.25 * 0.113
+    assert sum(f1) / len(f1) >= 1.25 * yake_f1
 
 
 def test_deterministic_and_tolerates_empty_texts():

@@ -106,11 +106,13 @@ def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
     """Up to `top_n` keyphrases per text, best first.
 
     A phrase scores by how often the text uses it; by where it first does (the first sentence, the
-    title in `analysis_texts`, counts five times a late one); by how specific it is to this text
-    within the corpus (IDF plus a floor, higher for multi-word phrases, so a field's common terms
-    still count); by whether its last word is one the corpus ends phrases with (nouns do,
-    adjectives rarely); and it loses half when the text always continues it (a fragment such as
-    "arbitrary linear"). Acronyms the text defines count as their long form. Singular/plural twins,
+    title in `analysis_texts`, counts five times a late one); by how specific it is (a single word:
+    its IDF plus a floor; a multi-word phrase: a higher floor plus its IDF or, for a term many texts
+    repeat, the log of how many do, whichever is larger, so a field's terms count as much as a
+    paper's own); by whether its last word is one the corpus ends phrases with (nouns do,
+    adjectives rarely); and it loses half when the text and the corpus mostly continue it (a
+    fragment such as "arbitrary linear"). Phrases have at most `MAX_NGRAM` words, but an acronym's
+    long form alone. Acronyms the text defines count as their long form. Singular/plural twins,
     stem twins and phrases inside a better one are dropped. Phrases are lower case but for
     acronyms and mixed-case names, shown as the corpus writes them.
     """
@@ -129,27 +131,39 @@ def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
     docs = [_count_phrases(chunks, relational) for chunks in runs]
     tail = _tail_share(docs)
     document_frequency = Counter(key for doc in docs for key in doc.phrases)
+    uses: Counter = Counter()  # in the whole corpus
+    ends: Counter = Counter()  # uses at a run's end, in the whole corpus
+    for doc in docs:
+        for key, entry in doc.phrases.items():
+            uses[key] += entry[0]
+            ends[key] += entry[3]
     n = len(texts)
     cased = display_case(texts)
     nounness: dict[str, float] = {}
     keywords = []
     for doc in docs:
         score = {}
-        for key, (count, first, _, ends) in doc.phrases.items():
-            specificity = math.log((n + 1) / (document_frequency[key] + 1)) + (
-                IDF_FLOOR if " " in key else SINGLE_IDF_FLOOR
-            )
+        for key, (count, first, _, ended) in doc.phrases.items():
+            idf = math.log((n + 1) / (document_frequency[key] + 1))
+            if " " in key:
+                # A word run many texts repeat is a term of the field ("reinforcement learning",
+                # "large language model"), the kind authors list; one few texts use is the paper's own
+                # ("spurious local minima"). Either counts; a run in between is more often a passing one.
+                specificity = IDF_FLOOR + max(idf, math.log(document_frequency[key]))
+            else:
+                specificity = SINGLE_IDF_FLOOR + idf
             position = 1 + TITLE_BONUS * (first == 0) + POSITION_BONUS / (1 + first)
             # A phrase said once in one paper only is more often a chance word run than a concept.
             repeated = 1.0 if count > 1 or document_frequency[key] > 1 else SINGLETON
             length = 1 + LENGTH_BONUS * key.count(" ")
             if key not in nounness:
                 nounness[key] = _nounness(key, tail, relational)
-            # A phrase the text always continues ("arbitrary linear" dynamical systems) is a fragment.
-            complete = 1.0 if ends else FRAGMENT
+            # A phrase the text always continues ("arbitrary linear" dynamical systems) is a fragment,
+            # unless the corpus often ends a run with it: "deep learning" in "deep learning models".
+            complete = 1.0 if ended or ends[key] >= TAIL_SHARE * uses[key] else FRAGMENT
             score[key] = (1 + math.log(count)) * specificity * position * repeated * length * complete * nounness[key]
         ranked = sorted(score, key=lambda k: (-score[k], k))  # ties alphabetical: deterministic
-        chosen = _distinct(ranked, {k: v[0] for k, v in doc.phrases.items()}, score, top_n)
+        chosen = _distinct(ranked, {k: v[0] for k, v in doc.phrases.items()}, score, top_n, uses)
         keywords.append([" ".join(cased.get(w, w) for w in doc.phrases[k][2].split(" ")) for k in chosen])
     return keywords
 
@@ -306,6 +320,10 @@ def _count_phrases(chunks: Sequence[Sequence[tuple[str, int]]], relational: set[
                 ):
                     continue
                 key = " ".join(inner[start:end] + [keys[end]])
+                # At most MAX_NGRAM words, a long form counted by its words: "LLM agent
+                # optimization" is no keyphrase; a long form alone may be longer.
+                if start < end and key.count(" ") >= MAX_NGRAM:
+                    continue
                 entry = doc.phrases.get(key)
                 if entry is None:
                     doc.phrases[key] = [1, chunk[start][1], " ".join(inner[start:end] + [units[end]]), 0]
@@ -354,26 +372,44 @@ def _nounness(key: str, tail: Mapping[str, float], relational: set[str]) -> floa
     return factor
 
 
-def _distinct(ranked: Sequence[str], in_text: Mapping[str, int], score: Mapping[str, float], top_n: int) -> list[str]:
+def _distinct(
+    ranked: Sequence[str],
+    in_text: Mapping[str, int],
+    score: Mapping[str, float],
+    top_n: int,
+    in_corpus: Mapping[str, int] | None = None,
+) -> list[str]:
     """The best `top_n` of `ranked` (singular keys) with no phrase inside another chosen one.
 
     A longer phrase takes the place of a chosen shorter one inside it ("privacy" -> "differential
-    privacy") when the shorter mostly occurs inside it and the longer scores at least half as
-    well; otherwise the longer one is a passing word run ("differential privacy needs") and is
-    dropped. Phrases are compared word stem by word stem, hyphens counting as spaces, so
+    privacy") when the shorter mostly occurs inside it, in the text and in the corpus (`in_corpus`,
+    uses per phrase: "deep learning" stays, though one text writes only "deep learning models"),
+    the longer scores at least half as well and it does not just add a generic head ("privacy
+    approach"); otherwise the longer one is a passing word run ("differential privacy needs") and
+    is dropped. A phrase that adds a generic head to another candidate ("deep learning approach",
+    "reasoning capabilities") gives way to it. Phrases are compared word stem by word stem, hyphens counting as spaces, so
     "fine-tuning"/"fine tuning" and "reward model"/"reward modeling" are one phrase. Two
     phrases that overlap in two words or more ("receiver operating characteristic", "operating
     characteristic curve") are one concept cut in two: only the better is kept.
     """
     chosen: list[str] = []
     spaced: list[str] = []
+    candidates = set(ranked)
     for phrase in ranked:
+        rest, _, head = phrase.rpartition(" ")
+        if head in GENERIC_HEADS and rest in candidates:  # "reasoning capability": "reasoning" says it
+            continue
         key = f" {' '.join(_stem(w) for w in phrase.replace('-', ' ').split())} "
         if any(key in c or _overlap(key, c) for c in spaced):
             continue
         inner = [i for i, c in enumerate(spaced) if c in key]
         if inner:
-            if all(in_text[chosen[i]] < 2 * in_text[phrase] and 2 * score[phrase] >= score[chosen[i]] for i in inner):
+            if head not in GENERIC_HEADS and all(
+                in_text[chosen[i]] < 2 * in_text[phrase]
+                and 2 * score[phrase] >= score[chosen[i]]
+                and (in_corpus is None or in_corpus[chosen[i]] < 2 * in_corpus[phrase])
+                for i in inner
+            ):
                 chosen[inner[0]], spaced[inner[0]] = phrase, key
                 chosen = [c for i, c in enumerate(chosen) if i not in inner[1:]]
                 spaced = [c for i, c in enumerate(spaced) if i not in inner[1:]]
