@@ -1,6 +1,10 @@
 """Keyphrases against author keywords: PaperMap beside YAKE, plain TF-IDF and KeyBERT, in the same run.
 
-    python bench/keywords.py DATA.json [--repeats 3] [--keybert-repeats 1] [--keybert-words 1]
+    python bench/keywords.py DATA.json [DATA.json ...] [--repeats 3] [--keybert-repeats 1] [--keybert-words 1]
+    python bench/keywords.py ../shared/data/colm2025.json ../shared/data/iclr2018.json   # the dev lists
+
+One table per list, then a summary: per list, PaperMap's and YAKE's exact F1@5, their ratio and
+whether it reaches the goal (GOAL_RATIO, 1.25x YAKE's in the same run), and the time ratio.
 
 Every method reads the text the pipeline analyses (title, then abstract). Papers whose `keywords`
 field is empty are not scored (all papers are still extracted and timed). A predicted phrase
@@ -35,6 +39,7 @@ from lib.stages.keywords import extract_keywords  # noqa: E402
 from lib.stages.load import load_papers  # noqa: E402
 
 TOP = 10
+GOAL_RATIO = 1.25  # PaperMap's exact F1@5 at least this many times YAKE's, on every list with author keywords
 
 Extractor = Callable[[Sequence[str]], list[list[str]]]
 
@@ -153,7 +158,7 @@ def timed(extract: Extractor, texts: Sequence[str], repeats: int) -> tuple[list[
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "data", type=Path, help="a paper list with a `keywords` field, e.g. ../shared/data/colm2025.json"
+        "data", type=Path, nargs="+", help="paper lists with a `keywords` field, e.g. ../shared/data/colm2025.json"
     )
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per method (median)")
     parser.add_argument(
@@ -163,13 +168,46 @@ def main() -> None:
         "--keybert-words", type=int, default=1, help="KeyBERT's longest phrase, in words (its default: 1)"
     )
     args = parser.parse_args()
+    summary, failed = [], False
+    for path in args.data:
+        result = bench_list(path, args)
+        if result is None:
+            failed = True
+        else:
+            summary.append(result)
+        print()
+    if summary:
+        print_summary(summary)
+    if failed:
+        sys.exit(2)
 
-    papers = load_papers(args.data).papers
+
+def print_summary(summary: list[tuple[str, bool, dict | None, dict | None]]) -> None:
+    """Per list: PaperMap's and YAKE's exact F1@5 in the same run, their ratio and the goal."""
+    print(f"## Summary: exact F1@5, PaperMap / YAKE in the same run (goal: at least {GOAL_RATIO:.2f}x)\n")
+    print("| list | gold | PaperMap F1@5 | YAKE F1@5 | F1@5 / YAKE | goal | time / YAKE |")
+    print("|---|---|---:|---:|---:|---|---:|")
+    for name, area_labels, papermap_row, yake_row in summary:
+        gold = "area labels" if area_labels else "author keywords"
+        if papermap_row is None or yake_row is None or not yake_row["exact F1@5"]:
+            print(f"| {name} | {gold} | - | - | - | - | - |")
+            continue
+        ratio = papermap_row["exact F1@5"] / yake_row["exact F1@5"]
+        goal = "n/a (not author keywords)" if area_labels else ("met" if ratio >= GOAL_RATIO else "MISSED")
+        print(
+            f"| {name} | {gold} | {papermap_row['exact F1@5']:.3f} | {yake_row['exact F1@5']:.3f} | {ratio:.2f}x "
+            f"| {goal} | {papermap_row['seconds'] / yake_row['seconds']:.2f}x |"
+        )
+
+
+def bench_list(path: Path, args: argparse.Namespace) -> tuple[str, bool, dict | None, dict | None] | None:
+    """Print one list's table; its name, whether its gold are area labels, and PaperMap's and YAKE's scores."""
+    papers = load_papers(path).papers
     texts = analysis_texts(papers)
     gold, area_labels = gold_keywords([list(k) for k in papers["author_keywords"]])
     if not any(gold):
-        print(f"error: {args.data.name}: no paper has keywords to compare with", file=sys.stderr)
-        sys.exit(2)
+        print(f"error: {path.name}: no paper has keywords to compare with", file=sys.stderr)
+        return None
     notes = []
     if area_labels:
         notes.append(
@@ -205,7 +243,7 @@ def main() -> None:
     scored = rows[0][1]["papers"] if rows else 0
     print(
         f"## Keyphrases vs {'IJCAI area labels' if area_labels else 'author keywords'}: "
-        f"{args.data.name}, {scored:,} of {len(texts):,} papers scored\n"
+        f"{path.name}, {scored:,} of {len(texts):,} papers scored\n"
     )
     yake = next((r for r in rows if r[0].startswith("YAKE")), None)
     print(
@@ -227,6 +265,13 @@ def main() -> None:
     )
     for note in notes:
         print(f"note: {note}")
+    found = {name: s | {"seconds": per_1000} for name, s, per_1000, _ in rows}
+    return (
+        path.name,
+        area_labels,
+        found.get("PaperMap"),
+        next((v for k, v in found.items() if k.startswith("YAKE")), None),
+    )
 
 
 if __name__ == "__main__":
