@@ -84,12 +84,12 @@ def test_the_count_and_the_list_agree_on_a_clumpy_map():
 def test_a_stacked_papers_hover_says_how_many_share_its_spot_and_the_topic_names_both_levels():
     table = points([(0, 0), (0, 0), (0, 0), (1, 1)], topic_label=["Optimization"] * 3 + ["Step sizes"])
     hover = hover_labels(table, stack_counts(table))["details"]
-    assert hover[0].endswith("<br>2 more papers at this spot: click to list them")
-    assert "at this spot" not in hover[3] and "Topic: Optimization › Step sizes<br>" in hover[0]
+    assert hover[0].endswith("<br>2 more papers here: click to list")
+    assert "more paper" not in hover[3] and "Topic: Optimization › Step sizes<br>" in hover[0]
     assert "Topic: Step sizes<br>" in hover[3]  # a fine topic named as its coarse one says it once
     assert "click" not in hover_labels(table, stack_counts(table), clickable=False)["details"][0]
-    assert "at this spot" not in hover_labels(table)["details"][0]  # no counts given: no line
-    assert stack_line(1) == "1 more paper at this spot: click to list them" and stack_line(0) == ""
+    assert "more paper" not in hover_labels(table)["details"][0]  # no counts given: no line
+    assert stack_line(1) == "1 more paper here: click to list" and stack_line(0) == ""
     assert topic_text("A", "") == "A" and topic_text("", "B") == "B"
 
 

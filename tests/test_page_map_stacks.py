@@ -29,7 +29,7 @@ def stacked_hovers(app) -> dict[str, str]:
         for trace in figure["data"]
         if trace.get("customdata") is not None
         for paper_id, details in zip(trace["customdata"], trace["hovertext"])
-        if "at this spot" in details
+        if "here: click to list" in details
     }
 
 
@@ -37,7 +37,7 @@ def test_a_stacked_papers_card_lists_the_others_on_its_spot_as_buttons_that_open
     hovers = stacked_hovers(started())
     assert hovers, "no stacked paper on the planted map at 40 px"
     paper_id, details = next(iter(hovers.items()))
-    count = int(re.search(r"(\d+) more papers? at this spot: click to list them", details).group(1))
+    count = int(re.search(r"(\d+) more papers? here: click to list", details).group(1))
     app = started(paper=paper_id)
     others = [b for b in app.button if b.key and b.key.startswith("map-stacked-")]
     assert len(others) == min(count, map_view.STACK_LISTED)
