@@ -4,6 +4,7 @@ and the marker size suggested by the map's density."""
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import bench_module
 from scipy.optimize import brentq
 
 from lib.ui_state.map_view import MAP_HEIGHT_HINT, MAP_WIDTH_HINT
@@ -125,3 +126,16 @@ def test_a_filtered_few_are_measured_at_the_whole_maps_scale():
     assert np.allclose(alone * view_scale(whole["x"], whole["y"]) / view_scale(few["x"], few["y"]), in_context)
     assert suggested_marker_size(few, whole) <= marker_size(40)
 
+
+def test_the_benchs_stacked_share_is_what_the_hover_and_the_card_count():
+    bench = bench_module("map_quality")
+    rng = np.random.default_rng(2)
+    table = points(rng.normal(size=(800, 2)))
+    coords = table[["x", "y"]].to_numpy()
+    size = marker_size(len(table))
+    assert bench.covered_share(coords, size) == pytest.approx(stack_counts(table).gt(0).mean())
+    assert bench.hidden_share(coords, size) >= bench.covered_share(coords, size)  # the union covers more
+    pair = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
+    assert bench.hidden_share(pair, 10) == pytest.approx(2 / 3) and bench.covered_share(pair, 10) == pytest.approx(
+        2 / 3
+    )
