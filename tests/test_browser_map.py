@@ -148,3 +148,24 @@ def test_regions_can_be_switched_off_from_the_url(map_app, browser):
     tab.wait_for_selector(".st-key-map-frame .js-plotly-plot")
     state = wait_for_level(tab, "coarse")
     assert state["regions"] == 0 and shown(state)
+
+
+def test_full_screen_shows_only_the_map_its_labels_and_legend(map_app, browser):
+    base, _ = map_app
+    tab = browser.new_page(viewport={"width": 1280, "height": 720})
+    tab.set_default_timeout(PAGE_MS)
+    tab.goto(base)
+    tab.wait_for_selector(".st-key-map-frame .js-plotly-plot")
+    wait_for_level(tab, "coarse")
+    press(tab, "Fullscreen")  # Streamlit's own button in the chart's mode bar: the presenting view
+    tab.wait_for_timeout(1500)
+    tab.screenshot(path="/tmp/papermap_zoom_fullscreen.png")
+    plot = tab.evaluate(
+        "() => { const r = document.querySelector('.st-key-map-frame .nsewdrag').getBoundingClientRect();"
+        " return [r.top, r.bottom]; }"
+    )
+    assert plot[1] - plot[0] >= 0.8 * 720 and plot[1] <= 720  # the map takes the window's height, all of it in view
+    state = tab.evaluate(LABELS_JS)
+    assert shown(state) and state["regions"] > 0
+    legend = tab.evaluate("() => document.querySelector('.st-key-map-frame .legend').getBoundingClientRect().right")
+    assert legend <= 1280
