@@ -15,9 +15,16 @@ it, or a distinctive phrase inside it that the label accounts for at least half 
 coverage of the topic's commonest distinctive theme (the most used phrase at least twice as common
 in the topic as in the rest, naming a thing, not a whole-field phrase), the label's lift, and the
 rules it breaks: `comma` (two phrases joined that most of the topic's papers do not both use),
-`generic` (a whole-field phrase, "machine learning", "models", "AI", unless most of the topic's
-papers use it and at most 5% of the rest do), `loses` (a lower coverage than the commonest theme).
-The counts of labels breaking each rule follow, per level. `--audit-only` skips BERTopic's runs.
+`generic` (a whole-field phrase, "machine learning", "models", "AI", "data", "training", unless most of the topic's
+papers use it, at most 5% of the rest do and its region holds most of the papers that do), `vague`
+(one word, "Inference", "Networks", used by more papers than sqrt(n), a fine topic's typical size,
+most of them outside the topic's region: a word many parts of the map use names none of them),
+`loses` (a lower coverage than the commonest theme, which is itself neither generic nor vague; marked
+"another label" where that theme is the label of a topic more of whose papers use it, so labels being
+distinct is why this one could not have it).
+A topic's region is the topic at the coarse level and the coarse topic holding it at the fine level.
+A table of the counts of labels breaking each rule, coarse and fine, ends the audit.
+`--audit-only` skips BERTopic's runs.
 
 Printed: topic counts and sizes, the share left in BERTopic's outlier topic -1 (PaperMap has
 none; it marks its strays), label distinctness (unique labels / topics), labels holding a generic
@@ -52,8 +59,9 @@ BROAD_SHARE = 0.10  # a word in over a tenth of all papers ("learning", "models"
 AUDIT_LIFT = 2.0
 AUDIT_FIELD_WORDS = frozenset(
     "machine learning deep neural network networks model models ai artificial intelligence research "
-    "method methods approach approaches".split()
+    "method methods approach approaches data dataset datasets algorithm algorithms analysis training".split()
 )
+RULES = ("comma", "generic", "vague", "loses")
 
 
 def _is_field(phrase: str) -> bool:
@@ -82,17 +90,32 @@ def c_tf_idf_words(texts: list[str], topics: np.ndarray, top: int = 4) -> dict[i
     return {i: " ".join(words[j] for j in np.argsort(-(tf * idf)[r])[:top]) for r, i in enumerate(ids)}
 
 
-def label_audit(texts: list[str], topics: np.ndarray, labels: dict[int, str]) -> list[dict]:
-    """Per topic, largest first: its label, coverage, lift, commonest distinctive theme and the rules it breaks."""
+def label_audit(
+    texts: list[str], topics: np.ndarray, labels: dict[int, str], regions: np.ndarray | None = None
+) -> list[dict]:
+    """Per topic, largest first: its label, coverage, lift, commonest distinctive theme and the rules it breaks.
+
+    `regions` (the coarse topics, when auditing fine ones) give each topic's region; by default the topic."""
     use = PhraseUse(texts)
     topic_ids, sizes, per_topic = use.by_topic(topics)
     totals = per_topic.sum(axis=0)
     column = {k: i for i, k in enumerate(use.keys)}
+    one_word = np.array([" " not in k for k in use.keys], dtype=bool)
+    common = totals > np.sqrt(len(texts))
+    if regions is not None:
+        region_ids, _, per_region = use.by_topic(regions)
     rows = []
     for r, topic in enumerate(topic_ids):
         size, users = sizes[r], per_topic[r]
         rest = max(len(texts) - size, 0)
         lift = (users / size) / ((totals - users + 1) / (rest + 1))
+        if regions is None:
+            region_users = users
+        else:
+            region = np.bincount(regions[topics == topic]).argmax()
+            region_users = per_region[region_ids.index(int(region))]
+        owned = 2 * region_users > totals
+        vague = one_word & common & ~owned
         distinct = (lift >= AUDIT_LIFT) & (users >= min(2, size))
         in_topic = use.used[np.flatnonzero(topics == topic)] if use.used is not None else None
         parts = labels[topic].split(", ")
@@ -114,7 +137,7 @@ def label_audit(texts: list[str], topics: np.ndarray, labels: dict[int, str]) ->
                     variant_cols.add(c)
         cols = sorted(variant_cols)
         coverage = float(in_topic[:, cols].max(axis=1).toarray().mean()) if cols and in_topic is not None else 0.0
-        themes = [c for c in np.flatnonzero(distinct & use.nameable) if not _is_field(use.keys[c])]
+        themes = [c for c in np.flatnonzero(distinct & use.nameable & ~vague) if not _is_field(use.keys[c])]
         theme = max(themes, key=lambda c: (users[c], lift[c]), default=None)
         theme_cov = float(users[theme] / size) if theme is not None else 0.0
         known = [c for c in part_cols if c is not None]
@@ -128,10 +151,14 @@ def label_audit(texts: list[str], topics: np.ndarray, labels: dict[int, str]) ->
             breaks.append("comma")
         if any(
             _is_field(p)
-            and not (c is not None and users[c] / size > 0.5 and (totals[c] - users[c]) / max(rest, 1) <= 0.05)
+            and not (
+                c is not None and users[c] / size > 0.5 and (totals[c] - users[c]) / max(rest, 1) <= 0.05 and owned[c]
+            )
             for p, c in zip(parts, part_cols)
         ):
             breaks.append("generic")
+        if any(c is not None and vague[c] and not _is_field(p) for p, c in zip(parts, part_cols)):
+            breaks.append("vague")
         if coverage < theme_cov:
             breaks.append("loses")
         rows.append(
@@ -146,11 +173,29 @@ def label_audit(texts: list[str], topics: np.ndarray, labels: dict[int, str]) ->
                 "breaks": breaks,
             }
         )
+    # A label loses to a theme it could not have: another topic's label, where more of the papers use it.
+    labelled = {singular(r["label"].lower()): r for r in rows}
+    for r in rows:
+        holder = labelled.get(singular(r["theme"].lower()))
+        r["theme taken"] = (
+            "loses" in r["breaks"]
+            and holder is not None
+            and holder is not r
+            and holder["coverage"] >= r["theme coverage"]
+        )
     return sorted(rows, key=lambda row: -row["papers"])
 
 
-def print_audit(level: str, texts: list[str], topics: np.ndarray, labels: dict[int, str], limit: int | None) -> None:
-    audit = label_audit(texts, topics, labels)
+def print_audit(
+    level: str,
+    texts: list[str],
+    topics: np.ndarray,
+    labels: dict[int, str],
+    limit: int | None,
+    regions: np.ndarray | None = None,
+) -> dict[str, int]:
+    """Print the audit of one level's labels; return the counts of labels breaking each rule (and `any`, `topics`)."""
+    audit = label_audit(texts, topics, labels, regions)
     words = c_tf_idf_words(texts, topics)
     print(f"\n### {level} labels audited ({len(audit)} topics)\n")
     print("| papers | label | coverage | lift | commonest theme (coverage) | c-TF-IDF words | breaks |")
@@ -158,15 +203,36 @@ def print_audit(level: str, texts: list[str], topics: np.ndarray, labels: dict[i
     for a in audit[:limit]:
         print(
             f"| {a['papers']} | {a['label']} | {a['coverage']:.0%} | {a['lift']:.1f} | {a['theme']} "
-            f"({a['theme coverage']:.0%}) | {words[a['topic']]} | {', '.join(a['breaks']) or '-'} |"
+            f"({a['theme coverage']:.0%}{', another label' if a['theme taken'] else ''}) | {words[a['topic']]} | "
+            f"{', '.join(a['breaks']) or '-'} |"
         )
-    counts = {rule: sum(rule in a["breaks"] for a in audit) for rule in ("comma", "generic", "loses")}
+    counts = {rule: sum(rule in a["breaks"] for a in audit) for rule in RULES}
     print(
         f"\n{level}: {sum(bool(a['breaks']) for a in audit)} of {len(audit)} labels break a rule "
-        f"(comma {counts['comma']}, generic {counts['generic']}, loses {counts['loses']}); "
+        f"({', '.join(f'{rule} {counts[rule]}' for rule in RULES)}; of the losing ones, "
+        f"{sum(a['theme taken'] for a in audit)} lose to a theme that is another topic's label, held by more of its papers); "
         f"median coverage {np.median([a['coverage'] for a in audit]):.0%} vs commonest theme "
         f"{np.median([a['theme coverage'] for a in audit]):.0%}"
     )
+    return {
+        "topics": len(audit),
+        **counts,
+        "taken": sum(a["theme taken"] for a in audit),
+        "any": sum(bool(a["breaks"]) for a in audit),
+    }
+
+
+def print_rule_counts(name: str, counts: dict[str, dict[str, int]]) -> None:
+    """The table of labels breaking each rule, one row per level."""
+    print(f"\n### Labels breaking each rule: {name}\n")
+    print("| level | topics | " + " | ".join(RULES) + " | of which loses to another label | any rule |")
+    print("|---|---:|" + "---:|" * (len(RULES) + 2))
+    for level, c in counts.items():
+        print(
+            f"| {level} | {c['topics']} | "
+            + " | ".join(str(c[rule]) for rule in RULES)
+            + f" | {c['taken']} | {c['any']} |"
+        )
 
 
 def label_words(label: str) -> list[str]:
@@ -308,8 +374,11 @@ def main() -> None:
     shares = corpus_word_share(texts)
     if args.audit_only:
         print(f"## Label audit: {name}, {len(papers):,} papers")
-        print_audit("PaperMap coarse", texts, levels.coarse, coarse_labels, args.audit)
-        print_audit("PaperMap fine", texts, levels.fine, fine_labels, args.audit or 15)
+        counts = {
+            "coarse": print_audit("PaperMap coarse", texts, levels.coarse, coarse_labels, args.audit),
+            "fine": print_audit("PaperMap fine", texts, levels.fine, fine_labels, args.audit or 15, levels.coarse),
+        }
+        print_rule_counts(name, counts)
         return
 
     print(
@@ -363,8 +432,11 @@ def main() -> None:
     print("|---:|" + "|".join("---" for _ in columns) + "|")
     for i in range(depth):
         print(f"| {i + 1} | " + " | ".join(c[i] if i < len(c) else "" for c in columns.values()) + " |")
-    print_audit("PaperMap coarse", texts, levels.coarse, coarse_labels, args.audit)
-    print_audit("PaperMap fine", texts, levels.fine, fine_labels, args.audit or args.labels)
+    counts = {
+        "coarse": print_audit("PaperMap coarse", texts, levels.coarse, coarse_labels, args.audit),
+        "fine": print_audit("PaperMap fine", texts, levels.fine, fine_labels, args.audit or args.labels, levels.coarse),
+    }
+    print_rule_counts(name, counts)
 
 
 if __name__ == "__main__":
