@@ -7,6 +7,8 @@ for each topic's keywords.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -25,9 +27,29 @@ MAX_LABEL_SHARE = 0.05
 # A label's phrase is distinctive when its topic uses it at least this many times more than the rest.
 DISTINCT_LIFT = 2.0
 # Words that describe the whole field: a phrase made only of them ("deep neural networks") names no topic.
+# Every paper of the field has data, an algorithm, training and an analysis, so those words are the field's too.
 FIELD_WORDS = frozenset(
-    "machine learning deep neural network model ai artificial intelligence research method approach".split()
+    "machine learning deep neural network model ai artificial intelligence research method approach "
+    "data dataset algorithm analysis training".split()
 )
+
+
+def common_users(n_texts: int) -> float:
+    """Papers a one-word phrase must exceed to count as common: as many as a fine topic typically holds
+    (sqrt(n), as `lib.stages.topics.default_n_fine_topics`): 58 of 3,340 papers, 14 of 201, 4 of 19."""
+    return float(np.sqrt(n_texts))
+
+
+def vague_words(is_one_word: np.ndarray, region_users: np.ndarray, totals: np.ndarray, n_texts: int) -> np.ndarray:
+    """Which phrases are vague as a label of one region of the map: one word ("Data", "Inference",
+    "Optimization") used by more papers than a fine topic holds, most of them outside the region.
+
+    `region_users` and `totals` count, per phrase, the region's papers and all papers using it. A word the
+    whole corpus uses in many places names none of them (they say "causal inference", "variational
+    inference"); a word this common that one region holds most of is that region's concept
+    ("Diffusion" on a vision list). A rare word is no sign of vagueness wherever it falls.
+    """
+    return is_one_word & (totals > common_users(n_texts)) & (2 * region_users <= totals)
 
 
 def is_field_phrase(phrase: str) -> bool:
@@ -38,15 +60,19 @@ def is_field_phrase(phrase: str) -> bool:
 # A label names a thing: a phrase ending in a modifier ("Robust", "Multi-modal", "learning robust")
 # does not, though a modifier is fine inside one ("robust optimization"). Judged by suffix, with the
 # nouns that share one.
-_MODIFIER_ENDINGS = ("ive", "al", "ic", "ous", "able", "ible", "ary", "ful", "less", "ed", "ish", "ly")
+_MODIFIER_ENDINGS = ("ive", "al", "ic", "ous", "able", "ible", "ary", "ful", "less", "ed", "ish", "ly", "ient")
 _MODIFIER_WORDS = frozenset(
     "robust deep sparse linear nonlinear online offline low high fast slow fair private hidden latent discrete "
     "continuous exact approximate accurate secure safe open closed shallow wide dense long short multi upper lower "
-    "self human optimal improving enhancing understanding rethinking unlocking boosting".split()
+    "self human optimal improving enhancing understanding rethinking unlocking boosting multiple weak "
+    "different consistent independent dependent equivalent frequent recent coherent transparent seen unseen "
+    # comparatives ("Faster", "Larger") qualify a thing without naming one
+    "faster slower larger smaller higher deeper wider longer shorter stronger weaker simpler cheaper".split()
 )
 _NOUNS_LIKE_MODIFIERS = frozenset(
     "logic music topic arithmetic objective incentive derivative signal interval proposal rival manual "
-    "animal hospital tutorial trial mechanic graphic metal".split()
+    "animal hospital tutorial trial mechanic graphic metal gradient coefficient client patient ingredient "
+    "recipient quotient".split()
 )
 
 
@@ -59,6 +85,31 @@ def _is_modifier(phrase: str) -> bool:
         return True
     word = last[:-1] if last.endswith("s") and not last.endswith(("ss", "ous")) else last
     return word in _MODIFIER_WORDS or (word not in _NOUNS_LIKE_MODIFIERS and word.endswith(_MODIFIER_ENDINGS))
+
+
+# A word the corpus mostly writes after these ("we validate", "to explain", "has seen") is a verb there.
+_VERB_MARKERS = frozenset(
+    "we to can cannot may might will would could should must also has have had been never there".split()
+)
+# ... and a noun after these ("the distribution").
+_ARTICLES = frozenset("the a an this these that each its their our every".split())
+_WORD = re.compile(r"[a-z][a-z0-9]*(?:[-+][a-z0-9]+)*")
+
+
+def verb_words(texts: Sequence[str]) -> set[str]:
+    """One-word phrases (singular form) the texts use mostly as verbs: at least a third of their uses
+    follow a verb marker ("we", "to", "can", "has"), and more than follow an article. A verb names no topic."""
+    after_marker: Counter = Counter()
+    after_article: Counter = Counter()
+    uses: Counter = Counter()
+    for text in texts:
+        words = _WORD.findall(text.lower())
+        for before, word in zip(["."] + words, words):
+            key = singular(word)
+            uses[key] += 1
+            after_marker[key] += before in _VERB_MARKERS
+            after_article[key] += before in _ARTICLES
+    return {w for w, n in after_marker.items() if n and 3 * n >= uses[w] and n > after_article[w]}
 
 
 class PhraseUse:
@@ -84,9 +135,11 @@ class PhraseUse:
         self.overall = np.asarray(self.used.sum(axis=0)).ravel() / len(texts)
         words = np.array([k.count(" ") + 1 for k in self.keys])
         self.multiword = words > 1
+        self.one_word = ~self.multiword  # hyphenated words ("fine-tuning") count as one: one token of the text
         # "time series" over "series": a phrase a little rarer than the word inside it is the concept.
         self.length_bonus = 1 + 1.0 * (words - 1)
-        self.nameable = np.array([not _is_modifier(k) for k in self.keys], dtype=bool)
+        verbs = verb_words(texts)
+        self.nameable = np.array([not _is_modifier(k) and k not in verbs for k in self.keys], dtype=bool)
         self.field = np.array([is_field_phrase(k) for k in self.keys], dtype=bool)
 
     def by_topic(self, topics: np.ndarray) -> tuple[list[int], np.ndarray, np.ndarray]:
@@ -145,13 +198,16 @@ class PhraseUse:
         totals: np.ndarray,
         min_share: float,
         occurrences: np.ndarray | None = None,
+        region_users: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Label candidates of a topic, best first, and the topic's share per column.
 
         A candidate names a thing, is used by two papers or more of the topic and by at least
         `min_share` of them, is distinctive (`DISTINCT_LIFT` times more common in the topic than in the
-        rest) and is no whole-field phrase ("machine learning") unless the topic is about it (most
-        of its papers use it and at most `MAX_LABEL_SHARE` of the other papers do). Candidates are
+        rest), is no vague word (`vague_words`: a common word most of whose papers lie outside the
+        topic's region, `region_users` per phrase, by default the topic's own) and is no whole-field
+        phrase ("machine learning") unless the topic is about it (most of its papers use it, at most
+        `MAX_LABEL_SHARE` of the other papers do and it holds most of those that do). Candidates are
         ranked by coverage, the share of the topic's papers using them (a word counts the phrases
         holding it), ties by length ("language models" over "language") and then lift: among
         distinctive phrases the plurality's theme wins, not the most distinctive minority word.
@@ -159,12 +215,15 @@ class PhraseUse:
         share = users / size
         lift = self.lift(users, size, totals)
         rest_share = (totals - users) / max(self.n_texts - size, 1)
-        about_itself = (share > 0.5) & (rest_share <= MAX_LABEL_SHARE)
+        region_users = users if region_users is None else region_users
+        # About a field phrase: most of the topic's papers use it, and the topic holds most of those that do.
+        about_itself = (share > 0.5) & (rest_share <= MAX_LABEL_SHARE) & (2 * users > totals)
         ok = (
             self.nameable
             & (users >= min(2, size))
             & (share >= min_share)
             & (lift >= DISTINCT_LIFT)
+            & ~vague_words(self.one_word, region_users, totals, self.n_texts)
             & (~self.field | about_itself)
         )
         columns = np.flatnonzero(ok)
@@ -175,11 +234,11 @@ class PhraseUse:
 
 
 def label_topics(topics: np.ndarray, texts: Sequence[str], min_share: float = 0.05) -> dict[int, str]:
-    """A short, distinct label per topic: the phrases its papers use far more than the rest do.
+    """A short, distinct label per topic: the phrase most of its papers use that the rest use far less.
 
-    Phrases are ranked as in `PhraseUse.ranked`, so a label describes the topic rather than one
-    paper in it. The label is the best phrase, with the next best appended when the first is a
-    single word; a label already taken moves on to the next phrase.
+    Candidates are ranked as in `PhraseUse.themes`, so a label describes the topic's plurality rather
+    than one paper or a minority in it; a one-word label gives way to a well-used phrase holding it
+    (`_compose_label`), and two topics wanting one label settle it by share (`_assign`).
     """
     return _labels(PhraseUse(texts), np.asarray(topics), min_share)
 
@@ -189,23 +248,59 @@ def label_levels(
 ) -> tuple[dict[int, str], dict[int, str]]:
     """`label_topics` for the coarse and the fine level, reading the texts once."""
     use = PhraseUse(texts)
-    return _labels(use, levels.coarse, min_share), _labels(use, levels.fine, min_share)
+    return _labels(use, levels.coarse, min_share), _labels(use, levels.fine, min_share, levels.coarse)
 
 
-def _labels(use: PhraseUse, topics: np.ndarray, min_share: float) -> dict[int, str]:
+def _labels(use: PhraseUse, topics: np.ndarray, min_share: float, regions: np.ndarray | None = None) -> dict[int, str]:
+    """Labels of `topics`; a word is vague or a topic about it judged within its region of `regions`
+    (the coarse topic holding a fine one), by default the topic itself."""
     topic_ids, sizes, per_topic = use.by_topic(topics)
     if len(use.keys) == 0:
         return {t: f"Topic {t}" for t in topic_ids}
     totals = per_topic.sum(axis=0)
     occurrences = use.occurrences_by_topic(topics)
+    if regions is None:
+        region_rows = per_topic
+    else:
+        region_ids, _, per_region = use.by_topic(regions)
+        rows = np.searchsorted(topic_ids, topics)
+        # The region of a topic: the one most of its papers are in (all of them, as the levels nest).
+        region_of = [
+            np.bincount(np.searchsorted(region_ids, regions[rows == r])).argmax() for r in range(len(topic_ids))
+        ]
+        region_rows = per_region[region_of]
+    candidates = []
+    for row in range(len(topic_ids)):
+        order, share = use.themes(
+            per_topic[row], sizes[row], totals, min_share, occurrences[row], region_users=region_rows[row]
+        )
+        candidates.append([(use.shown[i], float(share[i])) for i in order[:200]])
+    return _assign(topic_ids, candidates)
+
+
+def _assign(topic_ids: Sequence[int], candidates: Sequence[Sequence[tuple[str, float]]]) -> dict[int, str]:
+    """One distinct label per topic from its (phrase, share) candidates, best first.
+
+    Two topics wanting one label: the one whose papers use it more gets it ("Language models" goes to
+    the topic 88% of whose papers say it, not to a larger one where 23% do), and the other moves on.
+    Topics claim in turn, the strongest remaining claim (its best free label's share) first.
+    """
     labels: dict[int, str] = {}
     taken: set[str] = set()
-    for row, topic in enumerate(topic_ids):
-        order, share = use.themes(per_topic[row], sizes[row], totals, min_share, occurrences[row])
-        label = _compose_label([(use.shown[i], share[i]) for i in order[:200]], taken)
+    waiting = list(range(len(topic_ids)))
+    while waiting:
+        claims = []
+        for row in waiting:
+            label = _compose_label(candidates[row], taken)
+            share = next((s for p, s in candidates[row] if p == label), 0.0) if label else -1.0
+            claims.append((share, -row, label))
+        _, row, label = max(claims)
+        row = -row
+        topic = topic_ids[row]
         labels[topic] = label[:1].upper() + label[1:] if label else f"Topic {topic}"
         taken.add(labels[topic].lower())
-    return labels
+        waiting.remove(row)
+    return dict(sorted(labels.items()))
 
 
 def _shown_forms(
