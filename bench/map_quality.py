@@ -45,8 +45,14 @@ from _data import area_labels, load
 
 from lib.stages.embed import EMBEDDERS, EmbedderUnavailable, make_embedder
 from lib.stages.project import _pca_2d, _standardize, project
-from lib.views.map_figure import marker_size
-from lib.views.map_stacks import DEFAULT_PLOT_PX, HALF_COVER_RADII, RANGE_PAD, suggested_marker_size, view_scale
+from lib.views.map_stacks import (
+    DEFAULT_PLOT_PX,
+    HALF_COVER_RADII,
+    RANGE_PAD,
+    marker_size,
+    suggested_marker_size,
+    view_scale,
+)
 
 SEED = 42
 BEFORE = {"n_neighbors": 15, "min_dist": 0.1}  # the defaults PaperMap shipped before this bench

@@ -66,7 +66,7 @@ figure = map_figure.map_figure(
     "topic_label",
     context=view.papers,
     highlight=profile_highlight(ranked, scores.own),
-    hover=ui_state.map_hover(view.map_dir),
+    hover=ui_state.map_hover(view.map_dir, clickable=False),
     height=460,
     legend=False,  # the subfields' legend would push the ranking off the screen; the caption names the rings
 )

@@ -15,11 +15,11 @@ from lib.views.map_figure import (
     category_colours,
     legend_name,
     map_figure,
-    marker_size,
     place_labels,
     topic_positions,
 )
 from lib.views.map_hover import hover_html, hover_labels
+from lib.views.map_stacks import marker_size
 from lib.views.tables import paper_table
 from lib.views.text import short_authors
 
@@ -77,9 +77,7 @@ def test_every_paper_is_one_point_carrying_its_id():
     figure = map_figure(table)
     assert sorted(plotted_ids(figure)) == sorted(table["paper_id"])
     assert {trace.type for trace in figure.data} == {"scattergl"}
-    assert (
-        len([t for t in figure.data if t.customdata is not None]) == 1 and len(shown_labels(figure)) == 3
-    )  # one area
+    assert len([t for t in figure.data if t.customdata is not None]) == 1 and len(shown_labels(figure)) == 3  # one area
     # Beside the map, scrolling when long: its length never takes the map's height.
     assert figure.layout.legend.orientation == "v" and figure.layout.legend.x >= 1
 
@@ -252,7 +250,9 @@ def test_hover_says_when_a_subfield_is_uncertain_and_what_else_it_could_be():
     )
     assert "(uncertain; or Subfield 9)" in hover["p0"]  # p0: not confident
     assert "uncertain" not in hover["p1"]
-    assert "Topic: Topic 1 › Fine 1 (nearest" in hover["p1"] and "Topic: Topic 2 › Fine 2<br>" in hover["p2"]  # only strays
+    assert (
+        "Topic: Topic 1 › Fine 1 (nearest" in hover["p1"] and "Topic: Topic 2 › Fine 2<br>" in hover["p2"]
+    )  # only strays
 
 
 def test_highlighted_papers_are_drawn_on_top_even_when_filtered_out():
@@ -322,7 +322,9 @@ def test_coarse_labels_carry_every_fine_label_hidden_for_the_zoom_to_reveal():
     hidden = [a for a in figure.layout.annotations if a.name == ZOOM_REVEALED]
     assert sorted(a.text for a in coarse) == [f"<b>Topic {k}</b>" for k in range(3)]
     assert all(a.opacity in (None, 1) for a in coarse)
-    assert sorted(a.text for a in hidden) == [f"<b>Fine {k}</b>" for k in range(6)] and all(a.opacity == 0 for a in hidden)
+    assert sorted(a.text for a in hidden) == [f"<b>Fine {k}</b>" for k in range(6)] and all(
+        a.opacity == 0 for a in hidden
+    )
     fine_0 = table[table["topic_fine_label"] == "Fine 0"]
     spot = next(a for a in hidden if a.text == "<b>Fine 0</b>")
     assert (spot.x, spot.y) == pytest.approx((fine_0["x"].median(), fine_0["y"].median()))
@@ -347,7 +349,9 @@ def test_regions_lie_under_every_point_and_take_the_topics_colours():
     assert not [t for t in plain.data if t.type == "contour"]
     figure = map_figure(table, color_by="topic_label", regions=True)
     kinds = [t.type for t in figure.data]
-    assert kinds.count("contour") >= 1 and kinds.index("scattergl") > max(i for i, k in enumerate(kinds) if k == "contour")
+    assert kinds.count("contour") >= 1 and kinds.index("scattergl") > max(
+        i for i, k in enumerate(kinds) if k == "contour"
+    )
     colours = category_colours(table, "topic_label")
     for trace in (t for t in figure.data if t.type == "contour"):
         assert trace.line.color == colours[trace.name.removeprefix("region: ")] and trace.hoverinfo == "skip"
@@ -362,3 +366,14 @@ def test_long_legend_names_are_cut_but_keep_their_count_and_stay_escaped():
     assert "Accountability, Unlearning an… (6)" in names  # 30 characters at most, then the count
     assert "&lt;b&gt;Short&lt;/b&gt; (6)" in names  # cut first, escaped after: never half an entity
     assert legend_name("x" * 29 + "<", 1) == "x" * 29 + "&lt; (1)"
+
+
+def test_dots_shrink_where_the_map_is_dense_not_only_with_the_count():
+    spread = papers(n=400)
+    clumped = spread.assign(x=spread["x"] * 0.02, y=spread["y"] * 0.02)
+    clumped.loc[:9, ["x", "y"]] = [[-3.0, -3.0], [3.0, 3.0]] * 5  # far corners keep the view as wide as spread's
+
+    def size(figure):
+        return next(t for t in figure.data if t.customdata is not None).marker.size
+
+    assert size(map_figure(clumped, labels=None)) < size(map_figure(spread, labels=None)) <= marker_size(400)

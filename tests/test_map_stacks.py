@@ -8,12 +8,12 @@ from conftest import bench_module
 from scipy.optimize import brentq
 
 from lib.ui_state.map_view import MAP_HEIGHT_HINT, MAP_WIDTH_HINT
-from lib.views.map_figure import marker_size
 from lib.views.map_hover import hover_labels, stack_line, topic_text
 from lib.views.map_stacks import (
     DEFAULT_PLOT_PX,
     HALF_COVER_RADII,
     MIN_MARKER_PX,
+    marker_size,
     nearest_neighbour_px,
     stack_counts,
     stack_radius,

@@ -145,4 +145,6 @@ def slide_ring(place: RingPlace | None) -> None:
 @st.cache_resource(show_spinner=False, max_entries=4)
 def slide_map(map_dir: str) -> go.Figure:
     """`lib.views.slide_map.slide_backdrop` of the whole map in `map_dir`, built once per map."""
-    return slide_backdrop(read_map(map_dir)[0], SLIDE_MAP_HEIGHT, SLIDE_MAP_WIDTH, hover=map_hover(map_dir))
+    return slide_backdrop(
+        read_map(map_dir)[0], SLIDE_MAP_HEIGHT, SLIDE_MAP_WIDTH, hover=map_hover(map_dir, clickable=False)
+    )

@@ -7,7 +7,6 @@ Text from paper lists is untrusted, so every string that reaches hover or labels
 from __future__ import annotations
 
 import colorsys
-import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ from lib.stages.subfields import UNASSIGNED
 from lib.views.filters import value_counts
 from lib.views.map_hover import HOVER_TEMPLATE, hover_labels
 from lib.views.map_regions import topic_regions
+from lib.views.map_stacks import RANGE_PAD, marker_opacity, suggested_marker_size
 from lib.views.markup import html_literal
 
 # Saturated, distinct colours that survive a projector (pale ones vanish on white). Past the
@@ -64,17 +64,6 @@ def colourable(papers: pd.DataFrame) -> list[str]:
         for c in COLOR_CHOICES
         if c in ("subfield", "area", "topic_label", "topic_fine_label") or (c in papers and papers[c].nunique() > 1)
     ]
-
-
-def marker_size(n_points: int) -> float:
-    """Big dots for a small conference, small ones for a corpus: about 12 px at 20 papers, 7 px at 3,000."""
-    return float(np.clip(15 - 2.3 * math.log10(max(n_points, 1)), 3, 12))
-
-
-def marker_opacity(n_points: int) -> float:
-    """Opaque dots when few are shown, see-through ones for many, so where markers pile up the
-    clump reads darker, as density: about 0.86 at 20 papers, 0.52 at 3,340, never under 0.35."""
-    return float(np.clip(1.05 - 0.15 * math.log10(max(n_points, 1)), 0.35, 0.9))
 
 
 def _hls(colour: str) -> tuple[float, float, float]:
@@ -193,7 +182,7 @@ def map_figure(
     traces = []
     # The papers shown set the points' size and opacity (a filter to a few makes them big and solid);
     # the whole map sets the backdrop's, so it stays put.
-    size, opacity = marker_size(len(papers)), marker_opacity(len(papers))
+    size, opacity = suggested_marker_size(papers, context), marker_opacity(len(papers))
     backdrop = context[~_isin(context["paper_id"], papers["paper_id"])]
     if len(backdrop):
         traces.append(
@@ -202,7 +191,7 @@ def map_figure(
                 y=_coords(backdrop["y"]),
                 mode="markers",
                 name="filtered out",
-                marker={"size": marker_size(len(context)) * 0.8, "color": CONTEXT_COLOUR},
+                marker={"size": suggested_marker_size(context) * 0.8, "color": CONTEXT_COLOUR},
                 hoverinfo="skip",
                 showlegend=False,
             )
@@ -474,7 +463,7 @@ def _highlight_trace(
 
 def _padded_range(values: pd.Series) -> list[float]:
     low, high = (float(values.min()), float(values.max())) if len(values) else (-1.0, 1.0)
-    pad = 0.06 * (high - low or 1.0)
+    pad = RANGE_PAD * (high - low or 1.0)
     return [low - pad, high + pad]
 
 
