@@ -177,6 +177,16 @@ def test_a_phrase_has_at_most_three_words_with_long_forms_written_out():
     assert all(len(p.split()) <= 3 for p in phrases), phrases  # not "large language model agent optimization"
 
 
+def test_a_run_repeating_a_word_is_no_phrase():
+    texts = [
+        "Noise schedules for denoising. We tune the noise noise schedule and the noise schedule of samplers.",
+        "Score matching for image generation. Score matching learns the score.",
+    ]
+    phrases = extract_keywords(texts)[0]
+    assert any(p.startswith("noise schedule") for p in phrases)
+    assert not any(len(set(_stems(p))) < len(_stems(p)) for p in phrases), phrases
+
+
 @pytest.mark.parametrize("name, yake_f1", [("colm2025.json", 0.113), ("iclr2018.json", 0.144)])
 def test_keywords_beat_the_yake_bar_on_author_keywords(shared_data, name, yake_f1):
     """Exact F1@5 against the dev lists' author keywords, at least 1.25x YAKE's there (its F1@5 as

@@ -321,8 +321,9 @@ def _count_phrases(chunks: Sequence[Sequence[tuple[str, int]]], relational: set[
                     continue
                 key = " ".join(inner[start:end] + [keys[end]])
                 # At most MAX_NGRAM words, a long form counted by its words: "LLM agent
-                # optimization" is no keyphrase; a long form alone may be longer.
-                if start < end and key.count(" ") >= MAX_NGRAM:
+                # optimization" is no keyphrase; a long form alone may be longer. A run that repeats
+                # a word ("noise noise", a list's words run together) names nothing.
+                if start < end and (key.count(" ") >= MAX_NGRAM or len(set(keys[start : end + 1])) <= end - start):
                     continue
                 entry = doc.phrases.get(key)
                 if entry is None:
