@@ -10,7 +10,7 @@ import streamlit as st
 from lib import ui_state
 from lib.errors import PaperMapError
 from lib.views import exports, map_figure
-from lib.views.map_page import action_line, export_notes, listed_papers, map_highlight
+from lib.views.map_page import action_line, export_notes, listed_papers, map_highlight, selection_line
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption, selection_summary
 
@@ -33,8 +33,11 @@ ui_state.load_report(view.report)  # what the data set's file held that is not o
 
 search_box, similar_box = st.columns(2)
 with search_box:
+    example = ui_state.search_example(view.map_dir)
     query = ui_state.url_text(
-        "Search titles, abstracts, authors and keywords", key="q", placeholder='e.g. bandits "regret bound"'
+        "Search titles, abstracts, authors and keywords",
+        key="q",
+        placeholder=f"e.g. {example}" if example else 'Words or "a phrase" from titles, abstracts, authors',
     )
 with similar_box:
     like = ui_state.url_text("Similar to this text", key="like", placeholder="Paste an abstract or describe an idea")
@@ -50,7 +53,6 @@ if like:
         similar = ui_state.similar_in_view(view, like, SIMILAR)
     except PaperMapError as error:
         st.error(markdown_literal(str(error)))
-ui_state.map_page_style(status_line=found is not None)
 if found is not None:
     st.markdown(action_line(len(shown), found, query))
 
@@ -59,6 +61,12 @@ if found is not None:
 def map_and_selection() -> None:
     # A fragment: a click or a lasso reruns the map and its tables, not the sidebar.
     paper_id = ui_state.url_paper(papers)
+    # The chart's selection as it stands (a box or lasso reruns this fragment with it), so its count
+    # can show above the map, where a small window still sees it.
+    selection = ui_state.map_selection(st.session_state.get("map"))
+    ui_state.map_page_style(status_lines=(found is not None) + bool(selection.drawn))
+    if selection.drawn:
+        st.markdown(selection_line(len(selection.drawn)))
     highlight = map_highlight(query, found, similar, paper_id)
     figure = map_figure.map_figure(
         shown,
@@ -72,7 +80,7 @@ def map_and_selection() -> None:
         regions=regions == "shown",
     )
     with st.container(key=ui_state.MAP_FRAME_KEY):
-        event = st.plotly_chart(
+        st.plotly_chart(
             figure,
             key="map",
             theme=None,
@@ -100,7 +108,6 @@ def map_and_selection() -> None:
         on_click="ignore",
         help="One file that opens in any browser, offline: the map as you see it, with hover and zoom.",
     )
-    selection = ui_state.map_selection(event)
     if selection.clicked and selection.clicked != paper_id:
         ui_state.open_paper(selection.clicked)
         st.rerun(scope="fragment")

@@ -169,3 +169,50 @@ def test_full_screen_shows_only_the_map_its_labels_and_legend(map_app, browser):
     assert shown(state) and state["regions"] > 0
     legend = tab.evaluate("() => document.querySelector('.st-key-map-frame .legend').getBoundingClientRect().right")
     assert legend <= 1280
+
+
+def in_window(tab, selector: str) -> bool:
+    """Whether the element `selector` lies wholly inside the 1280x720 window, as drawn."""
+    return tab.evaluate(
+        """(selector) => { const e = document.querySelector(selector); if (!e) return false;
+        const r = e.getBoundingClientRect(); return r.height > 0 && r.top >= 0 && r.left >= 0
+            && r.bottom <= window.innerHeight && r.right <= window.innerWidth; }""",
+        selector,
+    )
+
+
+def test_what_each_action_changes_shows_without_scrolling_at_1280x720(map_app, browser):
+    base, papers = map_app
+    tab = browser.new_page(viewport={"width": 1280, "height": 720})
+    tab.set_default_timeout(PAGE_MS)
+    tab.goto(base)
+    tab.wait_for_selector(".st-key-map-frame .js-plotly-plot")
+    wait_for_level(tab, "coarse")
+    first = papers.iloc[0]
+    spot = tab.evaluate(SPOTS_JS, [first["paper_id"]])["spots"][0]
+    tab.mouse.click(*spot)  # a click: the paper's card
+    tab.wait_for_selector(".st-key-paper-card")
+    tab.wait_for_timeout(500)
+    assert in_window(tab, ".st-key-paper-card") and first["title"][:30] in tab.inner_text(".st-key-paper-card")
+    tab.screenshot(path="/tmp/papermap_zoom_card.png")
+    tab.click('.st-key-paper-card button:has-text("Close")')
+    tab.wait_for_selector(".st-key-paper-card", state="detached")
+
+    press(tab, "Box Select")  # a box over the whole plot: its count right above the map
+    left, top, width, height = tab.evaluate(SPOTS_JS, [])["plot"]
+    tab.mouse.move(left + 3, top + 3)
+    tab.mouse.down()
+    tab.mouse.move(left + width - 3, top + height - 3, steps=8)
+    tab.mouse.up()
+    line = tab.get_by_text(f"{len(papers)} papers in the box or lasso")
+    line.wait_for()
+    box = line.bounding_box()
+    assert box["y"] + box["height"] <= 720 and tab.evaluate(SPOTS_JS, [])["plot"][1] > box["y"]  # above the map
+
+    tab.fill('input[aria-label="Search titles, abstracts, authors and keywords"]', "zzqx nothing matches")
+    tab.keyboard.press("Enter")  # a search that finds nothing says so above the map
+    none = tab.get_by_text("0 papers match")
+    none.wait_for()
+    assert none.bounding_box()["y"] + none.bounding_box()["height"] <= 720
+    placeholder = tab.get_attribute('input[aria-label="Search titles, abstracts, authors and keywords"]', "placeholder")
+    assert placeholder.startswith("e.g. ") and '"' in placeholder  # the list's own example

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from conftest import plain, started
 
-from lib.views.map_page import action_line, listed_papers, map_highlight
+from lib.views.map_page import action_line, listed_papers, map_highlight, selection_line
 
 
 def frame(*ids):
@@ -50,3 +50,9 @@ def test_a_search_says_what_it_found_right_above_the_map(app_env):
     some = started(q="the")
     assert any("of 36 papers match" in plain(m.value) for m in some.markdown)
     assert not any("papers match" in plain(m.value) for m in started().markdown)
+
+
+def test_the_selection_line_counts_what_a_box_took():
+    assert selection_line(0) == ""
+    assert selection_line(1).startswith("**1 paper in the box or lasso**")
+    assert selection_line(1234).startswith("**1,234 papers in the box or lasso**, listed below the map")

@@ -62,6 +62,7 @@ from .map_view import (  # noqa: F401
     paper_buttons,
     paper_card,
     paper_list,
+    search_example,
     search_in_view,
     similar_in_view,
     similar_papers,

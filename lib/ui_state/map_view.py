@@ -39,15 +39,18 @@ _MAP_PAGE_CSS = """<style>
 .block-container {{ padding-top: 3rem; }}
 [data-testid="stLayoutWrapper"]:has(> .st-key-map-frame) {{ flex: none; min-height: 360px; height: calc(100vh - {header}rem); }}
 .st-key-map-frame {{ height: 100%; }}
+.st-key-paper-card {{ position: fixed; right: 1.25rem; bottom: 1.25rem; z-index: 100; width: min(28rem, calc(100vw - 2.5rem));
+                     max-height: 55vh; overflow-y: auto; background: #fff; box-shadow: 0 4px 18px rgba(0, 0, 0, 0.25); }}
 </style>"""
 _HEADER_REM = 16.5  # with room for the caption under the title to wrap to a second line
 _STATUS_LINE_REM = 2.7  # one line of text and the gap under it
 
 
-def map_page_style(status_line: bool = False) -> None:
-    """Lay the map page out so its map fills the window's height under the header; `status_line`
-    when one line of text (a search's count) sits between the header and the map."""
-    st.html(_MAP_PAGE_CSS.format(header=_HEADER_REM + (_STATUS_LINE_REM if status_line else 0.0)))
+def map_page_style(status_lines: int = 0) -> None:
+    """Lay the map page out so its map fills the window's height under the header, with
+    `status_lines` lines of text (a search's count, a selection's) between the header and the map;
+    the open paper's card floats in the window's corner, so a click shows it at any window size."""
+    st.html(_MAP_PAGE_CSS.format(header=_HEADER_REM + _STATUS_LINE_REM * status_lines))
 
 
 def label_column(choice: str) -> str | None:
@@ -104,13 +107,16 @@ def open_paper(paper_id: str | None) -> None:
     write_url(PAPER_KEY, paper_id or "", "")
 
 
+PAPER_CARD_KEY = "paper-card"  # floats in the window's corner on the map page (`map_page_style`)
+
+
 def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
-    """A short card of one paper under the map: title, authors, subfield, topic, its link, a close
+    """A short card of one paper over the map's corner: title, authors, subfield, topic, its link, a close
     button, and the papers drawn on the same spot of the map (`map_stacks.stacked_with`), each a
     button that opens it."""
     found = search.find_paper(papers, paper_id)
     paper = found.paper
-    with st.container(border=True):
+    with st.container(border=True, key=PAPER_CARD_KEY):
         st.markdown(f"**{markdown_literal(paper['title'])}**")
         details = [
             short_authors(list(paper["authors"])),
@@ -222,6 +228,12 @@ def cached_query_embedder(map_dir: str) -> QueryEmbedder:
     """The map's own model for embedding new text (a search, a reader's papers), loaded once."""
     # A resource, not data: a sentence-transformers model cannot be pickled (and is slow to load).
     return query_embedder(cached_map_embeddings(map_dir).query_model)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def search_example(map_dir: str) -> str:
+    """`lib.views.search.search_example` of the map in `map_dir`: a search that finds some of its papers."""
+    return search.search_example(read_map(map_dir)[0])
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -65,3 +65,11 @@ def action_line(shown: int, found: pd.DataFrame | None, query: str) -> str:
     if found.empty:
         return f"**0 papers match** “{markdown_literal(query)}” among the {shown:,} shown."
     return f"**{len(found):,} of {shown:,} papers match** “{markdown_literal(query)}”: ringed on the map, listed below."
+
+
+def selection_line(drawn: int) -> str:
+    """The line right above the map saying what a box or lasso took (Markdown): how many papers,
+    listed below; "" when nothing is drawn."""
+    if not drawn:
+        return ""
+    return f"**{drawn:,} paper{'s' if drawn > 1 else ''} in the box or lasso**, listed below the map. Double-click the map to clear it."
