@@ -5,12 +5,20 @@ Search rings the papers that match; click a point to see its paper; draw a box o
 the papers inside it.
 """
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from lib import ui_state
 from lib.errors import PaperMapError
 from lib.views import exports, map_figure
-from lib.views.map_page import action_line, export_notes, listed_papers, map_highlight, selection_line
+from lib.views.map_page import (
+    action_line,
+    export_notes,
+    listed_papers,
+    map_highlight,
+    paper_spot,
+    selection_line,
+)
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption, selection_summary
 
@@ -67,18 +75,23 @@ def map_and_selection() -> None:
     ui_state.map_page_style(status_lines=(found is not None) + bool(selection.drawn))
     if selection.drawn:
         st.markdown(selection_line(len(selection.drawn)))
-    highlight = map_highlight(query, found, similar, paper_id)
-    figure = map_figure.map_figure(
-        shown,
-        color_by,
-        ui_state.label_column(labels),
-        context=papers,
-        height=ui_state.MAP_HEIGHT_HINT,
-        width_hint=ui_state.MAP_WIDTH_HINT,
-        highlight=highlight,
-        hover=ui_state.map_hover(view.map_dir),
-        regions=regions == "shown",
-    )
+
+    def drawn(ringed: str | None) -> go.Figure:
+        return map_figure.map_figure(
+            shown,
+            color_by,
+            ui_state.label_column(labels),
+            context=papers,
+            height=ui_state.MAP_HEIGHT_HINT,
+            width_hint=ui_state.MAP_WIDTH_HINT,
+            highlight=map_highlight(query, found, similar, ringed),
+            hover=ui_state.map_hover(view.map_dir),
+            regions=regions == "shown",
+        )
+
+    # The open paper's ring is drawn over the chart (ui_state.map_script), so a click leaves the
+    # figure as it was and the browser keeps its drawing; the download rings it in the figure.
+    figure = drawn(None)
     with st.container(key=ui_state.MAP_FRAME_KEY):
         st.plotly_chart(
             figure,
@@ -89,11 +102,11 @@ def map_and_selection() -> None:
             selection_mode=("points", "box", "lasso"),
             config={"scrollZoom": False, "displaylogo": False},  # the wheel scrolls the page, as a presenter expects
         )
-    ui_state.zoom_labels()
+    ui_state.map_script(ring=paper_spot(papers, paper_id))
     st.download_button(
         "Download this view as an interactive HTML file",
         data=lambda: exports.map_html(
-            figure,
+            drawn(paper_id),
             f"{corpus_caption(papers, view.source.data.name)}: topic map",
             export_notes(
                 papers,
@@ -108,8 +121,9 @@ def map_and_selection() -> None:
         on_click="ignore",
         help="One file that opens in any browser, offline: the map as you see it, with hover and zoom.",
     )
-    if selection.clicked and selection.clicked != paper_id:
-        ui_state.open_paper(selection.clicked)
+    clicked = ui_state.new_click(selection)
+    if clicked and clicked != paper_id:
+        ui_state.open_paper(clicked)
         st.rerun(scope="fragment")
     if paper_id:
         ui_state.paper_card(papers, paper_id)

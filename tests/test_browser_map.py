@@ -194,6 +194,9 @@ def test_what_each_action_changes_shows_without_scrolling_at_1280x720(map_app, b
     tab.wait_for_selector(".st-key-paper-card")
     tab.wait_for_timeout(500)
     assert in_window(tab, ".st-key-paper-card") and first["title"][:30] in tab.inner_text(".st-key-paper-card")
+    tab.wait_for_selector(".papermap-ring", state="visible")
+    ring = tab.locator(".papermap-ring").bounding_box()  # drawn by the map's script, on the paper's point
+    assert abs(ring["x"] + ring["width"] / 2 - spot[0]) < 2 and abs(ring["y"] + ring["height"] / 2 - spot[1]) < 2
     tab.screenshot(path="/tmp/papermap_zoom_card.png")
     tab.click('.st-key-paper-card button:has-text("Close")')
     tab.wait_for_selector(".st-key-paper-card", state="detached")

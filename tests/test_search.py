@@ -12,8 +12,8 @@ from lib.schema import analysis_texts
 from lib.stages.embed import EmbedderUnavailable, fit_embed, query_embedder
 from lib.views.search import (
     query_terms,
-    search_example,
     ranked_papers,
+    search_example,
     similar_papers,
     similar_to_text,
     similarity_reasons,
@@ -163,7 +163,9 @@ def test_the_search_example_finds_papers_of_the_list_it_is_shown_for(planted_map
     assert example.count('"') == 2 and text_matches(papers, example).sum() >= 1
     phrase = example.split('"')[1]
     assert len(phrase.split()) > 1 and sum(phrase in [k.casefold() for k in ks] for ks in papers["keywords"]) > 1
-    assert search_example(papers.assign(keywords=[["neural networks", "kernels"]] * len(papers))) == ""  # field words only
+    assert (
+        search_example(papers.assign(keywords=[["neural networks", "kernels"]] * len(papers))) == ""
+    )  # field words only
     lone = papers.assign(keywords=[["regret bound"]] * len(papers))
     assert search_example(lone) == '"regret bound"'  # no word beside it: the phrase alone
     assert search_example(papers.sample(frac=1.0, random_state=1)) == example  # whatever the order

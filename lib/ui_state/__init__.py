@@ -44,6 +44,7 @@ from .list_editing import (  # noqa: F401
     rename_to_typed,
     sort_control,
 )
+from .map_script import map_script  # noqa: F401
 from .map_view import (  # noqa: F401
     LABEL_CHOICES,
     MAP_FRAME_KEY,
@@ -58,6 +59,7 @@ from .map_view import (  # noqa: F401
     map_page_style,
     map_selection,
     more_like_list,
+    new_click,
     open_paper,
     paper_buttons,
     paper_card,
@@ -119,4 +121,3 @@ from .table_config import (  # noqa: F401
 )
 from .url_widgets import url_multiselect, url_select, url_text, write_url  # noqa: F401
 from .view import View, current_view, set_view  # noqa: F401
-from .zoom_labels import zoom_labels  # noqa: F401

@@ -82,6 +82,18 @@ def map_selection(event: object) -> MapSelection:
     return MapSelection(ids[0] if len(ids) == 1 else None, ())
 
 
+_CLICK_SEEN = "map_click_seen"
+
+
+def new_click(selection: MapSelection) -> str | None:
+    """The paper clicked on the map when that click is new, else None. The chart keeps its last
+    selection across reruns, so without this a card closed after a click would open again."""
+    if selection.clicked == st.session_state.get(_CLICK_SEEN):
+        return None
+    st.session_state[_CLICK_SEEN] = selection.clicked
+    return selection.clicked
+
+
 PAPER_KEY = "paper"  # the open paper, in the session and the URL: ?paper=<paper_id>
 
 

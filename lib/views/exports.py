@@ -21,7 +21,7 @@ import plotly.graph_objects as go
 
 from lib.names import safe_name
 from lib.store.reading_lists import Entry
-from lib.views import zoom_labels
+from lib.views import map_script
 from lib.views.markup import commonmark_literal, safe_url
 
 if TYPE_CHECKING:
@@ -208,11 +208,11 @@ def map_html(figure: go.Figure, title: str = "PaperMap", notes: Sequence[str] = 
 
     The page is titled `title` (its `<title>` and heading) and says `notes` under it (what is
     shown: `lib.views.map_page.export_notes`); both are HTML-escaped. About 5 MB, almost all of it
-    plotly.js. Its labels follow the zoom as on the dashboard (`lib.views.zoom_labels`). Text in
+    plotly.js. Its labels follow the zoom as on the dashboard (`lib.views.map_script`). Text in
     the figure is whatever its builder put there (`lib.views.map_figure` escapes paper text).
     """
     plot = figure.to_html(
-        include_plotlyjs=True, full_html=False, config={"displaylogo": False}, post_script=zoom_labels.EXPORT_SCRIPT
+        include_plotlyjs=True, full_html=False, config={"displaylogo": False}, post_script=map_script.EXPORT_SCRIPT
     )
     lines = "".join(f"<p>{html.escape(note)}</p>" for note in notes)
     return (

@@ -165,7 +165,7 @@ def map_figure(
     labels keep clear of them when they are few. `legend=False` leaves the legend out (a small map).
     `regions` draws each coarse topic's region (`lib.views.map_regions`) under the points: light
     grey outlined areas, in the topic's own shade when colouring by topic.
-    With coarse `labels`, the fine topics' labels go too, hidden, for `lib.views.zoom_labels` to
+    With coarse `labels`, the fine topics' labels go too, hidden, for `lib.views.map_script` to
     show in place of the coarse ones when the reader zooms in.
     `hover` is `hover_labels(context)` computed beforehand (it is the slow part on a corpus map);
     by default it is computed here for the papers drawn.
@@ -312,7 +312,7 @@ def map_figure(
         plot_bgcolor="white",
         dragmode="pan",
         # A rerun (a click, a filter) keeps the reader's zoom; the full range goes with the figure
-        # for the labels' zoom levels (lib.views.zoom_labels).
+        # for the labels' zoom levels (lib.views.map_script).
         uirevision="map",
         meta={FULL_RANGE_META: [*x_range, *y_range]},
         hoverlabel={

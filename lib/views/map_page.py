@@ -26,6 +26,12 @@ def map_highlight(
     return highlight
 
 
+def paper_spot(papers: pd.DataFrame, paper_id: str | None) -> tuple[float, float] | None:
+    """Where paper `paper_id` sits on the map (x, y), or None without one (or for an id not on it)."""
+    rows = papers[papers["paper_id"] == paper_id] if paper_id else papers.iloc[:0]
+    return (float(rows["x"].iloc[0]), float(rows["y"].iloc[0])) if len(rows) else None
+
+
 def listed_papers(
     shown: pd.DataFrame,
     drawn: Collection[str],
