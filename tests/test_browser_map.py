@@ -61,6 +61,19 @@ def browser():
         chromium.close()
 
 
+def open_map(browser, base: str):
+    """A 1280x720 tab on the map page at `base`, its labels settled at the full view; `tab.errors`
+    collects the page's uncaught exceptions."""
+    tab = browser.new_page(viewport={"width": 1280, "height": 720})
+    tab.set_default_timeout(PAGE_MS)
+    tab.errors = []
+    tab.on("pageerror", lambda error: tab.errors.append(str(error)))
+    tab.goto(base)
+    tab.wait_for_selector(".st-key-map-frame .js-plotly-plot")
+    wait_for_level(tab, "coarse")
+    return tab
+
+
 def shown(state) -> list[str]:
     return [label["text"] for label in state["labels"] if label["shown"]]
 
@@ -112,13 +125,8 @@ def test_zooming_in_swaps_coarse_labels_for_the_fine_ones_in_view(map_app, brows
     base, papers = map_app
     coarse = {html_literal(label) for label in papers["topic_label"].unique()}
     fine = {html_literal(label) for label in papers["topic_fine_label"].unique()}
-    tab = browser.new_page(viewport={"width": 1280, "height": 720})
-    tab.set_default_timeout(PAGE_MS)
-    errors = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    tab.goto(base)
-    tab.wait_for_selector(".st-key-map-frame .js-plotly-plot")
-    full = wait_for_level(tab, "coarse")
+    tab = open_map(browser, base)
+    full = tab.evaluate(LABELS_JS)
     assert full["regions"] > 0  # the topics' regions are drawn under the points
     assert shown(full) and set(shown(full)) <= coarse
     tab.screenshot(path="/tmp/papermap_zoom_full.png")
@@ -135,7 +143,7 @@ def test_zooming_in_swaps_coarse_labels_for_the_fine_ones_in_view(map_app, brows
     press(tab, "Reset axes")
     again = wait_for_level(tab, "coarse")
     assert shown(again) == shown(full)
-    assert not errors
+    assert not tab.errors
 
 
 def test_regions_can_be_switched_off_from_the_url(map_app, browser):
@@ -152,11 +160,7 @@ def test_regions_can_be_switched_off_from_the_url(map_app, browser):
 
 def test_full_screen_shows_only_the_map_its_labels_and_legend(map_app, browser):
     base, _ = map_app
-    tab = browser.new_page(viewport={"width": 1280, "height": 720})
-    tab.set_default_timeout(PAGE_MS)
-    tab.goto(base)
-    tab.wait_for_selector(".st-key-map-frame .js-plotly-plot")
-    wait_for_level(tab, "coarse")
+    tab = open_map(browser, base)
     press(tab, "Fullscreen")  # Streamlit's own button in the chart's mode bar: the presenting view
     tab.wait_for_timeout(1500)
     tab.screenshot(path="/tmp/papermap_zoom_fullscreen.png")
@@ -183,11 +187,7 @@ def in_window(tab, selector: str) -> bool:
 
 def test_what_each_action_changes_shows_without_scrolling_at_1280x720(map_app, browser):
     base, papers = map_app
-    tab = browser.new_page(viewport={"width": 1280, "height": 720})
-    tab.set_default_timeout(PAGE_MS)
-    tab.goto(base)
-    tab.wait_for_selector(".st-key-map-frame .js-plotly-plot")
-    wait_for_level(tab, "coarse")
+    tab = open_map(browser, base)
     first = papers.iloc[0]
     spot = tab.evaluate(SPOTS_JS, [first["paper_id"]])["spots"][0]
     tab.mouse.click(*spot)  # a click: the paper's card
