@@ -61,6 +61,7 @@ if like:
         similar = ui_state.similar_in_view(view, like, SIMILAR)
     except PaperMapError as error:
         st.error(markdown_literal(str(error)))
+ui_state.map_page_style(status_lines=int(found is not None))
 if found is not None:
     st.markdown(action_line(len(shown), found, query))
 
@@ -70,11 +71,8 @@ def map_and_selection() -> None:
     # A fragment: a click or a lasso reruns the map and its tables, not the sidebar.
     paper_id = ui_state.url_paper(papers)
     # The chart's selection as it stands (a box or lasso reruns this fragment with it), so its count
-    # can show above the map, where a small window still sees it.
+    # can show over the map's top edge, where a small window still sees it.
     selection = ui_state.map_selection(st.session_state.get("map"))
-    ui_state.map_page_style(status_lines=(found is not None) + bool(selection.drawn))
-    if selection.drawn:
-        st.markdown(selection_line(len(selection.drawn)))
 
     def drawn(ringed: str | None) -> go.Figure:
         return map_figure.map_figure(
@@ -93,6 +91,9 @@ def map_and_selection() -> None:
     # figure as it was and the browser keeps its drawing; the download rings it in the figure.
     figure = drawn(None)
     with st.container(key=ui_state.MAP_FRAME_KEY):
+        if selection.drawn:
+            with st.container(key=ui_state.MAP_NOTE_KEY):  # over the chart: resizing it would redraw it
+                st.markdown(selection_line(len(selection.drawn)))
         st.plotly_chart(
             figure,
             key="map",

@@ -49,6 +49,7 @@ from .map_view import (  # noqa: F401
     LABEL_CHOICES,
     MAP_FRAME_KEY,
     MAP_HEIGHT_HINT,
+    MAP_NOTE_KEY,
     MAP_WIDTH_HINT,
     PAPER_KEY,
     TABLE_ROWS,

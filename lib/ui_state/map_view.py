@@ -25,6 +25,7 @@ from .view import View
 
 LABEL_CHOICES = {**map_figure.LABEL_LEVELS, "none": "None"}
 MAP_FRAME_KEY = "map-frame"  # the container the map's chart stretches to fill
+MAP_NOTE_KEY = "map-note"  # a line over the map's top edge (a selection's count), out of the layout's flow
 # The plot area the map's labels are spaced for: the smallest the page draws it, in a 1280x720
 # window (measured in Chromium on the 3,340 ICML titles: 426 px tall, 400 px wide beside the
 # subfield legend); larger windows only spread them further apart.
@@ -38,7 +39,10 @@ MAP_WIDTH_HINT = 400
 _MAP_PAGE_CSS = """<style>
 .block-container {{ padding-top: 3rem; }}
 [data-testid="stLayoutWrapper"]:has(> .st-key-map-frame) {{ flex: none; min-height: 360px; height: calc(100vh - {header}rem); }}
-.st-key-map-frame {{ height: 100%; }}
+.st-key-map-frame {{ height: 100%; position: relative; }}
+[data-testid="stLayoutWrapper"]:has(> .st-key-map-note) {{ position: absolute; top: 0; left: 0; z-index: 3; width: 60%;
+    pointer-events: none; }}
+.st-key-map-note {{ width: fit-content; background: rgba(255, 255, 255, 0.9); padding: 0 0.5rem; border-radius: 0.4rem; }}
 .st-key-paper-card {{ position: fixed; right: 1.25rem; bottom: 1.25rem; z-index: 100; width: min(28rem, calc(100vw - 2.5rem));
                      max-height: 55vh; overflow-y: auto; background: #fff; box-shadow: 0 4px 18px rgba(0, 0, 0, 0.25); }}
 </style>"""
@@ -48,8 +52,9 @@ _STATUS_LINE_REM = 2.7  # one line of text and the gap under it
 
 def map_page_style(status_lines: int = 0) -> None:
     """Lay the map page out so its map fills the window's height under the header, with
-    `status_lines` lines of text (a search's count, a selection's) between the header and the map;
-    the open paper's card floats in the window's corner, so a click shows it at any window size."""
+    `status_lines` lines of text (a search's count) between the header and the map; the open
+    paper's card floats in the window's corner, so a click shows it at any window size, and the
+    `MAP_NOTE_KEY` line over the map's top edge."""
     st.html(_MAP_PAGE_CSS.format(header=_HEADER_REM + _STATUS_LINE_REM * status_lines))
 
 

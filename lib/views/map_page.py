@@ -78,4 +78,4 @@ def selection_line(drawn: int) -> str:
     listed below; "" when nothing is drawn."""
     if not drawn:
         return ""
-    return f"**{drawn:,} paper{'s' if drawn > 1 else ''} in the box or lasso**, listed below the map. Double-click the map to clear it."
+    return f"**{drawn:,} paper{'s' if drawn > 1 else ''} in the box or lasso**, listed below the map."
