@@ -133,9 +133,16 @@ def test_the_benchs_stacked_share_is_what_the_hover_and_the_card_count():
     table = points(rng.normal(size=(800, 2)))
     coords = table[["x", "y"]].to_numpy()
     size = marker_size(len(table))
-    assert bench.covered_share(coords, size) == pytest.approx(stack_counts(table).gt(0).mean())
+    assert bench.covered_share(coords, size) == pytest.approx(stack_counts(table, diameter=size).gt(0).mean())
     assert bench.hidden_share(coords, size) >= bench.covered_share(coords, size)  # the union covers more
     pair = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
     assert bench.hidden_share(pair, 10) == pytest.approx(2 / 3) and bench.covered_share(pair, 10) == pytest.approx(
         2 / 3
     )
+
+
+def test_stacks_are_counted_at_the_size_the_map_draws():
+    table = points(np.random.default_rng(4).normal(size=(600, 2)))
+    drawn = suggested_marker_size(table)
+    assert drawn < marker_size(len(table))  # a dense map draws smaller dots than its count alone gives
+    assert stack_radius(table) == pytest.approx(stack_radius(table, diameter=drawn))

@@ -57,8 +57,8 @@ def stack_radius(
     papers: pd.DataFrame, plot_px: tuple[float, float] = DEFAULT_PLOT_PX, diameter: float | None = None
 ) -> float:
     """The distance, in map units, under which two of `papers`' markers stack at the default view;
-    `diameter` in px defaults to `map_figure.marker_size(len(papers))`."""
-    diameter = marker_size(len(papers)) if diameter is None else diameter
+    `diameter` in px defaults to the size the map draws them (`suggested_marker_size`)."""
+    diameter = suggested_marker_size(papers, plot_px=plot_px) if diameter is None else diameter
     return HALF_COVER_RADII * diameter / 2 / view_scale(papers["x"].to_numpy(), papers["y"].to_numpy(), plot_px)
 
 
@@ -116,7 +116,7 @@ def suggested_marker_size(
 
     The largest diameter at which at most the share `covered` of the papers is more than half
     covered by a neighbour (the `covered` quantile of the nearest-neighbour distances, over
-    `HALF_COVER_RADII` radii), clipped to [`MIN_MARKER_PX`, `map_figure.marker_size(len(papers))`]:
+    `HALF_COVER_RADII` radii), clipped to [`MIN_MARKER_PX`, `marker_size(len(papers))`]:
     never larger than the count alone gives, smaller where the map is dense, never a speck (on a
     map of clumps no size keeps them apart; the card lists what stays stacked). A quarter by
     default: at the default view on the dev lists (TF-IDF, min_dist 0.2, spread 2.0) it gives
