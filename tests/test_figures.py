@@ -10,12 +10,14 @@ from lib.views.map_figure import (
     NEUTRAL,
     OTHER,
     PALETTE,
+    SVG_MAX_POINTS,
     ZOOM_LEVELS,
     ZOOM_REVEALED,
     category_colours,
     legend_name,
     map_figure,
     place_labels,
+    point_trace_type,
     topic_positions,
 )
 from lib.views.map_hover import hover_html, hover_labels
@@ -76,7 +78,7 @@ def test_every_paper_is_one_point_carrying_its_id():
     table = papers()
     figure = map_figure(table)
     assert sorted(plotted_ids(figure)) == sorted(table["paper_id"])
-    assert {trace.type for trace in figure.data} == {"scattergl"}
+    assert {trace.type for trace in figure.data} == {"scatter"}  # SVG at a conference's size
     assert len([t for t in figure.data if t.customdata is not None]) == 1 and len(shown_labels(figure)) == 3  # one area
     # Beside the map, scrolling when long: its length never takes the map's height.
     assert figure.layout.legend.orientation == "v" and figure.layout.legend.x >= 1
@@ -349,7 +351,7 @@ def test_regions_lie_under_every_point_and_take_the_topics_colours():
     assert not [t for t in plain.data if t.type == "contour"]
     figure = map_figure(table, color_by="topic_label", regions=True)
     kinds = [t.type for t in figure.data]
-    assert kinds.count("contour") >= 1 and kinds.index("scattergl") > max(
+    assert kinds.count("contour") >= 1 and kinds.index("scatter") > max(
         i for i, k in enumerate(kinds) if k == "contour"
     )
     colours = category_colours(table, "topic_label")
@@ -377,3 +379,14 @@ def test_dots_shrink_where_the_map_is_dense_not_only_with_the_count():
         return next(t for t in figure.data if t.customdata is not None).marker.size
 
     assert size(map_figure(clumped, labels=None)) < size(map_figure(spread, labels=None)) <= marker_size(400)
+
+
+def test_maps_up_to_a_conferences_size_draw_as_svg_and_larger_ones_in_webgl():
+    assert point_trace_type(3340) == "scatter" and point_trace_type(87691) == "scattergl"
+    table = papers(n=40)
+    big = table.assign(paper_id=[f"q{i}" for i in range(40)])
+    corpus = pd.concat(
+        [table] + [big.assign(paper_id=big["paper_id"] + f"-{k}") for k in range(130)], ignore_index=True
+    )
+    part = map_figure(corpus.iloc[:10], context=corpus, labels=None)  # a filter to 10 of a corpus stays WebGL
+    assert len(corpus) > SVG_MAX_POINTS and {t.type for t in part.data if t.type != "contour"} == {"scattergl"}

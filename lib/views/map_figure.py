@@ -46,6 +46,7 @@ AVOID_PIXELS = 10  # half the box a label keeps clear of around such a paper
 HIGHLIGHT_COLOURS = ["#FFD700", "#FF2D95"]  # gold, then magenta for a second layer: both stand out from the palette
 NONE = "(none)"
 FONT_SIZE = 16  # readable on a projector from the back of a room
+SVG_MAX_POINTS = 5_000  # maps up to a conference's size draw as SVG, larger ones in WebGL (`point_trace_type`)
 LEGEND_CHARS = 30  # a legend entry's name, at most: the legend keeps to about a third of a 1280-pixel map row
 LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its papers is in view
 # Annotation names: the level of a label shown at the full view, or the fine label a zoom reveals.
@@ -151,7 +152,8 @@ def map_figure(
     hover: pd.DataFrame | None = None,
     regions: bool = False,
 ) -> go.Figure:
-    """Scatter of `papers` on the map, one WebGL trace per value of `color_by` (per area for subfields).
+    """Scatter of `papers` on the map, one trace per value of `color_by` (per area for subfields), SVG
+    or WebGL by the map's size (`point_trace_type`).
 
     `context` is the whole map when `papers` is a filtered part of it: its other papers are drawn
     as a faint backdrop, it fixes the axes and the colours, so filtering neither moves nor repaints
@@ -179,6 +181,7 @@ def map_figure(
         raise ValueError(f"labels must be one of {', '.join(LABEL_LEVELS)} or None; got {labels!r}")
     context = papers if context is None else context
     colours = category_colours(context, color_by)
+    kind = point_trace_type(len(context))  # the whole map's size, so a filter never changes the renderer
     traces = []
     # The papers shown set the points' size and opacity (a filter to a few makes them big and solid);
     # the whole map sets the backdrop's, so it stays put.
@@ -186,7 +189,8 @@ def map_figure(
     backdrop = context[~_isin(context["paper_id"], papers["paper_id"])]
     if len(backdrop):
         traces.append(
-            _scattergl(
+            _points(
+                kind,
                 x=_coords(backdrop["x"]),
                 y=_coords(backdrop["y"]),
                 mode="markers",
@@ -218,7 +222,7 @@ def map_figure(
     parent_of = {c: p for c, p in zip(pairs["child"], pairs["parent"]) if p not in (NONE, UNASSIGNED)}
     in_parent = _groups(papers, parent).value_counts() if parent else None
     # Drawing units: one per value, except that a subfield's points join its area's one trace (a
-    # fine topic's its coarse topic's), each point in its own shade. Some 90 WebGL traces become
+    # fine topic's its coarse topic's), each point in its own shade. Some 90 traces become
     # about ten, which the browser draws markedly faster; the hover still names the subfield. The
     # legend names every subfield shown, in its shade, under its area's title.
     units: list[tuple[str, str, np.ndarray, Any, list[tuple[str, int]]]] = []  # group, name, rows, colour(s), entries
@@ -245,7 +249,8 @@ def map_figure(
         for place, (value, count) in enumerate(entries):
             # Legend-only entries: each subfield shown, in its shade; the first carries the area's title.
             traces.append(
-                _scattergl(
+                _points(
+                    kind,
                     x=[None],
                     y=[None],
                     mode="markers",
@@ -258,7 +263,8 @@ def map_figure(
             )
         grey_unit = not group and colour == NEUTRAL
         traces.append(
-            _scattergl(
+            _points(
+                kind,
                 x=xs[rows],
                 y=ys[rows],
                 mode="markers",
@@ -278,7 +284,7 @@ def map_figure(
             )
         )
     for (name, marked_ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
-        traces += _highlight_trace(context, marked_ids, name, colour, size, hover)
+        traces += _highlight_trace(context, marked_ids, name, colour, size, hover, kind)
     x_range, y_range = _padded_range(context["x"]), _padded_range(context["y"])
     if regions:
         # Under everything: the eye finds the regions first, and they never hide a point.
@@ -417,9 +423,19 @@ def legend_name(value: str, count: int) -> str:
     return f"{html_literal(short)} ({count})"
 
 
-def _scattergl(**props: object) -> dict:
+def point_trace_type(n_points: int) -> str:
+    """The Plotly trace type for a map of `n_points` papers: SVG ("scatter") up to `SVG_MAX_POINTS`,
+    WebGL ("scattergl") past it.
+
+    Every change to the figure makes Streamlit draw the chart afresh, and a fresh WebGL plot of the
+    3,340 ICML titles took 0.65-0.7 s in Chromium's software renderer against 0.29 s as SVG;
+    past some thousands of points SVG's per-point elements cost more than WebGL's start."""
+    return "scatter" if n_points <= SVG_MAX_POINTS else "scattergl"
+
+
+def _points(kind: str, **props: object) -> dict:
     # Traces go in as dicts: plotly deep-copies trace objects element by element, seconds at 87k papers.
-    return {"type": "scattergl", **props}
+    return {"type": kind, **props}
 
 
 def _isin(values: pd.Series, wanted: Collection[str] | pd.Series) -> np.ndarray:
@@ -440,6 +456,7 @@ def _highlight_trace(
     colour: str,
     size: float,
     hover: pd.DataFrame | None,
+    kind: str,
 ) -> list[dict]:
     marked = context[_isin(context["paper_id"], list(ids))]
     if marked.empty:
@@ -449,7 +466,8 @@ def _highlight_trace(
         hover_labels(marked) if hover is None or not marked.index.isin(hover.index).all() else hover.loc[marked.index]
     )
     return [
-        _scattergl(
+        _points(
+            kind,
             x=_coords(marked["x"]),
             y=_coords(marked["y"]),
             mode="markers",
