@@ -2,7 +2,7 @@
 over it at the presented paper's place, as a share of the map's width and height.
 
 A step moves only the ring, a few bytes of CSS: Streamlit remounts a chart whose figure changed, and
-the browser would draw 3,000 WebGL points again to move one highlighted point. Pure; no Streamlit.
+the browser would draw 3,000 points again to move one highlighted point. Pure; no Streamlit.
 """
 
 from __future__ import annotations
