@@ -74,7 +74,7 @@ def map_and_selection() -> None:
     # can show over the map's top edge, where a small window still sees it.
     selection = ui_state.map_selection(st.session_state.get("map"))
 
-    def drawn(ringed: str | None) -> go.Figure:
+    def drawn(ringed: str | None, clickable: bool = True) -> go.Figure:
         return map_figure.map_figure(
             shown,
             color_by,
@@ -83,7 +83,7 @@ def map_and_selection() -> None:
             height=ui_state.MAP_HEIGHT_HINT,
             width_hint=ui_state.MAP_WIDTH_HINT,
             highlight=map_highlight(query, found, similar, ringed),
-            hover=ui_state.map_hover(view.map_dir),
+            hover=ui_state.map_hover(view.map_dir, clickable),
             regions=regions == "shown",
         )
 
@@ -107,7 +107,7 @@ def map_and_selection() -> None:
     st.download_button(
         "Download this view as an interactive HTML file",
         data=lambda: exports.map_html(
-            drawn(paper_id),
+            drawn(paper_id, clickable=False),  # a click in the file lists nothing
             f"{corpus_caption(papers, view.source.data.name)}: topic map",
             export_notes(
                 papers,
