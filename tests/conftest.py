@@ -168,3 +168,20 @@ def bench_module(name: str):
         return module
     finally:
         sys.path.remove(str(BENCH))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless Chromium through Playwright, one per test module (the browser tests skip
+    without either before they ask for it)."""
+    from playwright.sync_api import sync_playwright
+
+    chromium = bench_module("_browser")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(chromium.CHROMIUM), headless=True, args=chromium.CHROMIUM_ARGS
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()

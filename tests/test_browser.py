@@ -43,10 +43,7 @@ from lib.store.sources import fetch_conference
 _browser = bench_module("_browser")
 CHROMIUM, CHROMIUM_ARGS, POINT_JS = _browser.CHROMIUM, _browser.CHROMIUM_ARGS, _browser.POINT_JS
 
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:
-    pytest.skip("playwright is not installed (pip install -r requirements-dev.txt)", allow_module_level=True)
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -r requirements-dev.txt)")
 if not CHROMIUM.exists():
     pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium chromium-driver)", allow_module_level=True)
 
@@ -104,16 +101,6 @@ def app_url(cache_dir, tmp_path_factory):
     folder = tmp_path_factory.mktemp("streamlit")
     with running_app(cache_dir, folder / "streamlit.log", folder / "lists.sqlite") as base:
         yield base
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture

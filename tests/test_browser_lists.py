@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from conftest import planted_records
 from export_readers import bibtex_entries, csv_rows, latex_text, markdown_html, same_text, unguarded
-from test_browser import CHROMIUM, CHROMIUM_ARGS, IDLE_HOLD_MS, IDLE_JS, RENDER_MS, _download, _watched_tab, running_app
+from test_browser import IDLE_HOLD_MS, IDLE_JS, RENDER_MS, _download, _watched_tab, running_app
 
 from lib.store import reading_lists
 from lib.views.reading_list import COLUMN_WIDTHS
@@ -63,18 +63,6 @@ class ListsApp:
     url: str
     db: Path
     titles: dict[str, list[str]]  # each list's titles, in its order as planted
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture(scope="module")
@@ -151,9 +139,9 @@ def _cell(tab, row: int, column: str) -> tuple[float, float]:
     return x, table["y"] + HEADER_PX + ROW_PX * row + ROW_PX / 2
 
 
-def _member_tab(chromium, app: ListsApp, name: str, **context_options):
+def _member_tab(browser, app: ListsApp, name: str, **context_options):
     """A tab of its own browser context (its own session) on the vote list, with "Your name" given."""
-    tab = _watched_tab(chromium.new_context(viewport=LAPTOP, **context_options))
+    tab = _watched_tab(browser.new_context(viewport=LAPTOP, **context_options))
     _open_list(tab, app, VOTE_LIST)
     tab.get_by_role("textbox", name="Your name").fill(name)
     tab.keyboard.press("Enter")
@@ -161,8 +149,8 @@ def _member_tab(chromium, app: ListsApp, name: str, **context_options):
     return tab
 
 
-def test_two_members_voting_at_the_same_moment_both_count(lists_app, chromium):
-    tabs = {name: _member_tab(chromium, lists_app, name) for name in ("Ada", "Alan")}
+def test_two_members_voting_at_the_same_moment_both_count(lists_app, browser):
+    tabs = {name: _member_tab(browser, lists_app, name) for name in ("Ada", "Alan")}
     cells = {name: [_cell(tab, row, "My vote") for row in (0, 1)] for name, tab in tabs.items()}
     started = time.monotonic()
     for row in (0, 1):  # Ada's vote for the first paper, Alan's, then both for the second
@@ -193,8 +181,8 @@ def test_two_members_voting_at_the_same_moment_both_count(lists_app, chromium):
         tab.context.close()
 
 
-def test_a_list_deleted_in_the_browser_is_restored_with_its_papers_in_order(lists_app, chromium):
-    tab = _watched_tab(chromium.new_context(viewport=LAPTOP))
+def test_a_list_deleted_in_the_browser_is_restored_with_its_papers_in_order(lists_app, browser):
+    tab = _watched_tab(browser.new_context(viewport=LAPTOP))
     _open_list(tab, lists_app, DOOMED_LIST)
     planted = lists_app.titles[DOOMED_LIST]
     assert _titles(tab) == planted
@@ -222,8 +210,8 @@ def test_a_list_deleted_in_the_browser_is_restored_with_its_papers_in_order(list
     tab.context.close()
 
 
-def test_a_move_typed_in_the_table_reaches_every_download(lists_app, chromium, tmp_path):
-    tab = _watched_tab(chromium.new_context(viewport=LAPTOP, accept_downloads=True))
+def test_a_move_typed_in_the_table_reaches_every_download(lists_app, browser, tmp_path):
+    tab = _watched_tab(browser.new_context(viewport=LAPTOP, accept_downloads=True))
     _open_list(tab, lists_app, EXPORT_LIST)
     planted = lists_app.titles[EXPORT_LIST]
     tab.mouse.click(*_cell(tab, len(planted) - 1, "#"))  # the last paper, to the top

@@ -14,10 +14,7 @@ from lib.build.output import PAPERS_FILE, read_papers
 from lib.views.markup import html_literal
 
 _browser = bench_module("_browser")
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:
-    pytest.skip("playwright is not installed (pip install -r requirements-dev.txt)", allow_module_level=True)
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -r requirements-dev.txt)")
 if not _browser.CHROMIUM.exists():
     pytest.skip(f"{_browser.CHROMIUM} is missing (apt-get install chromium)", allow_module_level=True)
 
@@ -51,14 +48,6 @@ def map_app(tmp_path_factory):
     env = {"PAPERMAP_CACHE": str(folder / "cache"), "PAPERMAP_DB": str(folder / "lists.sqlite")}
     with _browser.streamlit("dashboard.py", ["--data", str(SEED)], env, folder / "streamlit.log") as base:
         yield base, papers
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(_browser.CHROMIUM), args=_browser.CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def open_map(browser, base: str):
