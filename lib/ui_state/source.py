@@ -3,6 +3,7 @@ progress bar) and read once per build folder."""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,9 +68,18 @@ def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
     return papers, recorded_report(report, source.data), str(out_dir)
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
 def read_map(out_dir: str) -> tuple[pd.DataFrame, dict]:
     """The papers table (with the schedule's facet columns, `lib.views.schedule.SCHEDULE_COLUMNS`)
-    and load report of the build in `out_dir`, read once per folder and session cache (keyed by the
-    folder alone: a folder's name changes whenever its inputs do)."""
+    and load report of the build in `out_dir`, read once per folder for every session (keyed by the
+    folder alone: a folder's name changes whenever its inputs do).
+
+    Every caller gets its own shallow copy of one shared table: pandas' copy-on-write keeps a
+    caller's changes to its copy. `st.cache_data` would unpickle a fresh table on every rerun,
+    0.19 s of each click on the 3,340 ICML titles."""
+    papers, report = _read_map_once(out_dir)
+    return papers.copy(deep=False), copy.deepcopy(report)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _read_map_once(out_dir: str) -> tuple[pd.DataFrame, dict]:
     return with_schedule_columns(read_papers(Path(out_dir) / PAPERS_FILE)), read_load_report(Path(out_dir))
