@@ -7,7 +7,15 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from lib.views.filters import FACETS, Filters, facet_options
+from lib.views.filters import (
+    FACETS,
+    Filters,
+    facet_counts,
+    facet_options,
+    filter_papers,
+    offer_scope,
+    offered_with_counts,
+)
 
 from .url_widgets import url_multiselect, url_text
 
@@ -16,22 +24,32 @@ from .url_widgets import url_multiselect, url_text
 KEYWORD_OPTIONS = 1500
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def _facet_options(map_dir: str, chosen: dict[str, list[str]], name: str, _papers: pd.DataFrame) -> dict[str, int]:
-    # Keyed by the map's folder and the choice (the table itself is not hashed: at 87k papers that
-    # alone would take longer than counting): a rerun that changes no filter counts nothing again.
-    return _options(_papers, Filters.from_query(chosen), name)
-
-
-def _options(papers: pd.DataFrame, chosen: Filters, name: str) -> dict[str, int]:
-    # Keywords: the common ones only, and on a large map none used by a single paper.
-    return facet_options(
-        papers,
-        chosen,
-        name,
-        limit=KEYWORD_OPTIONS if name == "keyword" else None,
-        min_count=2 if name == "keyword" and len(papers) > 200 else 1,
+@st.cache_data(show_spinner=False, max_entries=512)
+def _facet_counts(
+    map_dir: str, scope: dict[str, list[str]], name: str, offer: bool, _papers: pd.DataFrame
+) -> dict[str, int]:
+    # Keyed by the map's folder and the filters counted over (the table itself is not hashed: at 87k
+    # papers that alone would take longer than counting). Each facet's two tallies are cached
+    # apart (`filters.offered_with_counts`): a new choice in one facet recounts only what it changes.
+    return facet_counts(
+        filter_papers(_papers, Filters.from_query(scope)), name, **(_offer_limits(_papers, name) if offer else {})
     )
+
+
+def _offer_limits(papers: pd.DataFrame, name: str) -> dict[str, int | None]:
+    # Keywords: the common ones only, and on a large map none used by a single paper.
+    return {
+        "limit": KEYWORD_OPTIONS if name == "keyword" else None,
+        "min_count": 2 if name == "keyword" and len(papers) > 200 else 1,
+    }
+
+
+def _options(papers: pd.DataFrame, chosen: Filters, name: str, map_dir: str | None) -> dict[str, int]:
+    if map_dir is None:
+        return facet_options(papers, chosen, name, **_offer_limits(papers, name))
+    offered = _facet_counts(map_dir, offer_scope(chosen, name).to_query(), name, True, papers)
+    counts = _facet_counts(map_dir, chosen.without(name).to_query(), name, False, papers)
+    return offered_with_counts(offered, counts, chosen, name)
 
 
 def sidebar_filters(papers: pd.DataFrame, map_dir: str | None = None) -> Filters:
@@ -52,10 +70,7 @@ def sidebar_filters(papers: pd.DataFrame, map_dir: str | None = None) -> Filters
             author = url_text(label, key="author", placeholder="Name or part of one")
             chosen = replace(chosen, author=(author,) if author else ())
             continue
-        if map_dir is None:
-            options = _options(papers, chosen, name)
-        else:
-            options = _facet_options(map_dir, chosen.to_query(), name, papers)
+        options = _options(papers, chosen, name, map_dir)
         if not options and not getattr(chosen, name):
             continue  # the data has no such values (no statuses, no primary areas)
         values = url_multiselect(label, options, key=name, placeholder=f"Any {label.lower()}")

@@ -177,9 +177,23 @@ def facet_options(
     status to another; only subfields follow the chosen areas, being their parts. `limit` and
     `min_count` apply to the whole map's counts (see `facet_counts`); chosen values always stay.
     """
-    scope = filter_papers(papers, Filters(area=filters.area)) if name == "subfield" else papers
-    offered = facet_counts(scope, name, limit, min_count)
+    offered = facet_counts(filter_papers(papers, offer_scope(filters, name)), name, limit, min_count)
     counts = facet_counts(filter_papers(papers, filters.without(name)), name)
+    return offered_with_counts(offered, counts, filters, name)
+
+
+def offer_scope(filters: Filters, name: str) -> Filters:
+    """The filters whose papers facet `name` offers values from: the chosen areas for subfields
+    (their parts), none for every other facet (the whole map)."""
+    return Filters(area=filters.area) if name == "subfield" else Filters()
+
+
+def offered_with_counts(
+    offered: Mapping[str, int], counts: Mapping[str, int], filters: Filters, name: str
+) -> dict[str, int]:
+    """`facet_options` from its two tallies: `offered`, `facet_counts` over `offer_scope`, and `counts`,
+    `facet_counts` over the papers `filters.without(name)` shows (a caller may cache each apart:
+    neither depends on the facet's own choice)."""
     kept = [*offered, *(v for v in getattr(filters, name) if v not in offered and (name != "subfield" or v in counts))]
     if name in _IN_TIME_ORDER:  # offered in time order already (facet_counts)
         return {v: counts.get(v, 0) for v in kept}
