@@ -390,3 +390,8 @@ def test_maps_up_to_a_conferences_size_draw_as_svg_and_larger_ones_in_webgl():
     )
     part = map_figure(corpus.iloc[:10], context=corpus, labels=None)  # a filter to 10 of a corpus stays WebGL
     assert len(corpus) > SVG_MAX_POINTS and {t.type for t in part.data if t.type != "contour"} == {"scattergl"}
+    small = map_figure(table, labels=None, highlight={"open paper": [table["paper_id"].iloc[0]]})
+    assert {t.type for t in small.data if t.type != "contour"} == {"scatter"}
+    # A chart updated in place (the map page) asks for WebGL at any size, the open paper's ring included.
+    in_place = map_figure(table, labels=None, highlight={"open paper": [table["paper_id"].iloc[0]]}, webgl=True)
+    assert {t.type for t in in_place.data if t.type != "contour"} == {"scattergl"}

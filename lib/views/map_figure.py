@@ -145,9 +145,12 @@ def map_figure(
     legend: bool = True,
     hover: pd.DataFrame | None = None,
     regions: bool = False,
+    colours: Mapping[str, str] | None = None,
+    webgl: bool | None = None,
 ) -> go.Figure:
-    """Scatter of `papers` on the map, one trace per value of `color_by` (per area for subfields), SVG
-    or WebGL by the map's size (`point_trace_type`).
+    """Scatter of `papers` on the map, one trace per value of `color_by` (per area for subfields), in
+    WebGL when `webgl` (a chart updated in place redraws faster so), SVG when False, by default by the
+    map's size (`point_trace_type`: a chart drawn afresh each time).
 
     `context` is the whole map when `papers` is a filtered part of it: its other papers are drawn
     as a faint backdrop, it fixes the axes and the colours, so filtering neither moves nor repaints
@@ -164,7 +167,8 @@ def map_figure(
     With coarse `labels`, the fine topics' labels go too, hidden, for `lib.views.map_script` to
     show in place of the coarse ones when the reader zooms in.
     `hover` is `hover_labels(context)` computed beforehand (it is the slow part on a corpus map);
-    by default it is computed here for the papers drawn.
+    by default it is computed here for the papers drawn. `colours` is `category_colours(context,
+    color_by)` computed beforehand (once per map and colouring), by default here.
 
     The figure is sized for the wire: coordinates go as float32, and each point carries its id and
     its hover text only (see `HOVER_TEMPLATE`).
@@ -174,8 +178,9 @@ def map_figure(
     if labels is not None and labels not in LABEL_LEVELS:
         raise ValueError(f"labels must be one of {', '.join(LABEL_LEVELS)} or None; got {labels!r}")
     context = papers if context is None else context
-    colours = category_colours(context, color_by)
-    kind = point_trace_type(len(context))  # the whole map's size, so a filter never changes the renderer
+    colours = category_colours(context, color_by) if colours is None else colours
+    # By the whole map's size, so a filter never changes the renderer.
+    kind = point_trace_type(len(context)) if webgl is None else "scattergl" if webgl else "scatter"
     traces = []
     # The papers shown set the points' size and opacity (a filter to a few makes them big and solid);
     # the whole map sets the backdrop's, so it stays put.
@@ -283,22 +288,18 @@ def map_figure(
     if regions:
         # Under everything: the eye finds the regions first, and they never hide a point.
         traces = _region_traces(context, x_range, y_range, colours if color_by == "topic_label" else None) + traces
-    # Unvalidated: every trace and layout key here is fixed by this module and its tests, and
-    # validating some 90 traces is most of the build (0.15-0.3 s a rerun on the ICML titles).
-    figure = go.Figure(data=traces, _validate=False)
+    annotations = []
     if labels:
         marked = context[_isin(context["paper_id"], {i for ids in (highlight or {}).values() for i in ids})]
         avoid = list(zip(marked["x"], marked["y"])) if len(marked) <= MAX_AVOIDED else []
-        # All at once: each add_annotation would validate the whole list again.
-        figure.update_layout(
-            annotations=label_annotations(papers, context, labels, x_range, y_range, height, width_hint, avoid)
-        )
-    figure.update_layout(
-        height=height,
-        margin={"l": 0, "r": 0, "t": 30, "b": 0},
-        font={"size": FONT_SIZE, "color": "#111"},
-        showlegend=legend,
-        legend={
+        annotations = label_annotations(papers, context, labels, x_range, y_range, height, width_hint, avoid)
+    layout = {
+        "annotations": annotations,
+        "height": height,
+        "margin": {"l": 0, "r": 0, "t": 30, "b": 0},
+        "font": {"size": FONT_SIZE, "color": "#111"},
+        "showlegend": legend,
+        "legend": {
             # Beside the map, in the room a map of equal units leaves on a wide screen; a long legend
             # scrolls in its own box instead of taking the map's height.
             "title": {"text": COLOR_CHOICES[color_by] + " "},
@@ -311,25 +312,28 @@ def map_figure(
             "font": {"size": FONT_SIZE - 2},
             "groupclick": "togglegroup",
         },
-        plot_bgcolor="white",
-        dragmode="pan",
+        "plot_bgcolor": "white",
+        "dragmode": "pan",
         # A rerun (a click, a filter) keeps the reader's zoom; the full range goes with the figure
         # for the labels' zoom levels (lib.views.map_script).
-        uirevision="map",
-        meta={FULL_RANGE_META: [*x_range, *y_range]},
-        hoverlabel={
+        "uirevision": "map",
+        "meta": {FULL_RANGE_META: [*x_range, *y_range]},
+        "hoverlabel": {
             "font": {"size": FONT_SIZE, "color": "#111"},
             "bgcolor": "white",
             "bordercolor": "#666",
             "align": "left",
         },
-    )
-    # The axes mean nothing and are hidden; their ranges stay the whole map's, so filtering moves
-    # nothing. Equal units on both axes, so the layout is not smeared to the screen's shape: Plotly
-    # narrows the plot area on one side ("domain"; widening a range instead would write that range
-    # into the layout, where `uirevision` would keep it as if the reader had zoomed).
-    figure.update_xaxes(visible=False, range=x_range, constrain="domain")
-    figure.update_yaxes(visible=False, range=y_range, scaleanchor="x", scaleratio=1, constrain="domain")
+        # The axes mean nothing and are hidden; their ranges stay the whole map's, so filtering moves
+        # nothing. Equal units on both axes, so the layout is not smeared to the screen's shape: Plotly
+        # narrows the plot area on one side ("domain"; widening a range instead would write that range
+        # into the layout, where `uirevision` would keep it as if the reader had zoomed).
+        "xaxis": {"visible": False, "range": list(x_range), "constrain": "domain"},
+        "yaxis": {"visible": False, "range": list(y_range), "scaleanchor": "x", "scaleratio": 1, "constrain": "domain"},
+    }
+    # Unvalidated: every trace and layout key here is fixed by this module and its tests, and
+    # validating some 90 traces and the layout is most of the build (0.15-0.3 s a rerun on the ICML titles).
+    figure = go.Figure(data=traces, layout=layout, _validate=False)
     return figure
 
 
@@ -418,12 +422,12 @@ def legend_name(value: str, count: int) -> str:
 
 
 def point_trace_type(n_points: int) -> str:
-    """The Plotly trace type for a map of `n_points` papers: SVG ("scatter") up to `SVG_MAX_POINTS`,
-    WebGL ("scattergl") past it.
+    """The Plotly trace type for a map of `n_points` papers drawn afresh (`st.plotly_chart`, a
+    downloaded file): SVG ("scatter") up to `SVG_MAX_POINTS`, WebGL ("scattergl") past it.
 
-    Every change to the figure makes Streamlit draw the chart afresh, and a fresh WebGL plot of the
-    3,340 ICML titles took 0.65-0.7 s in Chromium's software renderer against 0.29 s as SVG;
-    past some thousands of points SVG's per-point elements cost more than WebGL's start."""
+    A fresh WebGL plot of the 3,340 ICML titles took 0.65-0.7 s in Chromium's software renderer
+    against 0.29 s as SVG; past some thousands of points SVG's per-point elements cost more than
+    WebGL's start. Updated in place, WebGL is the faster at every size (`map_figure(webgl=True)`)."""
     return "scatter" if n_points <= SVG_MAX_POINTS else "scattergl"
 
 
