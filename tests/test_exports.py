@@ -239,6 +239,7 @@ def test_map_html_is_standalone_and_shows_hostile_titles_as_text():
     assert page.lower().startswith("<!doctype html>") and page.rstrip().endswith("</html>")
     assert len(page) > 1_000_000 and "Plotly.newPlot" in page  # plotly.js itself is inside
     assert not re.search(r"<script[^>]*src=", page)  # nothing fetched: no CDN, no MathJax
+    assert '"showSendToCloud": false' in page  # no mode bar button that would upload the map to Plotly's cloud
     assert IMG not in page and "<script>alert(1)" not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
 

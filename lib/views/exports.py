@@ -212,7 +212,10 @@ def map_html(figure: go.Figure, title: str = "PaperMap", notes: Sequence[str] = 
     the figure is whatever its builder put there (`lib.views.map_figure` escapes paper text).
     """
     plot = figure.to_html(
-        include_plotlyjs=True, full_html=False, config={"displaylogo": False}, post_script=map_script.EXPORT_SCRIPT
+        include_plotlyjs=True,
+        full_html=False,
+        config={"displaylogo": False, "showSendToCloud": False},
+        post_script=map_script.EXPORT_SCRIPT,
     )
     lines = "".join(f"<p>{html.escape(note)}</p>" for note in notes)
     return (
