@@ -27,54 +27,53 @@ SIMILAR = 20
 view = ui_state.current_view()
 papers, shown = view.papers, view.shown
 
-title, colour_box, labels_box, regions_box = st.columns([4, 1.3, 1.3, 1], vertical_alignment="bottom")
-with colour_box:
-    color_by = ui_state.url_select("Colour by", ui_state.colour_choices(papers), key="color", default="subfield")
-with labels_box:
-    labels = ui_state.url_select("Labels", ui_state.LABEL_CHOICES, key="labels", default="topic_label")
-with regions_box:
-    regions = ui_state.url_select("Regions", map_figure.REGION_CHOICES, key="regions", default="shown")
-with title:
-    st.subheader(f"Topic map: {len(shown):,} of {len(papers):,} papers")
-    st.caption(markdown_literal(corpus_caption(papers, view.source.data.name)))
-ui_state.load_report(view.report)  # what the data set's file held that is not on the map, and why
-
-search_box, similar_box = st.columns(2)
-with search_box:
-    example = ui_state.search_example(view.map_dir)
-    query = ui_state.url_text(
-        "Search titles, abstracts, authors and keywords",
-        key="q",
-        placeholder=f"e.g. {example}" if example else 'Words or "a phrase" from titles, abstracts, authors',
-    )
-with similar_box:
-    like = ui_state.url_text("Similar to this text", key="like", placeholder="Paste an abstract or describe an idea")
-
-if shown.empty:
-    st.info("No paper matches the filters. Clear the filters in the sidebar to see the whole map.")
-    st.stop()
-
-found = ui_state.search_in_view(view, query) if query else None
-similar = None
-if like:
-    try:
-        similar = ui_state.similar_in_view(view, like, SIMILAR)
-    except PaperMapError as error:
-        st.error(markdown_literal(str(error)))
-ui_state.map_page_style(status_lines=int(found is not None))
-if found is not None:
-    st.markdown(action_line(len(shown), found, query))
-
 
 @st.fragment
-def map_and_selection() -> None:
-    # A fragment: a click or a lasso reruns the map and its tables, not the sidebar.
-    paper_id = ui_state.url_paper(papers)
-    # The chart's selection as it stands (a box or lasso reruns this fragment with it), so its count
-    # can show over the map's top edge, where a small window still sees it.
-    selection = ui_state.map_selection(st.session_state.get("map"))
+def topic_map() -> None:
+    # A fragment: a colouring, a search, a click or a lasso reruns the map page, not the sidebar.
+    title, colour_box, labels_box, regions_box = st.columns([4, 1.3, 1.3, 1], vertical_alignment="bottom")
+    with colour_box:
+        color_by = ui_state.url_select("Colour by", ui_state.colour_choices(papers), key="color", default="subfield")
+    with labels_box:
+        labels = ui_state.url_select("Labels", ui_state.LABEL_CHOICES, key="labels", default="topic_label")
+    with regions_box:
+        regions = ui_state.url_select("Regions", map_figure.REGION_CHOICES, key="regions", default="shown")
+    with title:
+        st.subheader(f"Topic map: {len(shown):,} of {len(papers):,} papers")
+        st.caption(markdown_literal(corpus_caption(papers, view.source.data.name)))
+    ui_state.load_report(view.report)  # what the data set's file held that is not on the map, and why
 
-    def drawn(ringed: str | None, clickable: bool = True) -> go.Figure:
+    search_box, similar_box = st.columns(2)
+    with search_box:
+        example = ui_state.search_example(view.map_dir)
+        query = ui_state.url_text(
+            "Search titles, abstracts, authors and keywords",
+            key="q",
+            placeholder=f"e.g. {example}" if example else 'Words or "a phrase" from titles, abstracts, authors',
+        )
+    with similar_box:
+        like = ui_state.url_text(
+            "Similar to this text", key="like", placeholder="Paste an abstract or describe an idea"
+        )
+
+    if shown.empty:
+        st.info("No paper matches the filters. Clear the filters in the sidebar to see the whole map.")
+        return
+
+    found = ui_state.search_in_view(view, query) if query else None
+    similar = None
+    if like:
+        try:
+            similar = ui_state.similar_in_view(view, like, SIMILAR)
+        except PaperMapError as error:
+            st.error(markdown_literal(str(error)))
+    ui_state.map_page_style(status_lines=int(found is not None))
+    if found is not None:
+        st.markdown(action_line(len(shown), found, query))
+
+    paper_id = ui_state.url_paper(papers)
+
+    def drawn(ringed: str | None, clickable: bool = True, webgl: bool | None = None) -> go.Figure:
         return map_figure.map_figure(
             shown,
             color_by,
@@ -85,25 +84,24 @@ def map_and_selection() -> None:
             highlight=map_highlight(query, found, similar, ringed),
             hover=ui_state.map_hover(view.map_dir, clickable),
             regions=regions == "shown",
+            colours=ui_state.map_colours(view.map_dir, color_by),
+            webgl=webgl,
         )
 
-    # The open paper's ring is drawn over the chart (ui_state.map_script), so a click leaves the
-    # figure as it was and the browser keeps its drawing; the download rings it in the figure.
-    figure = drawn(None)
+    # The open paper's ring is drawn over the chart by its script, so a click leaves the figure as
+    # it was and the browser keeps its drawing; the download rings it in the figure.
     with st.container(key=ui_state.MAP_FRAME_KEY):
-        if selection.drawn:
-            with st.container(key=ui_state.MAP_NOTE_KEY):  # over the chart: resizing it would redraw it
-                st.markdown(selection_line(len(selection.drawn)))
-        st.plotly_chart(
-            figure,
+        selected = ui_state.map_chart(
+            drawn(None, webgl=True),  # updated in place: WebGL redraws faster than SVG at any size
             key="map",
-            theme=None,
-            height="stretch",
-            on_select="rerun",
-            selection_mode=("points", "box", "lasso"),
+            frame=f".st-key-{ui_state.MAP_FRAME_KEY}",
+            on_click=ui_state.open_paper,
+            ring=paper_spot(papers, paper_id),
             config={"scrollZoom": False, "displaylogo": False},  # the wheel scrolls the page, as a presenter expects
         )
-    ui_state.map_script(ring=paper_spot(papers, paper_id))
+        if selected:
+            with st.container(key=ui_state.MAP_NOTE_KEY):  # over the chart's top edge, out of the layout's flow
+                st.markdown(selection_line(len(selected)))
     st.download_button(
         "Download this view as an interactive HTML file",
         data=lambda: exports.map_html(
@@ -122,13 +120,9 @@ def map_and_selection() -> None:
         on_click="ignore",
         help="One file that opens in any browser, offline: the map as you see it, with hover and zoom.",
     )
-    clicked = ui_state.new_click(selection)
-    if clicked and clicked != paper_id:
-        ui_state.open_paper(clicked)
-        st.rerun(scope="fragment")
     if paper_id:
         ui_state.paper_card(papers, paper_id)
-    listed, heading = listed_papers(shown, selection.drawn, similar, found, query)
+    listed, heading = listed_papers(shown, selected, similar, found, query)
     if listed is not None:
         st.markdown(f"#### {len(listed):,} {heading}")
         for name, line in selection_summary(listed).items():
@@ -142,4 +136,4 @@ def map_and_selection() -> None:
         ui_state.paper_list(shown, key="shown_table", what="papers shown")
 
 
-map_and_selection()
+topic_map()

@@ -155,6 +155,19 @@ def started(**query):
     return app
 
 
+def map_chart_data(app) -> dict:
+    """What the map page's chart (`lib.ui_state.map_chart`) was given: `figure` (the Plotly figure,
+    parsed), `ring` (the open paper's map x, y, or None) and `revision`."""
+    data = json.loads(map_chart_element(app).proto.json)
+    return {**data, "figure": json.loads(data["figure"])}
+
+
+def map_chart_element(app):
+    """The map page's chart (`lib.ui_state.map_chart`) as AppTest holds it."""
+    [chart] = [c for c in app.get("bidi_component") if c.proto.component_name.endswith("papermap_map_chart")]
+    return chart
+
+
 def bench_module(name: str):
     """bench/<name>.py imported as module `bench_<name>` (bench/ is scripts, not a package)."""
     if f"bench_{name}" in sys.modules:

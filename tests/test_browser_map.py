@@ -135,6 +135,28 @@ def test_zooming_in_swaps_coarse_labels_for_the_fine_ones_in_view(map_app, brows
     assert not tab.errors
 
 
+# The map's x range and legend title, and whether the plot div is the one marked before.
+PLOT_JS = """() => { const gd = document.querySelector('.st-key-map-frame .js-plotly-plot');
+    return gd && gd._fullLayout && {range: gd._fullLayout.xaxis.range, marked: !!gd.__marked,
+        legend: ((gd._fullLayout.legend.title || {}).text || '').trim()}; }"""
+
+
+def test_a_new_colouring_redraws_the_same_plot_keeping_the_readers_zoom(map_app, browser):
+    base, papers = map_app
+    tab = open_map(browser, base)
+    zoom_box_around(tab, list(papers["paper_id"][:5]))
+    wait_for_level(tab, "fine")
+    zoomed = tab.evaluate(PLOT_JS)
+    tab.evaluate("() => { document.querySelector('.st-key-map-frame .js-plotly-plot').__marked = true; }")
+    tab.locator('[data-testid="stSelectbox"]', has_text="Colour by").first.click()
+    tab.get_by_role("option", name="Topic", exact=True).click()
+    tab.wait_for_function(f"() => {{ const s = ({PLOT_JS})(); return s && s.legend === 'Topic'; }}", timeout=SETTLE_MS)
+    after = tab.evaluate(PLOT_JS)
+    assert after["marked"]  # updated in place (Plotly.react), not a new chart drawn from nothing
+    assert after["range"] == pytest.approx(zoomed["range"])  # the zoom survives the rerun
+    assert zoomed["legend"] == "Subfield" and not tab.errors
+
+
 def test_regions_can_be_switched_off_from_the_url(map_app, browser):
     base, _ = map_app
     tab = browser.new_page(viewport={"width": 1280, "height": 720})
@@ -150,7 +172,11 @@ def test_regions_can_be_switched_off_from_the_url(map_app, browser):
 def test_full_screen_shows_only_the_map_its_labels_and_legend(map_app, browser):
     base, _ = map_app
     tab = open_map(browser, base)
-    press(tab, "Fullscreen")  # Streamlit's own button in the chart's mode bar: the presenting view
+    buttons = tab.evaluate(
+        "() => [...document.querySelectorAll('.st-key-map-frame .modebar-btn')].map((b) => b.dataset.title)"
+    )
+    assert buttons[-1] == "Fullscreen" and not any("Share" in b for b in buttons)  # nothing uploads to Plotly's cloud
+    press(tab, "Fullscreen")  # the map's own button, last in its mode bar: the presenting view
     tab.wait_for_timeout(1500)
     tab.screenshot(path="/tmp/papermap_zoom_fullscreen.png")
     plot = tab.evaluate(

@@ -1,10 +1,8 @@
 """lib.views.map_page: what the map page rings and lists."""
 
-import json
-
 import pandas as pd
 import pytest
-from conftest import plain, started
+from conftest import map_chart_data, plain, started
 
 from lib.views.map_page import action_line, listed_papers, map_highlight, selection_line
 
@@ -45,7 +43,7 @@ def test_a_search_says_what_it_found_right_above_the_map(app_env):
     nothing = started(q="zzzqqq")
     lines = [plain(m.value) for m in nothing.markdown]
     assert any(line.startswith("**0 papers match**") for line in lines)
-    figure = json.loads(nothing.get("plotly_chart")[0].proto.spec)
+    figure = map_chart_data(nothing)["figure"]
     assert figure["layout"]["yaxis"]["scaleanchor"] == "x"  # equal units on both axes
     some = started(q="the")
     assert any("of 36 papers match" in plain(m.value) for m in some.markdown)

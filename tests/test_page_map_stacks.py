@@ -1,11 +1,10 @@
 """The map page under AppTest: a paper drawn over others says so on hover, and its card lists them."""
 
 import functools
-import json
 import re
 
 import pytest
-from conftest import plain, started
+from conftest import map_chart_data, plain, started
 
 from lib.ui_state import map_view
 from lib.views import map_stacks
@@ -23,7 +22,7 @@ def app_env(planted_file, tmp_path, monkeypatch):
 
 
 def stacked_hovers(app) -> dict[str, str]:
-    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    figure = map_chart_data(app)["figure"]
     return {
         paper_id: details
         for trace in figure["data"]

@@ -1,11 +1,10 @@
 """The dashboard's pages under Streamlit's AppTest, on a small planted list with a private cache."""
 
 import base64
-import json
 
 import numpy as np
 import pytest
-from conftest import DASHBOARD, plain, planted_records, started
+from conftest import DASHBOARD, map_chart_data, map_chart_element, plain, planted_records, started
 from streamlit.testing.v1 import AppTest
 
 from lib.views.filters import FINE_MARK
@@ -26,7 +25,7 @@ def array_length(values):
 
 
 def map_points(app):
-    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    figure = map_chart_data(app)["figure"]
     # Papers in view carry their ids; the filtered-out backdrop does not.
     return sum(array_length(trace["x"]) for trace in figure["data"] if trace.get("customdata") is not None)
 
@@ -35,7 +34,7 @@ def test_map_page_shows_every_paper_coloured_by_subfield(app_env):
     app = started()
     assert "36 of 36 papers" in app.subheader[0].value
     assert map_points(app) == 36
-    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    figure = map_chart_data(app)["figure"]
     paper_traces = [trace for trace in figure["data"] if "customdata" in trace]
     assert paper_traces and all(
         array_length(trace["customdata"]) for trace in paper_traces
@@ -52,7 +51,7 @@ def test_a_long_table_under_the_map_is_capped_and_says_so(app_env, monkeypatch):
     assert len(app.dataframe) == 1 and len(app.dataframe[0].value) == 10
     assert any("first 10 of 36 papers shown" in plain(c.value) for c in app.get("caption"))
     assert any("Download all 36" in b.proto.label for b in app.get("download_button"))
-    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    figure = map_chart_data(app)["figure"]
     hover = [text for trace in figure["data"] if "customdata" in trace for text in trace["hovertext"]]
     abstracts = [record["abstract"][:40] for record in planted_records()]
     assert len(hover) == 36 and not any(
@@ -79,7 +78,7 @@ def test_area_and_subfield_filters_combine_and_keep_the_map_as_backdrop(app_env)
     app.multiselect(key="area").select(area).run()
     in_area = int(app.subheader[0].value.split(" of ")[0].split()[-1])
     assert 0 < in_area < 36 and map_points(app) == in_area
-    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    figure = map_chart_data(app)["figure"]
     backdrop = [t for t in figure["data"] if t.get("name") == "filtered out"]
     assert len(backdrop) == 1 and array_length(backdrop[0]["x"]) == 36 - in_area
     offered = [o.rsplit(" (", 1)[0] for o in app.multiselect(key="subfield").options]
@@ -111,7 +110,7 @@ def test_filter_in_the_url_is_applied(app_env):
 def test_colour_choice_regroups_the_map(app_env):
     app = started()
     app.selectbox(key="color").select("topic_label").run()
-    figure = json.loads(app.get("plotly_chart")[0].proto.spec)
+    figure = map_chart_data(app)["figure"]
     points = [trace for trace in figure["data"] if trace["type"] != "contour"]  # the topics' regions lie under them
     assert len(points) == len({*app.dataframe[0].value["topic"]})
 
@@ -152,23 +151,34 @@ def test_topic_facet_offers_coarse_and_fine_topics(app_env):
     assert 0 < len(table) < 36 and set(table["topic"]) == {table["topic"].iloc[0]}
 
 
+def test_a_new_colouring_changes_the_maps_figure_not_the_chart(app_env):
+    # The same chart (its element id) takes the new figure, so the browser updates it in place.
+    app = started()
+    chart, figure = map_chart_element(app).proto.id, map_chart_data(app)
+    app.selectbox(key="color").select("topic_label").run()
+    assert map_chart_element(app).proto.id == chart
+    assert map_chart_data(app)["revision"] != figure["revision"]
+    assert map_chart_data(app)["figure"]["layout"]["legend"]["title"]["text"].strip() == "Topic"
+
+
 def ring_of(app):
     """Where the map's script rings the open paper (its map x, y), or None."""
-    return json.loads(app.get("bidi_component")[0].proto.json)["ring"]
+    return map_chart_data(app)["ring"]
 
 
 def test_an_open_paper_from_the_url_is_ringed_on_the_map_and_can_be_closed(app_env):
     app = started(paper="privacy-3", color="topic_label", labels="none")
-    spec = app.get("plotly_chart")[0].proto.spec
-    # The ring is drawn over the chart, so opening a paper resends and redraws no figure.
-    assert spec == started(color="topic_label", labels="none").get("plotly_chart")[0].proto.spec
+    figure = map_chart_data(app)["figure"]
+    # The ring is drawn over the chart, so opening a paper leaves the figure, which the browser
+    # then does not redraw.
+    assert figure == map_chart_data(started(color="topic_label", labels="none"))["figure"]
     table = app.dataframe[0].value
-    assert ring_of(app) is not None and not json.loads(spec)["layout"].get("annotations")
+    assert ring_of(app) is not None and not figure["layout"].get("annotations")
     assert app.selectbox(key="color").value == "topic_label"
     card = [m.value for m in app.markdown]
     assert any(plain(text).startswith("**On ") and "number 3" in plain(text) for text in card)
     app.button(key="close_paper").click().run()
     assert "paper" not in app.query_params and ring_of(app) is None
-    assert app.get("plotly_chart")[0].proto.spec == spec and len(table) == len(app.dataframe[0].value)
+    assert map_chart_data(app)["figure"] == figure and len(table) == len(app.dataframe[0].value)
     stale = started(paper="no-such-paper")  # a stale link opens the map, not an error
     assert ring_of(stale) is None

@@ -1,21 +1,31 @@
-"""The Streamlit-facing helpers that hold no widget: turning chart events into paper ids."""
+"""The dashboard's Streamlit-side helpers that hold no widget: the map chart's events, and the map as every session reads it."""
 
-from types import SimpleNamespace
-
-from lib.ui_state import MapSelection, map_selection
-
-
-def event(points, box=(), lasso=()):
-    return SimpleNamespace(selection={"points": points, "box": list(box), "lasso": list(lasso), "point_indices": []})
+from lib.build.pipeline import build
+from lib.ui_state import clicked_paper, drawn_selection, figure_revision, read_map
 
 
-def test_a_click_opens_one_paper_and_a_lasso_lists_papers():
-    assert map_selection(event([{"customdata": "p1", "curve_number": 2}])) == MapSelection("p1", ())
-    lasso = event(
-        [{"customdata": "p1"}, {"customdata": "p2"}, {"customdata": "p1"}], lasso=[{"x": [0, 1, 1], "y": [0, 0, 1]}]
+def test_a_click_names_one_paper_and_a_box_lists_papers_of_the_figure_it_was_drawn_on():
+    shown = figure_revision('{"data": []}')
+    box = {"revision": shown, "kind": "box", "ids": ["p1", "p2"]}
+    assert clicked_paper({"click": "p1", "selection": None}) == "p1"
+    assert clicked_paper({"click": None, "selection": box}) is None and clicked_paper(None) is None
+    assert drawn_selection({"click": None, "selection": box}, shown) == ("p1", "p2")
+    # A box drawn before a filter changed the figure selects nothing on the new one.
+    changed = figure_revision('{"data": [{}]}')
+    assert changed != shown and drawn_selection({"selection": box}, changed) == ()
+    assert (
+        drawn_selection(None, shown) == () == drawn_selection({}, shown) == drawn_selection({"selection": None}, shown)
     )
-    assert map_selection(lasso) == MapSelection(None, ("p1", "p2"))  # the highlight layer repeats a paper: counted once
-    assert map_selection(event([{"curve_number": 0}], box=[{"x": [0, 1], "y": [0, 1]}])) == MapSelection(
-        None, ()
-    )  # backdrop points carry no id
-    assert map_selection(SimpleNamespace(selection=None)) == MapSelection(None, ()) == map_selection(None)
+
+
+def test_each_reader_of_a_map_gets_its_own_table(planted_file, tmp_path):
+    # One table is shared by every session; a page that changes its copy changes no other page's.
+    out = tmp_path / "map"
+    build(planted_file, out_dir=out, cache_dir=tmp_path / "cache")
+    first, report = read_map(str(out))
+    title = first["title"].iloc[0]
+    first.loc[first.index[0], "title"] = "changed"
+    first["extra"] = 1
+    report["added"] = True
+    again, report_again = read_map(str(out))
+    assert again["title"].iloc[0] == title and "extra" not in again and "added" not in report_again

@@ -2,7 +2,7 @@
 
 One module per concern: `source` (the map of the chosen data set, built and read), `view` (what
 every page draws from), `url_widgets` (widgets kept in the URL), `sidebar` (the facet filters),
-`table_config` (how tables look), `map_view`, `data_sets`, `reading` (reading lists),
+`table_config` (how tables look), `map_view`, `map_chart` (the map page's chart), `data_sets`, `reading` (reading lists),
 `presenting` (presentation mode), `list_editing` (the reading-lists page's edits), `members`
 (who may edit, and the member's name), `profile`
 (papers for me) and `breakdown_links`. Pages use them as `ui_state.<name>`.
@@ -44,7 +44,7 @@ from .list_editing import (  # noqa: F401
     rename_to_typed,
     sort_control,
 )
-from .map_script import map_script  # noqa: F401
+from .map_chart import FULLSCREEN, clicked_paper, drawn_selection, figure_revision, map_chart  # noqa: F401
 from .map_view import (  # noqa: F401
     LABEL_CHOICES,
     MAP_FRAME_KEY,
@@ -53,14 +53,12 @@ from .map_view import (  # noqa: F401
     MAP_WIDTH_HINT,
     PAPER_KEY,
     TABLE_ROWS,
-    MapSelection,
     colour_choices,
     label_column,
+    map_colours,
     map_hover,
     map_page_style,
-    map_selection,
     more_like_list,
-    new_click,
     open_paper,
     paper_buttons,
     paper_card,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -66,37 +64,6 @@ def label_column(choice: str) -> str | None:
 def colour_choices(papers: pd.DataFrame) -> dict[str, str]:
     """The colourings this map can show (`map_figure.colourable`), value -> display name."""
     return {column: map_figure.COLOR_CHOICES[column] for column in map_figure.colourable(papers)}
-
-
-@dataclass(frozen=True)
-class MapSelection:
-    """What a reader picked on the map: one clicked paper, or the papers inside a box or lasso."""
-
-    clicked: str | None
-    drawn: tuple[str, ...]
-
-
-def map_selection(event: object) -> MapSelection:
-    """Paper ids from `st.plotly_chart`'s selection event (ids travel in each point's `customdata`)."""
-    selection = getattr(event, "selection", None) or {}
-    ids = tuple(
-        dict.fromkeys(str(p["customdata"]) for p in selection.get("points", []) if p.get("customdata") is not None)
-    )
-    if selection.get("box") or selection.get("lasso"):
-        return MapSelection(None, ids)
-    return MapSelection(ids[0] if len(ids) == 1 else None, ())
-
-
-_CLICK_SEEN = "map_click_seen"
-
-
-def new_click(selection: MapSelection) -> str | None:
-    """The paper clicked on the map when that click is new, else None. The chart keeps its last
-    selection across reruns, so without this a card closed after a click would open again."""
-    if selection.clicked == st.session_state.get(_CLICK_SEEN):
-        return None
-    st.session_state[_CLICK_SEEN] = selection.clicked
-    return selection.clicked
 
 
 PAPER_KEY = "paper"  # the open paper, in the session and the URL: ?paper=<paper_id>
@@ -245,6 +212,13 @@ def cached_query_embedder(map_dir: str) -> QueryEmbedder:
     """The map's own model for embedding new text (a search, a reader's papers), loaded once."""
     # A resource, not data: a sentence-transformers model cannot be pickled (and is slow to load).
     return query_embedder(cached_map_embeddings(map_dir).query_model)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def map_colours(map_dir: str, color_by: str) -> dict[str, str]:
+    """`lib.views.map_figure.category_colours` of the whole map in `map_dir`, once per map and
+    colouring; pass it to `map_figure.map_figure(colours=...)`."""
+    return map_figure.category_colours(read_map(map_dir)[0], color_by)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)

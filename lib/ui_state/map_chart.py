@@ -1,0 +1,187 @@
+"""The map page's chart: one Plotly plot that stays in the page and is updated in place.
+
+`st.plotly_chart` keys its chart by the whole figure, so any change to it (a filter, a colouring,
+a label level) replaces the chart and the browser draws it from nothing, about a second for the
+3,340 ICML titles; `Plotly.react` on the plot already drawn takes a fifth of that. This component
+keeps one plot per page and reacts it to each new figure, keeping the reader's zoom
+(`layout.uirevision`). It loads the plotly.js that ships with the plotly package, served by
+Streamlit from that package's folder (no network), runs `lib.views.map_script` on the plot (labels
+by zoom, the open paper's ring), and sends back a click (the paper's id) and a box or lasso (the
+ids inside it). Figure data reaches Plotly as JSON data only; Plotly draws text as SVG text, never
+as HTML.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import plotly
+import plotly.graph_objects as go
+import streamlit as st
+import streamlit.components.v1 as components_v1
+
+from lib.views.map_script import MAP_SCRIPT_JS
+
+# Streamlit serves a declared component's folder at /component/<module>.<name>/: this one is the
+# plotly package's own, whose plotly.min.js is the version the Python side writes figures for.
+_PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"
+_PLOTLY_COMPONENT = "plotlyjs"
+FULLSCREEN = "Fullscreen"  # the mode bar button that shows only the map: the presenting view
+# A square with open corners, Plotly's mode bar icon format (a 1000-unit box).
+_FULLSCREEN_ICON = {
+    "width": 1000,
+    "height": 1000,
+    "path": "M100 100h300v100h-200v200h-100zM600 100h300v300h-100v-200h-200zM100 600h100v200h200v100h-300z"
+    "M800 600h100v300h-300v-100h200z",
+}
+
+# Loads plotly.js once per page: a promise of window.Plotly.
+_PLOTLY_LOADER_JS = """
+const plotlyReady = (url) => {
+    if (!window.__papermapPlotly) {
+        window.__papermapPlotly = window.Plotly ? Promise.resolve(window.Plotly) : new Promise((resolve, reject) => {
+            const script = document.createElement("script");
+            script.src = url;
+            script.onload = () => resolve(window.Plotly);
+            script.onerror = () => { window.__papermapPlotly = null; reject(new Error("plotly.js did not load from " + url)); };
+            document.head.appendChild(script);
+        });
+    }
+    return window.__papermapPlotly;
+};
+"""
+
+# Streamlit calls the default function on every run that changes the component's data, without
+# cleaning up in between, so the plot and its listeners are made once, on the first call, and each
+# call after reacts the plot to its figure when the figure changed (its revision), and moves the ring.
+_COMPONENT_JS = (
+    MAP_SCRIPT_JS
+    + _PLOTLY_LOADER_JS
+    + f"const PAPERMAP_CHART_SETTINGS = {json.dumps({'FULLSCREEN': FULLSCREEN, 'ICON': _FULLSCREEN_ICON})};\n"
+    + """
+const ids = (points) => [...new Set((points || []).map((p) => p.customdata).filter((id) => id !== undefined && id !== null))];
+
+export default function ({ data, parentElement, setStateValue, setTriggerValue }) {
+    let host = parentElement.querySelector(".papermap-chart");
+    if (!host) {
+        host = document.createElement("div");
+        host.className = "papermap-chart";
+        parentElement.appendChild(host);
+        host.__state = { revision: null, ring: null, script: null, config: null, drawing: Promise.resolve() };
+    }
+    const state = host.__state;
+    state.ring = data.ring;
+    const frame = host.closest(data.frame) || host;
+    state.drawing = state.drawing.then(() => plotlyReady(data.plotly)).then((Plotly) => {
+        if (state.revision === data.revision) return;
+        const figure = JSON.parse(data.figure);
+        // One config object for the plot's life: Plotly.react draws the plot anew when it changes. No
+        // "Share chart" (an upload to Plotly's cloud), no zoom tip over the page's select boxes.
+        state.config = state.config || Object.assign({ responsive: true, showSendToCloud: false, showTips: false }, data.config, {
+            modeBarButtonsToAdd: [{
+                name: PAPERMAP_CHART_SETTINGS.FULLSCREEN, title: PAPERMAP_CHART_SETTINGS.FULLSCREEN,
+                icon: PAPERMAP_CHART_SETTINGS.ICON,
+                click: () => document.fullscreenElement ? document.exitFullscreen() : frame.requestFullscreen(),
+            }],
+        });
+        delete figure.layout.height;  // the chart fills its frame, whose height the page's style sets
+        figure.layout.autosize = true;
+        const first = state.revision === null;
+        state.revision = data.revision;
+        return Plotly.react(host, figure.data, figure.layout, state.config).then(() => {
+            if (!first) return;
+            state.script = papermapMap(host, () => state.ring);
+            host.on("plotly_click", (event) => {
+                const clicked = ids(event && event.points);
+                if (clicked.length) setTriggerValue("click", clicked[0]);
+            });
+            host.on("plotly_selected", (event) => {
+                const chosen = event && (event.range ? "box" : event.lassoPoints ? "lasso" : null);
+                setStateValue("selection", chosen ? { revision: state.revision, kind: chosen, ids: ids(event.points) } : null);
+            });
+            host.on("plotly_deselect", () => setStateValue("selection", null));
+            const resize = () => host.isConnected ? Plotly.Plots.resize(host) : document.removeEventListener("fullscreenchange", resize);
+            document.addEventListener("fullscreenchange", resize);
+        });
+    }).then(() => state.script && state.script.refresh()).catch((error) => {
+        // Before a first plot (plotly.js did not load) the reader sees why; after it, the plot stays.
+        if (!host._fullLayout) host.textContent = String(error.message || error);
+        console.error(error);
+    });
+}
+"""
+)
+# Not isolated: plotly.js styles its mode bar and hover boxes from rules it adds to the document.
+_map_chart = st.components.v2.component(
+    "papermap_map_chart",
+    js=_COMPONENT_JS,
+    css=".papermap-chart { width: 100%; height: 100%; } :fullscreen { background: #fff; }",
+    isolate_styles=False,
+)
+
+
+def figure_revision(figure_json: str) -> str:
+    """A short fingerprint of a figure's JSON: the chart redraws only when it changes, and a box
+    drawn on another figure (before a filter changed) selects nothing on this one."""
+    return hashlib.blake2b(figure_json.encode(), digest_size=12).hexdigest()
+
+
+def drawn_selection(state: object, revision: str) -> tuple[str, ...]:
+    """The paper ids inside the box or lasso in `map_chart`'s `state` (its session state value),
+    when it was drawn on the figure `revision`; () for none."""
+    drawn = state.get("selection") if isinstance(state, Mapping) else None
+    if not isinstance(drawn, Mapping) or drawn.get("revision") != revision:
+        return ()
+    return tuple(str(paper_id) for paper_id in drawn.get("ids") or ())
+
+
+def clicked_paper(state: object) -> str | None:
+    """The paper id a click on the map sent in `map_chart`'s `state`, or None."""
+    clicked = state.get("click") if isinstance(state, Mapping) else None
+    return str(clicked) if clicked else None
+
+
+def _plotly_url() -> str:
+    base = st.get_option("server.baseUrlPath").strip("/")
+    component = components_v1.declare_component(_PLOTLY_COMPONENT, path=str(_PLOTLY_FOLDER))
+    return f"{'/' + base if base else ''}/component/{component.name}/plotly.min.js"
+
+
+def map_chart(
+    figure: go.Figure,
+    key: str,
+    frame: str,
+    on_click: Callable[[str], None],
+    ring: Sequence[float] | None = None,
+    config: Mapping[str, object] | None = None,
+) -> tuple[str, ...]:
+    """Draw `figure` as the page's map, updated in place on later runs (see the module's doc), filling
+    the container `frame` (a CSS selector: the fullscreen button shows it alone), with the open paper
+    at map position `ring` (x, y) ringed. A click on a paper calls `on_click(paper_id)` before the
+    rerun, so the run that follows already shows it. Returns the ids inside the reader's box or lasso."""
+    figure_json = figure.to_json()
+    revision = figure_revision(figure_json)
+    state = _map_chart(
+        key=key,
+        data={
+            "figure": figure_json,
+            "revision": revision,
+            "ring": [float(ring[0]), float(ring[1])] if ring is not None else None,
+            "config": dict(config or {}),
+            "frame": frame,
+            "plotly": _plotly_url(),
+        },
+        height="stretch",
+        on_click_change=lambda: _report_click(key, on_click),
+        on_selection_change=lambda: None,  # a state only a callback names reaches the result
+    )
+    return drawn_selection(state, revision)
+
+
+def _report_click(key: str, on_click: Callable[[str], None]) -> None:
+    clicked = clicked_paper(st.session_state.get(key))
+    if clicked:
+        on_click(clicked)
