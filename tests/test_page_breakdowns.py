@@ -232,3 +232,25 @@ def test_clicking_a_topic_bar_opens_the_map_filtered_to_that_fine_topic(env):
     app.run()
     assert not app.exception
     assert map_count(app) == count and app.multiselect(key="topic").value == [f"{label}{FINE_MARK}"]
+
+
+def test_the_topics_page_summarises_the_topics_once(tmp_path, monkeypatch):
+    # The summaries are the slow part over a corpus (minutes at 87,690 abstracts): the breakdown
+    # takes the page's own cached ones instead of computing them again.
+    data = tmp_path / "planted2025.json"  # a new list: nothing of it in Streamlit's caches yet
+    data.write_text(json.dumps(planted_records()))
+    monkeypatch.setenv("PAPERMAP_DATA", str(data))
+    monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
+    import lib.ui_state.breakdown_links as links
+
+    levels, summarise = [], links.summarise_topics
+    monkeypatch.setattr(
+        links, "summarise_topics", lambda papers, level: levels.append(level) or summarise(papers, level)
+    )
+
+    def not_again(*args, **kwargs):
+        raise AssertionError("the breakdown summarised the topics again")
+
+    monkeypatch.setattr("lib.views.breakdowns.topic_summaries", not_again)
+    app = opened("pages/topics.py")
+    assert levels == ["coarse"] and any("Representative papers" in plain(m.value) for m in app.markdown)

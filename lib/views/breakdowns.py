@@ -53,6 +53,7 @@ def topic_breakdown(
     n_representatives: int = 5,
     n_mix: int = 3,
     n_neighbours: int = 3,
+    summaries: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per topic of `level` of the whole map `papers`, largest first (`BREAKDOWN_COLUMNS`).
 
@@ -61,10 +62,13 @@ def topic_breakdown(
     each) and `keyword_overall_shares` (share of all papers), `label_evidence` and `representatives`
     (paper ids nearest the topic's centre on the map). Added here: `subfield_mix` and `status_mix`
     (see `mix`, the `n_mix` commonest values with their shares of the topic) and its `neighbours`
-    (labels, see `neighbouring_topics`) with `neighbour_shares`.
+    (labels, see `neighbouring_topics`) with `neighbour_shares`. `summaries` is that table computed
+    beforehand with the same counts (it is the slow part: minutes over a corpus's abstracts), by
+    default here.
     """
     id_column, _ = level_columns(level)
-    summaries = topic_summaries(papers, level, n_keywords=n_keywords, n_representatives=n_representatives)
+    if summaries is None:
+        summaries = topic_summaries(papers, level, n_keywords=n_keywords, n_representatives=n_representatives)
     if summaries.empty:
         return pd.DataFrame({c: [] for c in BREAKDOWN_COLUMNS})
     groups = papers.groupby(id_column, sort=False)
