@@ -1,5 +1,6 @@
 """`python -m lib build INPUT [--taxonomy FILE] [--out DIR] [--cache DIR] [--format FMT] [--embedder NAME] [--model PATH]
-[--timings FILE]`, `python -m lib extend MAP_DIR INPUT --out DIR [--taxonomy FILE]` and
+[--timings FILE] [--workers N | --scheduler ADDRESS] [--partition-size N]`,
+`python -m lib extend MAP_DIR INPUT --out DIR [--taxonomy FILE]` and
 `python -m lib fetch [CONFERENCE | --url URL] [--sources S,...] [--out DIR] [--timeout S] [--quiet]` and
 `python -m lib passphrase` (the hashed passphrase that limits a served dashboard's editing to members)."""
 
@@ -11,6 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
 from lib.build.pipeline import STAGES, BuildParams, build, default_out_dir
@@ -22,6 +24,10 @@ from lib.store.datasets import DEFAULT_DATA_DIR
 from lib.store.fetch import DEFAULT_TIMEOUT, fetch_paper_list
 from lib.store.members import PASSPHRASE_ENV, SECRETS_SECTION, hash_passphrase
 from lib.store.sources import SOURCES, OpenReviewAccount, SourceAddresses, fetch_conference
+
+# Papers per keywords partition on Dask: enough that a task outweighs its scheduling, few enough
+# that 87,691 papers keep 2-64 workers busy.
+DASK_PARTITION_SIZE = 2000
 
 
 def parser() -> argparse.ArgumentParser:
@@ -57,6 +63,23 @@ def parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         help="also write each stage's seconds and whether it came from the cache to FILE as JSON (for bench/build.py)",
+    )
+    cluster = build_cmd.add_mutually_exclusive_group()
+    cluster.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="run keywords and subfields on a local Dask cluster of N worker processes (needs requirements-dask.txt)",
+    )
+    cluster.add_argument(
+        "--scheduler", default=None, help="run them on the existing Dask cluster at ADDRESS (such as tcp://host:8786)"
+    )
+    build_cmd.add_argument(
+        "--partition-size",
+        type=int,
+        default=None,
+        help=f"papers per keywords partition (default with Dask: {DASK_PARTITION_SIZE}; else one partition); "
+        "the output does not change",
     )
     build_cmd.add_argument("--quiet", action="store_true", help="no progress bar, no skipped-record lines")
     fetch_cmd = commands.add_parser(
@@ -131,7 +154,17 @@ def _build(args: argparse.Namespace) -> int:
         bar.set_description_str(stage)
         bar.update(done - bar.n)
 
-    with bar:
+    if args.partition_size is not None and args.partition_size < 1:
+        raise ParameterError(f"--partition-size must be at least 1; got {args.partition_size}")
+    dask = args.workers is not None or args.scheduler is not None
+    partition_size = args.partition_size or (DASK_PARTITION_SIZE if dask else None)
+    if dask:
+        from lib.build.cluster import DaskRunner
+
+        runner = DaskRunner(workers=args.workers, scheduler=args.scheduler)
+    else:
+        runner = nullcontext(None)
+    with bar, runner as running:
         result = build(
             args.input,
             taxonomy_path=args.taxonomy,
@@ -140,6 +173,8 @@ def _build(args: argparse.Namespace) -> int:
             embedder=embedder,
             params=BuildParams(input_format=args.format),
             progress=progress,
+            runner=running,
+            partition_size=partition_size,
         )
     if not args.quiet:
         for line in result.report.lines():

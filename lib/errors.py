@@ -45,6 +45,10 @@ class OfflineError(FetchError):
     """A server that could not be reached at all (refused, unresolvable, timed out)."""
 
 
+class ClusterError(PaperMapError):
+    """A Dask cluster that cannot be started or reached, or that lost a build's work past its retries."""
+
+
 class ReadingListError(PaperMapError):
     """A reading-list request that cannot be done (unknown list, taken name, busy database, ...)."""
 

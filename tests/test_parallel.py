@@ -1,5 +1,6 @@
-"""The keywords/subfields worker (lib.build.parallel): the same tables as one process, from any main
-script, and a build that finishes whatever happens to the worker."""
+"""The keywords/subfields runners (lib.build.parallel): the same tables as one process, from any main
+script and any partition size, a build that finishes whatever happens to the worker, and partitions
+kept in the cache."""
 
 import pickle
 import subprocess
@@ -45,10 +46,10 @@ def recording_worker(tmp_path, monkeypatch):
 def test_tables_from_the_worker_equal_those_made_in_one_process(
     planted_file, tmp_path, in_one_process, worker_allowed, monkeypatch
 ):
-    def not_here(name, *arguments):
-        raise AssertionError(f"{name} was computed in the build process, not sent by the worker")
+    def not_here(self):
+        raise AssertionError("a side stage was computed in the build process, not sent by the worker")
 
-    monkeypatch.setattr(lib.build.parallel, "side_stage", not_here)  # the worker, another process, keeps its own
+    monkeypatch.setattr(lib.build.parallel._Later, "result", not_here)  # the worker, another process, keeps its own
     pd.testing.assert_frame_equal(in_one_process, run(planted_file, tmp_path, "worker").papers)
 
 
@@ -60,9 +61,13 @@ def test_the_worker_sends_each_table_and_exits_cleanly(planted_file):
     from lib.stages.taxonomy import load_taxonomy
 
     papers = conform(load_papers(planted_file).papers, PAPER_COLUMNS)
-    arguments = (papers, analysis_texts(papers), load_taxonomy(DEFAULT_TAXONOMY), BuildParams())
+    texts = analysis_texts(papers)
+    calls = [
+        (lib.build.parallel.keywords_partition, (papers, texts, 10, None)),
+        (lib.build.parallel.subfields_table, (papers, texts, load_taxonomy(DEFAULT_TAXONOMY), BuildParams())),
+    ]
     worker = subprocess.Popen(WORKER, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    pickle.dump((["keywords", "subfields"], arguments), worker.stdin)
+    pickle.dump(calls, worker.stdin)
     worker.stdin.flush()  # and left open, as the build leaves it
     try:
         sent = [pickle.load(worker.stdout) for _ in range(2)]
@@ -71,8 +76,8 @@ def test_the_worker_sends_each_table_and_exits_cleanly(planted_file):
         worker.kill()
         worker.stdin.close()
     assert returncode == 0, worker.stderr.read().decode(errors="replace")[-500:]
-    for name, table in sent:
-        pd.testing.assert_frame_equal(table, lib.build.parallel.side_stage(name, *arguments), obj=name)
+    for table, (function, arguments) in zip(sent, calls):
+        pd.testing.assert_frame_equal(table, function(*arguments), obj=function.__name__)
 
 
 def test_small_lists_and_cached_stages_start_no_worker(planted_file, tmp_path, monkeypatch):
@@ -132,6 +137,41 @@ def test_the_worker_never_runs_the_main_script_of_the_process_that_builds(plante
     assert mark.exists(), "the build did not start the worker"
 
 
-def test_the_worker_refuses_an_unknown_stage():
-    with pytest.raises(ValueError, match="keywords"):
-        lib.build.parallel.side_stage("topics", None, [], None, None)
+def test_partitions_cover_every_paper_once_in_order():
+    assert lib.build.parallel.partition_ranges(36, 7) == [(0, 7), (7, 14), (14, 21), (21, 28), (28, 35), (35, 36)]
+    assert lib.build.parallel.partition_ranges(36, None) == [(0, 36)] == lib.build.parallel.partition_ranges(36, 50)
+    with pytest.raises(ValueError, match="partition_size"):
+        lib.build.parallel.partition_ranges(36, 0)
+
+
+@pytest.mark.parametrize("partition_size", [1, 7, 50])
+def test_any_partition_size_gives_the_same_map(planted_file, tmp_path, in_one_process, partition_size):
+    # Keywords score each slice against the whole list's statistics: a slice alone would judge
+    # IDF and verbs by its own few papers.
+    built = build(
+        planted_file,
+        cache_dir=tmp_path / "parts",
+        embedder=HashingEmbedder(),
+        runner=lib.build.parallel.InProcess(),
+        partition_size=partition_size,
+    )
+    pd.testing.assert_frame_equal(in_one_process, built.papers)
+
+
+def test_a_build_that_fails_part_way_keeps_its_finished_partitions(planted_file, tmp_path, in_one_process, monkeypatch):
+    real = lib.build.parallel.keywords_partition
+    calls = []
+
+    def failing_once(papers, texts, top_n, statistics):
+        calls.append(papers["paper_id"].iloc[0])
+        if len(calls) == 3:
+            raise OSError("worker lost")
+        return real(papers, texts, top_n, statistics)
+
+    monkeypatch.setattr(lib.build.parallel, "keywords_partition", failing_once)
+    options = {"cache_dir": tmp_path / "cache", "embedder": HashingEmbedder(), "runner": lib.build.parallel.InProcess()}
+    with pytest.raises(OSError, match="worker lost"):
+        build(planted_file, partition_size=10, **options)  # 4 partitions; the third fails
+    calls.clear()
+    pd.testing.assert_frame_equal(in_one_process, build(planted_file, partition_size=10, **options).papers)
+    assert len(calls) == 1, "the rerun computed again partitions that had finished"

@@ -1,12 +1,22 @@
-"""Keywords and subfields in a second process while the build embeds, projects and finds topics.
+"""Per-paper stages partition by partition, through a runner: in this process, a worker process, or Dask.
 
-The worker is a fresh interpreter running this module (`python -m lib.build.parallel`), never a
-`multiprocessing` child: `spawn` re-imports the parent's main module, which under Streamlit is the
-running page script, so the child ran the dashboard itself and waited forever on the build lock
-its own parent held. The worker imports no page script and no Streamlit. The arguments go to the worker's
-standard input and each stage's table comes back on its standard output, both pickled; its
-standard input closing (the build ended or was killed) ends the worker. Whatever goes wrong with
-the worker (it cannot start, dies, or sends nothing), the build computes what it lacks itself.
+The keywords table is computed in partitions: slices of the papers in order, `partition_size` each,
+concatenated in paper order. A slice is scored with the whole list's `KeywordStatistics` (which words
+are verbs, which acronyms two papers define, IDF), computed once first, so any partition size gives
+the same table. Subfields compare every paper with the whole list (profiles, a neighbour graph), so
+that stage is one task; on Dask it runs on one worker while the others score keyword partitions.
+
+A `Runner` takes calls and returns handles whose `result()` is the call's value:
+- `InProcess` computes each call when its result is asked for (small lists: last, as before);
+- `WorkerProcess` is one fresh interpreter running this module (`python -m lib.build.parallel`), never a
+  `multiprocessing` child: `spawn` re-imports the parent's main module, which under Streamlit is the
+  running page script, so the child ran the dashboard itself and waited forever on the build lock its
+  own parent held. The calls go to its standard input and the values come back on its standard output,
+  pickled; its standard input closing (the build ended or was killed) ends it. Whatever goes wrong with
+  it (it cannot start, dies, or sends nothing), the build computes what it lacks itself;
+- `lib.build.cluster.DaskRunner` submits them to a `dask.distributed` cluster.
+Each finished keyword partition is stored in the cache under the stage's key and its range, so a
+build that failed half-way (a cluster lost) finishes from the cache when run again.
 """
 
 from __future__ import annotations
@@ -16,92 +26,149 @@ import pickle
 import subprocess
 import sys
 import threading
-from typing import TYPE_CHECKING, Any, BinaryIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from lib.paths import REPO_ROOT
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from lib.build.cache import ArtifactCache
+
 # How the worker is started; tests replace it with a command that fails.
 WORKER_COMMAND = [sys.executable, "-m", "lib.build.parallel"]
 SIDE_STAGE_NAMES = ("keywords", "subfields")
+PARTITION_STAGE = "keywords-partition"  # the cache's folder for finished keyword partitions
 
 
-def side_stage(name: str, papers: pd.DataFrame, texts: list[str], taxonomy: Any, params: Any) -> pd.DataFrame:
-    """The keywords or subfields table of `papers` (`params` is the build's `BuildParams`)."""
-    if name == "keywords":
-        from lib.stages.keywords import keywords_table
-
-        return keywords_table(papers, texts, params.top_keywords)
-    if name == "subfields":
-        from lib.stages.declared_areas import file_papers
-
-        return file_papers(
-            papers,
-            texts,
-            taxonomy,
-            params.subfield_min_score,
-            random_state=params.random_state,
-            use_declared=params.declared_areas,
-        )
-    raise ValueError(f"side stage must be one of {SIDE_STAGE_NAMES}, not {name!r}")
+class Handle(Protocol):
+    def result(self) -> Any: ...
 
 
-class SideStages:
-    """The side stages `names` of one build: run by a worker process when `in_worker`, else here.
+class Runner(Protocol):
+    """Runs calls, maybe elsewhere; `map` returns one handle per call, in order."""
 
-    `result(name)` returns a stage's table: the worker's when it sent one, otherwise computed in this
-    process when asked for. The results are the same either way. Use as a context manager: leaving
-    the block ends the worker (killed when the block raised).
+    # Whether a handle may be passed as an argument of a later call (Dask resolves it where the call
+    # runs); otherwise the caller passes its value.
+    passes_handles: bool
+
+    def map(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> list[Handle]: ...
+
+
+def partition_ranges(n_papers: int, partition_size: int | None) -> list[tuple[int, int]]:
+    """The `(start, stop)` slices of `n_papers` papers, `partition_size` each (None: one slice of all)."""
+    if partition_size is not None and partition_size < 1:
+        raise ValueError(f"partition_size must be a positive number of papers or None; got {partition_size!r}")
+    size = partition_size or max(n_papers, 1)
+    return [(start, min(start + size, n_papers)) for start in range(0, n_papers, size)]
+
+
+def keywords_partition(papers: pd.DataFrame, texts: list[str], top_n: int, statistics: Any) -> pd.DataFrame:
+    """The keywords table of a slice of the papers, scored with the whole list's `statistics`."""
+    from lib.stages.keywords import keywords_table
+
+    return keywords_table(papers, texts, top_n, statistics)
+
+
+def keyword_statistics(texts: list[str]) -> Any:
+    """The whole list's keyword statistics (`lib.stages.keywords.KeywordStatistics`)."""
+    from lib.stages.keywords import keyword_statistics as statistics_of
+
+    return statistics_of(texts)
+
+
+def subfields_table(papers: pd.DataFrame, texts: list[str], taxonomy: Any, params: Any) -> pd.DataFrame:
+    """The subfields table of the whole list (`params` is the build's `BuildParams`)."""
+    from lib.stages.declared_areas import file_papers
+
+    return file_papers(
+        papers,
+        texts,
+        taxonomy,
+        params.subfield_min_score,
+        random_state=params.random_state,
+        use_declared=params.declared_areas,
+    )
+
+
+class _Done:
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+
+class _Later:
+    """A call made when its result is first asked for, once."""
+
+    def __init__(self, function: Callable[..., Any], arguments: tuple[Any, ...]) -> None:
+        self.call: tuple[Callable[..., Any], tuple[Any, ...]] | None = (function, arguments)
+        self.value: Any = None
+
+    def result(self) -> Any:
+        if self.call is not None:
+            function, arguments = self.call
+            self.value, self.call = function(*arguments), None
+        return self.value
+
+
+class InProcess:
+    """Runs each call in this process when its result is asked for."""
+
+    passes_handles = False
+
+    def map(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> list[Handle]:
+        return [_Later(function, arguments) for function, arguments in calls]
+
+    def __enter__(self) -> InProcess:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        pass
+
+
+class WorkerProcess:
+    """One fresh interpreter that runs the calls of one `map` in order, beside this process.
+
+    Use as a context manager: leaving the block ends the worker (killed when the block raised).
     """
 
-    def __init__(self, names: list[str], arguments: tuple[Any, ...], in_worker: bool) -> None:
-        self.arguments = arguments
-        self.results: dict[str, pd.DataFrame] = {}
-        self.worker: subprocess.Popen | None = None
-        self.done = threading.Condition()
-        self.finished = True  # no worker sends anything more
-        if in_worker and names:
-            self._start(names)
+    passes_handles = False
 
-    def _start(self, names: list[str]) -> None:
+    def __init__(self) -> None:
+        self.worker: subprocess.Popen | None = None
+
+    def map(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> list[Handle]:
+        if self.worker is not None:
+            raise RuntimeError("a WorkerProcess runs one batch of calls")
         try:
             self.worker = subprocess.Popen(
                 WORKER_COMMAND, cwd=REPO_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
             )
         except OSError:  # no interpreter to start, no memory for it: compute here
-            return
-        self.finished = False
-        # Sending happens beside the build too: the pipe takes the arguments as fast as the worker,
+            return InProcess().map(calls)
+        handles = [_Sent(function, arguments) for function, arguments in calls]
+        # Sending happens beside the build too: the pipe takes the calls as fast as the worker,
         # still importing pandas, reads them.
-        threading.Thread(target=self._talk, args=(names,), daemon=True).start()
+        threading.Thread(target=self._talk, args=(calls, handles), daemon=True).start()
+        return list(handles)  # the caller's copy: the talker keeps its own to answer
 
-    def _talk(self, names: list[str]) -> None:
-        """Send the work, then collect each table as it comes, until the worker ends or fails."""
+    def _talk(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]], handles: list[_Sent]) -> None:
+        """Send the calls, then collect each value as it comes, until the worker ends or fails."""
         try:
-            pickle.dump((names, self.arguments), self.worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(calls, self.worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
             self.worker.stdin.flush()
-            for _ in names:
-                name, table = pickle.load(self.worker.stdout)
-                with self.done:
-                    self.results[name] = table
-                    self.done.notify_all()
-        except Exception:  # the worker died or garbled its answer: `result` computes what it lacks here
+            for handle in handles:
+                handle.arrive(pickle.load(self.worker.stdout))
+        except Exception:  # the worker died or garbled its answer: each handle computes what it lacks here
             pass
         finally:
-            with self.done:
-                self.finished = True
-                self.done.notify_all()
+            for handle in handles:
+                handle.arrive(None, sent=False)
 
-    def result(self, name: str) -> pd.DataFrame:
-        """Stage `name`'s table, waiting for the worker while it still may send it."""
-        with self.done:
-            self.done.wait_for(lambda: name in self.results or self.finished)
-            table = self.results.pop(name, None)
-        return side_stage(name, *self.arguments) if table is None else table
-
-    def __enter__(self) -> SideStages:
+    def __enter__(self) -> WorkerProcess:
         return self
 
     def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
@@ -117,6 +184,98 @@ class SideStages:
         self.worker.wait()
 
 
+class _Sent:
+    """A call sent to the worker process: its value when the worker sends it, else computed here."""
+
+    def __init__(self, function: Callable[..., Any], arguments: tuple[Any, ...]) -> None:
+        self.local = _Later(function, arguments)
+        self.done = threading.Condition()
+        self.state: tuple[bool, Any] | None = None  # (sent by the worker, value)
+
+    def arrive(self, value: Any, sent: bool = True) -> None:
+        with self.done:
+            if self.state is None:
+                self.state = (sent, value)
+                self.done.notify_all()
+
+    def result(self) -> Any:
+        with self.done:
+            self.done.wait_for(lambda: self.state is not None)
+            sent, value = self.state
+        return value if sent else self.local.result()
+
+
+def side_tables(
+    names: list[str],
+    papers: pd.DataFrame,
+    texts: list[str],
+    taxonomy: Any,
+    params: Any,
+    runner: Runner,
+    cache: ArtifactCache,
+    keywords_key: str,
+    partition_size: int | None = None,
+) -> dict[str, Handle]:
+    """Start the side stages `names` on `runner`; each handle's result is that stage's whole table."""
+    calls: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
+    ranges = partition_ranges(len(papers), partition_size) if "keywords" in names else []
+    keys = [_partition_key(keywords_key, start, stop) for start, stop in ranges]
+    cached = {key: hit.value for key in keys if (hit := cache.get(PARTITION_STAGE, key)) is not None}
+    todo = [(start, stop, key) for (start, stop), key in zip(ranges, keys) if key not in cached]
+    if len(ranges) == 1 and todo:
+        # One partition is the whole list: its statistics come from the same texts, in the same pass.
+        calls.append((keywords_partition, (papers, texts, params.top_keywords, None)))
+    elif todo:
+        # Computed once, before any partition: every slice is scored against the whole list.
+        if runner.passes_handles:
+            statistics = runner.map([(keyword_statistics, (texts,))])[0]
+        else:
+            statistics = keyword_statistics(texts)
+        calls += [
+            (keywords_partition, (papers.iloc[a:b], texts[a:b], params.top_keywords, statistics)) for a, b, _ in todo
+        ]
+    if "subfields" in names:
+        calls.append((subfields_table, (papers, texts, taxonomy, params)))
+    handles = runner.map(calls)
+    tables: dict[str, Handle] = {}
+    if "subfields" in names:
+        tables["subfields"] = handles.pop()
+    if "keywords" in names:
+        tables["keywords"] = _Joined(dict(zip([key for _, _, key in todo], handles)), keys, cached, cache)
+    return tables
+
+
+def _partition_key(stage_key: str, start: int, stop: int) -> str:
+    from lib.build.cache import make_key
+
+    return make_key(PARTITION_STAGE, stage_key, start, stop)
+
+
+class _Joined:
+    """The keywords table from its partitions, each stored in the cache as soon as it is collected."""
+
+    def __init__(
+        self, running: dict[str, Handle], keys: list[str], cached: dict[str, Any], cache: ArtifactCache
+    ) -> None:
+        self.running, self.keys, self.tables, self.cache = running, keys, cached, cache
+
+    def result(self) -> pd.DataFrame:
+        import pandas as pd
+
+        failure: BaseException | None = None
+        for key, handle in self.running.items():
+            # Every partition that finished is kept, even after one failed: a rerun computes only the rest.
+            try:
+                self.tables[key] = handle.result()
+            except Exception as error:
+                failure = failure or error
+                continue
+            self.cache.put(PARTITION_STAGE, key, self.tables[key], {})
+        if failure is not None:
+            raise failure
+        return pd.concat([self.tables[key] for key in self.keys], ignore_index=True)
+
+
 def _exit_when_closed(stream: BinaryIO) -> None:
     """In the worker: end at once when the build closes our input, as it does when it ends or dies
     (SIGKILL, the OOM killer), instead of computing for nobody while holding the papers."""
@@ -129,14 +288,14 @@ def _exit_when_closed(stream: BinaryIO) -> None:
 
 
 def _serve() -> None:
-    """The worker: read the stage names and arguments, send back each stage's table as it is made."""
+    """The worker: read the calls, send back each one's value as it is made."""
     # Results get their own copy of stdout; anything a library prints goes to stderr instead of into them.
     results = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    names, arguments = pickle.load(sys.stdin.buffer)
+    calls = pickle.load(sys.stdin.buffer)
     _exit_when_closed(sys.stdin.buffer)
-    for name in names:
-        pickle.dump((name, side_stage(name, *arguments)), results, protocol=pickle.HIGHEST_PROTOCOL)
+    for function, arguments in calls:
+        pickle.dump(function(*arguments), results, protocol=pickle.HIGHEST_PROTOCOL)
         results.flush()
     results.close()
     # Straight out: a normal interpreter shutdown would wait on the watcher's read of stdin, which the

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -28,7 +29,7 @@ from lib.build.output import (
     reuse_output,
     write_output,
 )
-from lib.build.parallel import SIDE_STAGE_NAMES, SideStages
+from lib.build.parallel import SIDE_STAGE_NAMES, InProcess, Runner, WorkerProcess, side_tables
 from lib.errors import InputError, read_error
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_OUT_ROOT, DEFAULT_TAXONOMY
 from lib.schema import OUTPUT_COLUMNS
@@ -44,7 +45,8 @@ if TYPE_CHECKING:
 
 
 # In run order. Keywords and subfields need only the papers, so on a large list they are computed
-# in a second process while this one embeds, projects and finds topics, and are collected last.
+# in a second process (or on a Dask cluster) while this one embeds, projects and finds topics, and are
+# collected last.
 STAGES = ("load", "embed", "project", "topics", "keywords", "subfields", "write")
 SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than it saves
 # Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
@@ -136,6 +138,8 @@ def build(
     embedder: Embedder | None = None,
     params: BuildParams = BuildParams(),
     progress: Progress | None = None,
+    runner: Runner | None = None,
+    partition_size: int | None = None,
 ) -> BuildResult:
     """Build the map of one paper list; when `out_dir` is given, write `papers.parquet` there with
     its rows' embeddings (`embeddings.npy`), the query model (`query_model.npz`) and `papers.json`.
@@ -144,6 +148,10 @@ def build(
     so when `out_dir`, or the cache's copy of a finished output, already holds this very build, it
     is reused (checked against its SHA-256 digests) without loading a stage or importing one.
     Raises `InputError` or `TaxonomyError` (one sentence each) when the inputs cannot be used.
+
+    `runner` runs keywords and subfields (lib.build.parallel; default: a worker process on a large
+    list, else this process), the keywords in partitions of `partition_size` papers (default: one);
+    neither changes the output, so neither is in a key.
     """
     from lib.stages.embed import TfidfSvdEmbedder
 
@@ -189,7 +197,16 @@ def build(
         if found is not None:
             return found
         result = _run_stages(
-            input_path, taxonomy_path, embedder, params, specs, keys, ArtifactCache(cache_dir), report_progress
+            input_path,
+            taxonomy_path,
+            embedder,
+            params,
+            specs,
+            keys,
+            ArtifactCache(cache_dir),
+            report_progress,
+            runner,
+            partition_size,
         )
         table, vectors, query_model, report, stages = result
 
@@ -271,6 +288,8 @@ def _run_stages(
     keys: dict[str, str],
     cache: ArtifactCache,
     progress: Progress,
+    runner: Runner | None,
+    partition_size: int | None,
 ) -> tuple[pd.DataFrame, np.ndarray, dict[str, np.ndarray], LoadReport, _StageRunner]:
     """Every stage through the cache: the papers table, its vectors, the query model, the load report."""
     from lib.schema import PAPER_COLUMNS, analysis_texts, conform
@@ -297,16 +316,21 @@ def _run_stages(
     texts = analysis_texts(papers)
 
     # Keywords and subfields need only the papers: on a large list, on two cores or more, a worker
-    # process makes the ones not in the cache while this one embeds, projects and finds topics.
+    # process (or the given runner) makes the ones not in the cache while this one embeds, projects
+    # and finds topics.
     missing = [name for name in SIDE_STAGE_NAMES if not cache.has(name, keys[name])]
-    in_worker = len(papers) >= SIDE_STAGES_FROM and (os.cpu_count() or 1) > 1
-    side = SideStages(missing, (papers, texts, taxonomy, params), in_worker)
+    if runner is None:
+        in_worker = missing and len(papers) >= SIDE_STAGES_FROM and (os.cpu_count() or 1) > 1
+        side_runner = WorkerProcess() if in_worker else InProcess()
+    else:
+        side_runner = nullcontext(runner)  # the caller's: it starts and stops it
 
     def embed_stage() -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         vectors, query_model = fit_embed(embedder, texts)
         return {"vectors": vectors, **query_model}, {}
 
-    with side:
+    with side_runner as running:
+        side = side_tables(missing, papers, texts, taxonomy, params, running, cache, keys["keywords"], partition_size)
         embedded, _ = stages.run("embed", embed_stage)
         vectors = embedded.pop("vectors")
         coords, _ = stages.run("project", lambda: (project(vectors, **specs["project"][1]), {}))
@@ -316,8 +340,8 @@ def _run_stages(
             return topics_table(papers, levels, *label_levels(levels, texts)), {}
 
         topics, _ = stages.run("topics", topics_stage)
-        keywords, _ = stages.run("keywords", lambda: (side.result("keywords"), {}))
-        subfields, _ = stages.run("subfields", lambda: (side.result("subfields"), {}))
+        keywords, _ = stages.run("keywords", lambda: (side["keywords"].result(), {}))
+        subfields, _ = stages.run("subfields", lambda: (side["subfields"].result(), {}))
     table = papers.assign(
         keywords=[list(k) for k in keywords["keywords"]],
         area=subfields["area"].to_numpy(),

@@ -6,7 +6,8 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass
 from functools import lru_cache
 
 import pandas as pd
@@ -102,8 +103,35 @@ RELATIONAL_SHARE = 0.5
 FRAGMENT = 0.5
 
 
-def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
-    """Up to `top_n` keyphrases per text, best first.
+@dataclass(frozen=True)
+class KeywordStatistics:
+    """What scoring one paper's phrases takes from the whole list (`keyword_statistics`).
+
+    Keyphrases are judged against the corpus: which words it uses as verbs, which acronyms two of
+    its texts define, how many texts use a phrase (IDF). A slice of the papers scored with the
+    whole list's statistics gets exactly the keyphrases the whole list's build gives it, which is
+    what lets the keywords stage run partition by partition (lib.build.parallel).
+    """
+
+    n: int  # texts in the corpus
+    acronyms: dict[str, str]
+    long_forms: dict[str, list[list[str]]]
+    verbs: frozenset[str]
+    maybe_verbs: frozenset[str]
+    relational: frozenset[str]
+    gerunds: frozenset[str]
+    tail: dict[str, float]
+    document_frequency: Counter
+    uses: Counter  # in the whole corpus
+    ends: Counter  # uses at a run's end, in the whole corpus
+    cased: dict[str, str]
+
+
+def extract_keywords(
+    texts: Sequence[str], top_n: int = 10, statistics: KeywordStatistics | None = None
+) -> list[list[str]]:
+    """Up to `top_n` keyphrases per text, best first; `statistics` are the corpus's when `texts` is
+    a slice of it (default: `texts` are the whole corpus).
 
     A phrase scores by how often the text uses it; by where it first does (the first sentence, the
     title in `analysis_texts`, counts five times a late one); by how specific it is (a single word:
@@ -118,68 +146,108 @@ def extract_keywords(texts: Sequence[str], top_n: int = 10) -> list[list[str]]:
     """
     if top_n < 1:
         raise ParameterError(f"top_n must be at least 1; got {top_n}")
+    if statistics is None:
+        statistics, docs = _corpus(texts)
+    else:
+        docs = _phrase_docs(_units(_tokens(texts), statistics.acronyms, statistics.long_forms), statistics)
+    nounness: dict[str, float] = {}
+    return [_best_phrases(doc, statistics, top_n, nounness) for doc in docs]
+
+
+def keyword_statistics(texts: Sequence[str]) -> KeywordStatistics:
+    """The corpus statistics of `texts` that `extract_keywords` scores any slice of them with."""
+    return _corpus(texts)[0]
+
+
+def _tokens(texts: Sequence[str]) -> list[list[str]]:
     # NFKC folds ligatures and superscripts ("ﬁrst" -> "first", "M²IV" -> "M2IV").
-    tokens = [
+    return [
         _CASED_TOKEN.findall(_JOINED_DASH.sub("-", NOT_PROSE.sub(" . ", unicodedata.normalize("NFKC", text))))
         for text in texts
     ]
+
+
+def _units(tokens: Sequence[list[str]], acronyms: dict[str, str], long_forms: dict[str, list[list[str]]]) -> list:
+    return [text_units(t, acronym_definitions(t), acronyms, long_forms) for t in tokens]
+
+
+def _corpus(texts: Sequence[str]) -> tuple[KeywordStatistics, list[_Doc]]:
+    """The corpus statistics of `texts` and each text's counted phrases, in one pass over them."""
+    tokens = _tokens(texts)
     definitions = [acronym_definitions(t) for t in tokens]
     acronyms = corpus_acronyms(definitions)
     long_forms = long_form_index(acronyms.values())
     units = [text_units(t, d, acronyms, long_forms) for t, d in zip(tokens, definitions)]
-    runs, relational = _runs(units)
-    docs = [_count_phrases(chunks, relational) for chunks in runs]
-    tail = _tail_share(docs)
+    verbs, maybe_verbs, relational = _word_roles(units)
+    runs, openers = _chunks(units, verbs, maybe_verbs)
+    gerunds = _gerunds(runs)
+    docs = [_count_phrases(chunks, relational) for chunks in _pieces(runs, openers, gerunds)]
     document_frequency = Counter(key for doc in docs for key in doc.phrases)
-    uses: Counter = Counter()  # in the whole corpus
-    ends: Counter = Counter()  # uses at a run's end, in the whole corpus
+    uses: Counter = Counter()
+    ends: Counter = Counter()
     for doc in docs:
         for key, entry in doc.phrases.items():
             uses[key] += entry[0]
             ends[key] += entry[3]
-    n = len(texts)
-    cased = display_case(texts)
-    nounness: dict[str, float] = {}
-    keywords = []
-    for doc in docs:
-        score = {}
-        for key, (count, first, _, ended) in doc.phrases.items():
-            idf = math.log((n + 1) / (document_frequency[key] + 1))
-            if " " in key:
-                # A word run many texts repeat is a term of the field ("reinforcement learning",
-                # "large language model"), the kind authors list; one few texts use is the paper's own
-                # ("spurious local minima"). Either counts; a run in between is more often a passing one.
-                specificity = IDF_FLOOR + max(idf, math.log(document_frequency[key]))
-            else:
-                specificity = SINGLE_IDF_FLOOR + idf
-            position = 1 + TITLE_BONUS * (first == 0) + POSITION_BONUS / (1 + first)
-            # A phrase said once in one paper only is more often a chance word run than a concept.
-            repeated = 1.0 if count > 1 or document_frequency[key] > 1 else SINGLETON
-            length = 1 + LENGTH_BONUS * key.count(" ")
-            if key not in nounness:
-                nounness[key] = _nounness(key, tail, relational)
-            # A phrase the text always continues ("arbitrary linear" dynamical systems) is a fragment,
-            # unless the corpus often ends a run with it: "deep learning" in "deep learning models".
-            complete = 1.0 if ended or ends[key] >= TAIL_SHARE * uses[key] else FRAGMENT
-            score[key] = (1 + math.log(count)) * specificity * position * repeated * length * complete * nounness[key]
-        ranked = sorted(score, key=lambda k: (-score[k], k))  # ties alphabetical: deterministic
-        chosen = _distinct(ranked, {k: v[0] for k, v in doc.phrases.items()}, score, top_n, uses)
-        keywords.append([" ".join(cased.get(w, w) for w in doc.phrases[k][2].split(" ")) for k in chosen])
-    return keywords
+    statistics = KeywordStatistics(
+        n=len(texts),
+        acronyms=acronyms,
+        long_forms=long_forms,
+        verbs=frozenset(verbs),
+        maybe_verbs=frozenset(maybe_verbs),
+        relational=frozenset(relational),
+        gerunds=frozenset(gerunds),
+        tail=_tail_share(docs),
+        document_frequency=document_frequency,
+        uses=uses,
+        ends=ends,
+        cased=display_case(texts),
+    )
+    return statistics, docs
 
 
-def _runs(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tuple[str, int]]]], set[str]]:
+def _phrase_docs(units: Sequence[Sequence[tuple[str, int]]], statistics: KeywordStatistics) -> list[_Doc]:
+    """Each text's counted phrases, its words' roles taken from the corpus's statistics."""
+    runs, openers = _chunks(units, statistics.verbs, statistics.maybe_verbs)
+    return [_count_phrases(chunks, statistics.relational) for chunks in _pieces(runs, openers, statistics.gerunds)]
+
+
+def _best_phrases(doc: _Doc, statistics: KeywordStatistics, top_n: int, nounness: dict[str, float]) -> list[str]:
+    """One text's `top_n` keyphrases as shown; `nounness` memoises `_nounness` across texts."""
+    n, document_frequency = statistics.n, statistics.document_frequency
+    score = {}
+    for key, (count, first, _, ended) in doc.phrases.items():
+        idf = math.log((n + 1) / (document_frequency[key] + 1))
+        if " " in key:
+            # A word run many texts repeat is a term of the field ("reinforcement learning",
+            # "large language model"), the kind authors list; one few texts use is the paper's own
+            # ("spurious local minima"). Either counts; a run in between is more often a passing one.
+            specificity = IDF_FLOOR + max(idf, math.log(document_frequency[key]))
+        else:
+            specificity = SINGLE_IDF_FLOOR + idf
+        position = 1 + TITLE_BONUS * (first == 0) + POSITION_BONUS / (1 + first)
+        # A phrase said once in one paper only is more often a chance word run than a concept.
+        repeated = 1.0 if count > 1 or document_frequency[key] > 1 else SINGLETON
+        length = 1 + LENGTH_BONUS * key.count(" ")
+        if key not in nounness:
+            nounness[key] = _nounness(key, statistics.tail, statistics.relational)
+        # A phrase the text always continues ("arbitrary linear" dynamical systems) is a fragment,
+        # unless the corpus often ends a run with it: "deep learning" in "deep learning models".
+        complete = 1.0 if ended or statistics.ends[key] >= TAIL_SHARE * statistics.uses[key] else FRAGMENT
+        score[key] = (1 + math.log(count)) * specificity * position * repeated * length * complete * nounness[key]
+    ranked = sorted(score, key=lambda k: (-score[k], k))  # ties alphabetical: deterministic
+    chosen = _distinct(ranked, {k: v[0] for k, v in doc.phrases.items()}, score, top_n, statistics.uses)
+    return [" ".join(statistics.cased.get(w, w) for w in doc.phrases[k][2].split(" ")) for k in chosen]
+
+
+def _chunks(
+    docs: Sequence[Sequence[tuple[str, int]]], verbs: Set[str], maybe_verbs: Set[str]
+) -> tuple[list[list[list[tuple[str, int]]]], set[int]]:
     """Per text, its runs of content units: what lies between stop words, punctuation, verbs and
-    adverbs. Also the relational nouns, which `_word_roles` finds.
-
-    An -ing word that rarely follows another word of its run is a verb ("evaluating", against
-    "mathematical reasoning"), and so is one that opens the text or a title's part ("Evaluating
-    ...", "OCN: Learning ...") or comes right before a long form ("fine-tuning LLMs").
-    """
-    verbs, maybe_verbs, relational = _word_roles(docs)
+    adverbs (`_word_roles` tells the verbs). Also the ids of the units that open a text or follow a colon."""
     breaks = {"": True, ":": True}
     runs = []
-    openers = set()  # ids of the units that open a text or follow a colon
+    openers = set()
     for units in docs:
         chunks, run = [], []
         for i, unit in enumerate(units):
@@ -201,13 +269,24 @@ def _runs(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tup
         if run:
             chunks.append(run)
         runs.append(chunks)
+    return runs, openers
+
+
+def _gerunds(runs: Sequence[Sequence[Sequence[tuple[str, int]]]]) -> set[str]:
+    """The -ing words the corpus uses as verbs: they rarely follow another word of their run
+    ("evaluating", against "mathematical reasoning")."""
     gerund_uses = Counter(
         u for chunks in runs for chunk in chunks for u, _ in chunk if u.endswith("ing") and " " not in u
     )
     gerund_heads = Counter(
         u for chunks in runs for chunk in chunks for u, _ in chunk[1:] if u.endswith("ing") and " " not in u
     )
-    gerunds = {w for w, c in gerund_uses.items() if (gerund_heads[w] + 1) / (c + 2) < GERUND_HEAD_SHARE}
+    return {w for w, c in gerund_uses.items() if (gerund_heads[w] + 1) / (c + 2) < GERUND_HEAD_SHARE}
+
+
+def _pieces(runs: Sequence[Sequence[Sequence[tuple[str, int]]]], openers: set[int], gerunds: Set[str]) -> list:
+    """The runs cut at their verbs in -ing: a gerund, or one that opens the text or a title's part
+    ("Evaluating ...", "OCN: Learning ...") or comes right before a long form ("fine-tuning LLMs")."""
     out = []
     for chunks in runs:
         pieces = []
@@ -228,7 +307,7 @@ def _runs(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[list[list[list[tup
             if run:
                 pieces.append(run)
         out.append(pieces)
-    return out, relational
+    return out
 
 
 def _word_roles(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[set[str], set[str], set[str]]:
@@ -442,6 +521,10 @@ def _overlap(a: str, b: str) -> bool:
     return False
 
 
-def keywords_table(papers: pd.DataFrame, texts: Sequence[str], top_n: int = 10) -> pd.DataFrame:
-    """`paper_id` and `keywords` columns for the papers whose texts are given, in the same order."""
-    return pd.DataFrame({"paper_id": papers["paper_id"].to_numpy(), "keywords": extract_keywords(texts, top_n)})
+def keywords_table(
+    papers: pd.DataFrame, texts: Sequence[str], top_n: int = 10, statistics: KeywordStatistics | None = None
+) -> pd.DataFrame:
+    """`paper_id` and `keywords` columns for the papers whose texts are given, in the same order
+    (`statistics`: the whole list's, when `papers` is a slice of it)."""
+    keywords = extract_keywords(texts, top_n, statistics)
+    return pd.DataFrame({"paper_id": papers["paper_id"].to_numpy(), "keywords": keywords})

@@ -1,0 +1,103 @@
+"""The Dask runner of lib.build.parallel: a `LocalCluster` of worker processes here, or a user's cluster by address.
+
+Optional: `dask` and `distributed` come from requirements-dask.txt. Tasks lost with a worker are run
+again by the scheduler on another one (up to `distributed.scheduler.allowed-failures` times); past
+that, or when the cluster itself goes, the build stops with a `ClusterError` sentence, and what
+already finished stays in the cache for the next run.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from lib.errors import ClusterError
+
+DASK_REQUIREMENTS = "requirements-dask.txt"
+CONNECT_TIMEOUT = 10  # seconds to reach a scheduler before giving up
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError(f"--workers and --scheduler need Dask: pip install -r {DASK_REQUIREMENTS}") from None
+    return distributed
+
+
+class _Future:
+    """A Dask future whose failure is one sentence."""
+
+    def __init__(self, future: Any) -> None:
+        self.future = future
+
+    def result(self) -> Any:
+        distributed = _distributed()
+        try:
+            return self.future.result()
+        except distributed.client.FutureCancelledError:
+            raise ClusterError("the Dask cluster went away before the build's work finished; run it again") from None
+        except distributed.KilledWorker as error:
+            raise ClusterError(
+                f"Dask workers died running {error.task}, too often to try again; rerun to go on from the cache"
+            ) from None
+        except (OSError, TimeoutError) as error:
+            raise ClusterError(
+                f"lost the Dask cluster during the build ({error}); rerun to go on from the cache"
+            ) from None
+
+
+class DaskRunner:
+    """Runs calls on a Dask cluster: a new `LocalCluster` of `workers` processes (one thread each), or
+    the one at `scheduler` (never started or stopped here). Use as a context manager."""
+
+    passes_handles = True
+
+    def __init__(self, *, workers: int | None = None, scheduler: str | None = None) -> None:
+        if (workers is None) == (scheduler is None):
+            raise ValueError("give a number of workers or a scheduler address, one of them")
+        if workers is not None and workers < 1:
+            raise ClusterError(f"--workers must be at least 1; got {workers}")
+        self.workers, self.scheduler = workers, scheduler
+        self.cluster: Any = None
+        self.client: Any = None
+
+    def __enter__(self) -> DaskRunner:
+        distributed = _distributed()
+        try:
+            if self.scheduler is None:
+                # Processes, not threads: the stages are pure Python, held by the GIL. The dashboard on any free port.
+                self.cluster = distributed.LocalCluster(
+                    n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+                )
+                self.client = distributed.Client(self.cluster)
+            else:
+                self.client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError) as error:
+            self.__exit__(None)
+            where = f"the Dask scheduler at {self.scheduler}" if self.scheduler else "a local Dask cluster"
+            raise ClusterError(f"cannot reach {where} ({error})") from None
+        return self
+
+    def map(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> list[_Future]:
+        closed = _distributed().client.ClosedClientError
+        # pure=False: each call is its own task, even when two calls are the same (no result shared by key).
+        # Each task carries its own slice of the papers, sent once, so Dask's "large graph" advice does not apply.
+        warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+        try:
+            return [
+                _Future(
+                    self.client.submit(
+                        function, *[a.future if isinstance(a, _Future) else a for a in arguments], pure=False
+                    )
+                )
+                for function, arguments in calls
+            ]
+        except (closed, OSError, TimeoutError) as error:
+            raise ClusterError(f"cannot send the build's work to the Dask cluster ({error})") from None
+
+    def __exit__(self, *_: object) -> None:
+        for part in (self.client, self.cluster):
+            if part is not None:
+                part.close()

@@ -1,0 +1,99 @@
+"""The Dask path (lib.build.cluster): the same map on any number of workers and partitions, a worker
+killed mid-build losing no paper, and one sentence when there is no cluster to use."""
+
+import os
+import signal
+import threading
+import time
+
+import pandas as pd
+import pytest
+from conftest import HashingEmbedder
+
+from lib.build.cluster import DaskRunner
+from lib.build.output import read_papers
+from lib.build.pipeline import build
+from lib.cli import main
+from lib.errors import ClusterError
+
+pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def two_workers():
+    with DaskRunner(workers=2) as runner:
+        yield runner
+
+
+@pytest.fixture
+def in_one_process(planted_file, tmp_path):
+    return build(planted_file, cache_dir=tmp_path / "one_process", embedder=HashingEmbedder()).papers
+
+
+def on_cluster(planted_file, cache, runner, partition_size):
+    return build(
+        planted_file, cache_dir=cache, embedder=HashingEmbedder(), runner=runner, partition_size=partition_size
+    )
+
+
+@pytest.mark.parametrize("partition_size", [7, 50, None])
+def test_two_workers_give_the_map_of_one_process(planted_file, tmp_path, in_one_process, two_workers, partition_size):
+    built = on_cluster(planted_file, tmp_path / "cache", two_workers, partition_size)
+    pd.testing.assert_frame_equal(in_one_process, built.papers)
+
+
+def test_one_worker_gives_the_same_map(planted_file, tmp_path, in_one_process):
+    with DaskRunner(workers=1) as runner:
+        pd.testing.assert_frame_equal(in_one_process, on_cluster(planted_file, tmp_path / "cache", runner, 7).papers)
+
+
+def test_a_worker_killed_mid_build_loses_no_paper(planted_file, tmp_path, in_one_process, two_workers):
+    pids = list(two_workers.client.run(os.getpid).values())
+    built, failed = [], []
+
+    def run():
+        try:
+            built.append(on_cluster(planted_file, tmp_path / "cache", two_workers, 1))  # 36 partitions
+        except Exception as error:
+            failed.append(error)
+
+    builder = threading.Thread(target=run)
+    builder.start()
+    time.sleep(0.5)  # the cluster is running partitions now: the embedding alone takes longer
+    assert builder.is_alive(), "the build ended before a worker could be killed"
+    os.kill(pids[0], signal.SIGKILL)
+    builder.join(timeout=120)
+    assert not failed, failed
+    pd.testing.assert_frame_equal(in_one_process, built[0].papers)
+    assert pids[0] not in two_workers.client.run(os.getpid).values(), "the killed worker is still there"
+
+
+def test_no_scheduler_at_the_address_is_one_sentence(planted_file, tmp_path, capsys):
+    status = main(
+        ["build", str(planted_file), "--out", str(tmp_path / "out"), "--scheduler", "tcp://127.0.0.1:9", "--quiet"]
+    )
+    err = capsys.readouterr().err
+    assert (
+        status == 2
+        and err.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+        and err.count("\n") == 1
+    )
+
+
+def test_the_cli_builds_on_local_workers_the_map_it_builds_without(planted_file, tmp_path, capsys):
+    def cli(*extra):
+        out = tmp_path / f"out{len(extra)}"
+        status = main(
+            ["build", str(planted_file), "--out", str(out), "--cache", str(tmp_path / f"c{len(extra)}"), *extra]
+        )
+        assert status == 0 and "Built a map of 36 papers" in capsys.readouterr().out
+        return read_papers(out / "papers.parquet")
+
+    pd.testing.assert_frame_equal(cli(), cli("--workers", "2", "--partition-size", "5"))
+
+
+def test_a_cluster_that_goes_away_is_one_sentence(planted_file, tmp_path):
+    runner = DaskRunner(workers=1).__enter__()
+    runner.__exit__(None)  # closed before the build: its futures are cancelled
+    with pytest.raises(ClusterError, match="Dask"):
+        on_cluster(planted_file, tmp_path / "cache", runner, 7)
