@@ -1,7 +1,7 @@
 """Build time, per stage and in total, with peak memory: PaperMap beside the floor and BERTopic, same run.
 
     python bench/build.py [--sizes titles 3340 10000 30000 87691] [--repeats 3] [--big-repeats 1]
-                          [--skip-peer] [--data-dir ../shared/data] [--seed 0] [--no-warmup]
+                          [--skip-peer] [--data-dir ../shared/data] [--seed 0] [--no-warmup] [--workers 1 2]
 
 Every run is a whole fresh process on the same list, as a user would start it:
 - PaperMap cold: `python -m lib build LIST --cache <empty folder> --out <folder>` (a new list on a
@@ -13,6 +13,9 @@ Every run is a whole fresh process on the same list, as a user would start it:
 Sizes: `titles` is the 3,340 ICML 2025 titles (icml2025_papers.json); a number N is N abstracts,
 the first N of a seeded shuffle of scale_corpus.json (so smaller samples nest in larger ones),
 written to a temporary folder; N at or above the corpus's size is the whole corpus file.
+With `--workers N ...` (needs requirements-dask.txt), each repeat also builds cold with `--workers N`
+(a local Dask cluster of N processes) for each N, and a table per size gives each stage's seconds per
+N and the speed-up of each N over the first.
 Before timing, each contender runs once, untimed, on 300 abstracts (numba's and the OS's caches
 warm, as on a machine that has run it before). Times are medians over the repeats; peak memory
 is the largest resident set of any repeat (the process's own, from wait4). Progress goes to
@@ -184,8 +187,13 @@ def run_process(command: list[str], log: Path) -> tuple[float, float, int, str]:
     return seconds, usage.ru_maxrss * 1024 / 1e6, process.returncode, log.read_text()
 
 
-def commands(path: Path, scratch: Path) -> dict[str, tuple[list[str], Path | None]]:
-    """Each contender's command line, and the file its stage times land in (PaperMap's)."""
+def dask_name(workers: int) -> str:
+    return f"Dask x{workers}"
+
+
+def commands(path: Path, scratch: Path, workers: Sequence[int] = ()) -> dict[str, tuple[list[str], Path | None]]:
+    """Each contender's command line, and the file its stage times land in (PaperMap's); with
+    `workers`, a cold build on a local Dask cluster of each size, each with its own empty cache."""
     python = sys.executable
     build = [
         python,
@@ -207,6 +215,14 @@ def commands(path: Path, scratch: Path) -> dict[str, tuple[list[str], Path | Non
         WARM: (build, scratch / "timings.json"),
         UMAP_FLOOR: ([python, str(BENCH / "floor_umap.py"), str(path)], None),
         PEER: ([python, str(BENCH / "peer_bertopic.py"), str(path)], None),
+        **{
+            dask_name(n): (
+                [*build[:5], "--cache", str(scratch / f"cache-x{n}"), "--out", str(scratch / f"out-x{n}"), "--quiet"]
+                + ["--timings", str(scratch / "timings.json"), "--workers", str(n)],
+                scratch / "timings.json",
+            )
+            for n in workers
+        },
     }
 
 
@@ -229,6 +245,27 @@ def measure(who: str, command: list[str], timings: Path | None, scratch: Path) -
         stages = json.loads(lines[-1])["stages"] if lines else {}
     stages[REST] = max(0.0, seconds - sum(stages.values()))
     return Run(seconds, peak, stages)
+
+
+def speedup_table(case: Case, workers: Sequence[int]) -> list[str]:
+    """Markdown rows: each stage's median seconds on each number of `workers`, and the speed-up of
+    each over the first (its seconds divided by theirs; above 1 is faster)."""
+    runs = {n: case.runs.get(dask_name(n), []) for n in workers}
+    stages = list(dict.fromkeys(stage for n in workers for run in runs[n] for stage in run.stages))
+    first = workers[0]
+    head = [f"{n} workers" for n in workers] + [f"speed-up {n} over {first}" for n in workers[1:]]
+    rows = ["| stage | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
+    for stage in [*stages, "total"]:
+        seconds = {
+            n: median([run.seconds if stage == "total" else run.stages.get(stage, 0.0) for run in runs[n]])
+            for n in workers
+        }
+        cells = ["-" if seconds[n] is None else f"{seconds[n]:.1f}" for n in workers]
+        for n in workers[1:]:
+            base, other = seconds[first], seconds[n]
+            cells.append(f"{base / other:.2f}x" if base is not None and other else "-")
+        rows.append(f"| {stage} | " + " | ".join(cells) + " |")
+    return rows
 
 
 def write_samples(corpus_path: Path, sizes: Sequence[int], seed: int, out_dir: Path) -> dict[str, list]:
@@ -286,11 +323,11 @@ def warm_up(who_list: Sequence[str], path: Path, scratch: Path) -> None:
             print(f"  warm-up {who}: {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
 
 
-def run_case(case: Case, who_list: Sequence[str], repeats: int, scratch: Path) -> None:
+def run_case(case: Case, who_list: Sequence[str], repeats: int, scratch: Path, workers: Sequence[int] = ()) -> None:
     for repeat in range(repeats):
         folder = scratch / f"{case.kind}-{case.n}-{repeat}"
         folder.mkdir()  # a new, empty --cache for this repeat's cold run; the warm run reuses it
-        for who, (command, timings) in commands(case.path, folder).items():
+        for who, (command, timings) in commands(case.path, folder, workers).items():
             if who not in who_list:
                 continue
             run = measure(who, command, timings, folder)
@@ -404,13 +441,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help="folder with the paper lists")
     parser.add_argument("--seed", type=int, default=0, help="the abstracts' sampling seed")
     parser.add_argument("--no-warmup", action="store_true", help="skip the untimed first run of each contender")
+    parser.add_argument(
+        "--workers", nargs="+", type=int, default=[], help="also build cold on local Dask clusters of these sizes"
+    )
     args = parser.parse_args(argv)
+    if any(n < 1 for n in args.workers):
+        parser.error("--workers takes numbers of workers of at least 1")
     for size in args.sizes:
         if size != "titles" and not (size.isdigit() and int(size) >= 50):
             parser.error(f"--sizes takes 'titles' or numbers of abstracts of at least 50; got {size!r}")
     if args.repeats < 1 or (args.big_repeats is not None and args.big_repeats < 1):
         parser.error("--repeats and --big-repeats must be at least 1")
     who_list = [w for w in CONTENDERS if not (w == PEER and args.skip_peer)]
+    dask_list = [dask_name(n) for n in args.workers]
     if PEER in who_list and subprocess.run([sys.executable, "-c", "import bertopic"], capture_output=True).returncode:
         print(
             "BERTopic is not installed (pip install torch==2.13.0 && pip install -r requirements-bench.txt): "
@@ -428,10 +471,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             for case in cases:
                 big = case.kind == "abstracts" and case.n >= BIG_SIZE
-                run_case(case, who_list, args.big_repeats if big and args.big_repeats else args.repeats, scratch)
+                repeats = args.big_repeats if big and args.big_repeats else args.repeats
+                run_case(case, who_list + dask_list, repeats, scratch, args.workers)
         except KeyboardInterrupt:  # a long run stopped by hand still shows what it measured
             print("interrupted: the tables show the runs that finished", file=sys.stderr)
     print_tables(cases, who_list)
+    for case in cases:
+        if dask_list:
+            print(f"\n{case.label}: cold build on a local Dask cluster, median seconds per stage\n")
+            print("\n".join(speedup_table(case, args.workers)))
     print(
         f"\n{sys.executable.rsplit('/', 1)[-1]} on {os.cpu_count()} cores; sampling seed {args.seed}; "
         f"bench took {time.perf_counter() - started:.0f} s."
