@@ -4,8 +4,8 @@ import pytest
 from sklearn.metrics import adjusted_rand_score
 
 from lib.errors import ParameterError
-from lib.schema import OUTPUT_COLUMNS
-from lib.stages.topic_labels import label_levels, label_topics
+from lib.schema import OUTPUT_COLUMNS, analysis_texts
+from lib.stages.topic_labels import PhraseUse, label_levels, label_topics
 from lib.stages.topics import (
     MAX_FINE_TOPICS,
     MAX_NEAREST_SHARE,
@@ -295,6 +295,14 @@ def test_fine_summaries_name_their_coarse_parent():
     full = topic_summaries(table, "fine").set_index("topic").loc[2]
     assert "shadow models" not in full["keywords"] and "language models" not in full["keywords"]  # one paper's phrases
     assert len(row["keywords"]) <= 2 and row["representatives"] in (["p3"], ["p4"])
+
+
+def test_summaries_from_phrase_counts_made_beforehand_are_the_same():
+    # The dashboard counts a map's phrases once for both levels and hands them in.
+    table = planted_table()
+    use = PhraseUse(analysis_texts(table))
+    for level in ("coarse", "fine"):
+        pd.testing.assert_frame_equal(topic_summaries(table, level, use=use), topic_summaries(table, level))
 
 
 def test_summaries_can_find_the_centre_in_the_embedding_space():

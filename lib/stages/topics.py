@@ -176,6 +176,7 @@ def topic_summaries(
     n_representatives: int = 5,
     vectors: np.ndarray | None = None,
     min_share: float = 0.05,
+    use: PhraseUse | None = None,
 ) -> pd.DataFrame:
     """One row per topic of `level` ("coarse" or "fine") of a papers table (`lib.schema.OUTPUT_COLUMNS`), largest first.
 
@@ -190,6 +191,8 @@ def topic_summaries(
     `representatives` (up to `n_representatives` paper ids nearest the topic's centre, papers that
     fall clearly in the topic first) and `x`, `y` (the median map position of its papers).
     The centre is taken on the map, or in `vectors` (rows aligned with `papers`) by cosine when given.
+    `use` is `PhraseUse` of the papers' texts computed beforehand (the slow part: a minute over a
+    corpus's abstracts, the same for both levels), by default here.
     """
     if level not in LEVELS:
         raise ParameterError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
@@ -211,7 +214,7 @@ def topic_summaries(
         if len(space) != len(papers):
             raise ParameterError(f"vectors must have one row per paper ({len(papers)}); got {len(space)}")
         space = space / np.maximum(np.linalg.norm(space, axis=1, keepdims=True), 1e-12)
-    use = PhraseUse(analysis_texts(papers))
+    use = PhraseUse(analysis_texts(papers)) if use is None else use
     topic_ids, sizes, per_topic = use.by_topic(topics)
     column_of_shown = {shown.lower(): column for column, shown in enumerate(use.shown)}
     rows = []
