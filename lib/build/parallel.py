@@ -216,7 +216,8 @@ def side_tables(
     keywords_key: str,
     partition_size: int | None = None,
 ) -> dict[str, Handle]:
-    """Start the side stages `names` on `runner`; each handle's result is that stage's whole table."""
+    """Start the side stages `names` on `runner`; each handle's result is that stage's whole table
+    (one for each of `SIDE_STAGE_NAMES`: those not in `names` are computed here if asked for)."""
     calls: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
     ranges = partition_ranges(len(papers), partition_size) if "keywords" in names else []
     keys = [_partition_key(keywords_key, start, stop) for start, stop in ranges]
@@ -242,6 +243,10 @@ def side_tables(
         tables["subfields"] = handles.pop()
     if "keywords" in names:
         tables["keywords"] = _Joined(dict(zip([key for _, _, key in todo], handles)), keys, cached, cache)
+    # A stage left out because the cache seemed to hold it (its sidecar is there) may still be asked
+    # for, when its artifact turns out damaged: it is computed here then, whole.
+    tables.setdefault("keywords", _Later(keywords_partition, (papers, texts, params.top_keywords, None)))
+    tables.setdefault("subfields", _Later(subfields_table, (papers, texts, taxonomy, params)))
     return tables
 
 
