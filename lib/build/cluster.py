@@ -8,6 +8,7 @@ already finished stays in the cache for the next run.
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -18,12 +19,14 @@ DASK_REQUIREMENTS = "requirements-dask.txt"
 CONNECT_TIMEOUT = 10  # seconds to reach a scheduler before giving up
 
 
-def _distributed() -> Any:
+def _dask() -> tuple[Any, Any]:
+    """The `dask` and `distributed` modules, or a `ClusterError` saying what to install."""
     try:
+        import dask
         import distributed
     except ImportError:
         raise ClusterError(f"--workers and --scheduler need Dask: pip install -r {DASK_REQUIREMENTS}") from None
-    return distributed
+    return dask, distributed
 
 
 class _Future:
@@ -33,7 +36,7 @@ class _Future:
         self.future = future
 
     def result(self) -> Any:
-        distributed = _distributed()
+        _, distributed = _dask()
         try:
             return self.future.result()
         except distributed.client.FutureCancelledError:
@@ -64,13 +67,27 @@ class DaskRunner:
         self.client: Any = None
 
     def __enter__(self) -> DaskRunner:
-        distributed = _distributed()
+        dask, distributed = _dask()
+
         try:
             if self.scheduler is None:
                 # Processes, not threads: the stages are pure Python, held by the GIL. The dashboard on any free port.
-                self.cluster = distributed.LocalCluster(
-                    n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=":0"
-                )
+                # A nanny writes its pre-spawn variables (OMP_NUM_THREADS=1 and the like) into this
+                # process's own environment at every worker start, restarts included, and leaves them:
+                # every process started later from here (a worker interpreter, a test's CLI run) then
+                # computed with one BLAS thread, and the map's topics came out differently. So none:
+                # the stages on the workers are pure Python, or limit BLAS themselves (lib.stages.subfields).
+                # The PYTHONHASHSEED it adds as well only fixes later children's string hashing; it is
+                # undone here after the first start.
+                environment = dict(os.environ)
+                try:
+                    with dask.config.set({"distributed.nanny.pre-spawn-environ": {}}):
+                        self.cluster = distributed.LocalCluster(
+                            n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+                        )
+                finally:
+                    os.environ.clear()
+                    os.environ.update(environment)
                 self.client = distributed.Client(self.cluster)
             else:
                 self.client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
@@ -81,7 +98,7 @@ class DaskRunner:
         return self
 
     def map(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> list[_Future]:
-        closed = _distributed().client.ClosedClientError
+        closed = _dask()[1].client.ClosedClientError
         # pure=False: each call is its own task, even when two calls are the same (no result shared by key).
         # Each task carries its own slice of the papers, sent once, so Dask's "large graph" advice does not apply.
         warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
