@@ -11,6 +11,7 @@ import pytest
 from conftest import REPO, bench_module
 
 from lib.build.output import PAPERS_FILE, read_papers
+from lib.ui_state import FULLSCREEN
 from lib.views.markup import html_literal
 
 _browser = bench_module("_browser")
@@ -175,8 +176,8 @@ def test_full_screen_shows_only_the_map_its_labels_and_legend(map_app, browser):
     buttons = tab.evaluate(
         "() => [...document.querySelectorAll('.st-key-map-frame .modebar-btn')].map((b) => b.dataset.title)"
     )
-    assert buttons[-1] == "Fullscreen" and not any("Share" in b for b in buttons)  # nothing uploads to Plotly's cloud
-    press(tab, "Fullscreen")  # the map's own button, last in its mode bar: the presenting view
+    assert buttons[-1] == FULLSCREEN and not any("Share" in b for b in buttons)  # nothing uploads to Plotly's cloud
+    press(tab, FULLSCREEN)  # the map's own button, last in its mode bar: the presenting view
     tab.wait_for_timeout(1500)
     tab.screenshot(path="/tmp/papermap_zoom_fullscreen.png")
     plot = tab.evaluate(
