@@ -1,5 +1,5 @@
 """The map's script in the browser: labels by zoom, and the open paper's ring, for a `map_figure`
-in the dashboard (`lib.ui_state.map_script`) and in the exported HTML map.
+in the dashboard (the map page's chart, `lib.ui_state.map_chart`) and in the exported HTML map.
 
 Plotly has no zoom-dependent text, and Streamlit sends the server no zoom events; a rerun per zoom
 would also redraw the whole map. So the figure carries every label (the fine ones transparent,
