@@ -71,6 +71,23 @@ def test_knn_cosine_is_exact_with_ties_and_duplicates(n, k, self_query, duplicat
         assert (indices[:, 0] == np.arange(n)).all()  # even beside an exact copy of itself
 
 
+@pytest.mark.parametrize("n, k", [(60, 8), (3000, 10)])
+def test_knn_graph_links_each_paper_to_its_exact_nearest_others_with_ties_to_the_lower_row(n, k, monkeypatch):
+    # The subfield scorer's paper graph: each row's k most similar other rows (ties: the lower row,
+    # so the graph never depends on how a sort broke them), symmetrised, weighted by their cosine.
+    monkeypatch.setattr(neighbours, "BLOCK_ENTRIES", 50_000)
+    vectors = lattice_vectors(n, duplicates=40)
+    graph = neighbours.knn_graph(vectors, k)
+    sims = vectors.astype(np.float64) @ vectors.astype(np.float64).T
+    np.fill_diagonal(sims, -np.inf)
+    columns = np.arange(n)
+    expected = np.zeros((n, n))
+    for row in range(n):
+        nearest = np.lexsort((columns, -sims[row]))[:k]
+        expected[row, nearest] = np.maximum(sims[row, nearest], 0)
+    np.testing.assert_allclose(graph.toarray(), np.maximum(expected, expected.T), atol=1e-6)
+
+
 def test_knn_cosine_returns_every_point_when_k_exceeds_them():
     base = lattice_vectors(5)
     indices, _ = neighbours.knn_cosine(base, base, 10, self_query=True)

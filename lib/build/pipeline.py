@@ -56,8 +56,9 @@ SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than i
 # of lists under 10 papers is umap_np's (covariance eigenvectors) instead of scikit-learn's SVD;
 # 6: min_dist 0.2 and spread 2.0 (were 0.02, 1.0), so papers can be told apart (bench/map_quality.py).
 # load 4 and subfields 4: declared areas, institutions, links and sessions; subfields 5: declared
-# entries take the description and terms of the taxonomy's entries of their names.
-STAGE_VERSIONS = {"load": 4, "keywords": 4, "subfields": 5, "embed": 2, "project": 6, "topics": 5}
+# entries take the description and terms of the taxonomy's entries of their names; subfields 6: a paper's
+# neighbours tied at the k-th similarity are the lower rows (lib.neighbours.knn_graph; were arbitrary).
+STAGE_VERSIONS = {"load": 4, "keywords": 4, "subfields": 6, "embed": 2, "project": 6, "topics": 5}
 
 # progress(stage, stages done, stages in all): called before each stage and once at the end.
 Progress = Callable[[str, int, int], None]
