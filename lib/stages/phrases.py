@@ -41,18 +41,30 @@ _CASED_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*\+?")
 
 
 def candidate_phrases(text: str) -> list[str]:
-    """All 1-3-word phrases of `text` that neither start, end nor span a stop word or punctuation."""
+    """All 1-3-word phrases of `text` that neither start, end nor span a stop word or punctuation.
+
+    Called on every text by keywords, subfields and topic labels, so written for speed: punctuation
+    tokens are one character, and every longer token starts with a letter or digit (`_TOKEN`), so
+    length and the stop words alone tell a phrase's words from its breaks."""
     phrases: list[str] = []
     chunk: list[str] = []
-    text = NOT_PROSE.sub(" . ", text.lower())
-    for token in _TOKEN.findall(text) + ["."]:
-        if token in STOP_WORDS or not token[0].isalnum() or len(token) < 2:
-            for n in range(1, MAX_NGRAM + 1):
-                phrases.extend(" ".join(chunk[i : i + n]) for i in range(len(chunk) - n + 1))
-            chunk = []
+    for token in _TOKEN.findall(NOT_PROSE.sub(" . ", text.lower())):
+        if len(token) < 2 or token in STOP_WORDS:
+            if chunk:
+                _add_ngrams(phrases, chunk)
+                chunk = []
         else:
             chunk.append(token)
+    if chunk:
+        _add_ngrams(phrases, chunk)
     return phrases
+
+
+def _add_ngrams(phrases: list[str], chunk: list[str]) -> None:
+    """The chunk's 1- to MAX_NGRAM-word runs, shortest first, each length in order of its start."""
+    phrases.extend(chunk)
+    for n in range(2, min(MAX_NGRAM, len(chunk)) + 1):
+        phrases.extend(map(" ".join, zip(*(chunk[i:] for i in range(n)))))
 
 
 def singular(phrase: str) -> str:

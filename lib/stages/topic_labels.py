@@ -99,17 +99,26 @@ _WORD = re.compile(r"[a-z][a-z0-9]*(?:[-+][a-z0-9]+)*")
 def verb_words(texts: Sequence[str]) -> set[str]:
     """One-word phrases (singular form) the texts use mostly as verbs: at least a third of their uses
     follow a verb marker ("we", "to", "can", "has"), and more than follow an article. A verb names no topic."""
+    # Counted by word as written, then folded into singulars: one `singular` per distinct word, not
+    # one per word of every text (a third of a corpus's topic labelling).
+    uses: Counter = Counter()
     after_marker: Counter = Counter()
     after_article: Counter = Counter()
-    uses: Counter = Counter()
     for text in texts:
         words = _WORD.findall(text.lower())
-        for before, word in zip(["."] + words, words):
-            key = singular(word)
-            uses[key] += 1
-            after_marker[key] += before in _VERB_MARKERS
-            after_article[key] += before in _ARTICLES
-    return {w for w, n in after_marker.items() if n and 3 * n >= uses[w] and n > after_article[w]}
+        uses.update(words)
+        after_marker.update(word for before, word in zip(["."] + words, words) if before in _VERB_MARKERS)
+        after_article.update(word for before, word in zip(["."] + words, words) if before in _ARTICLES)
+    singulars = {word: singular(word) for word in uses}
+
+    def folded(counts: Counter) -> Counter:
+        by_singular: Counter = Counter()
+        for word, n in counts.items():
+            by_singular[singulars[word]] += n
+        return by_singular
+
+    total, marker, article = folded(uses), folded(after_marker), folded(after_article)
+    return {w for w, n in marker.items() if n and 3 * n >= total[w] and n > article[w]}
 
 
 class PhraseUse:
