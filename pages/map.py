@@ -73,7 +73,7 @@ def topic_map() -> None:
 
     paper_id = ui_state.url_paper(papers)
 
-    def drawn(ringed: str | None, clickable: bool = True, webgl: bool | None = None) -> go.Figure:
+    def drawn(ringed: str | None, clickable: bool = True, webgl: bool | None = None, by_row: bool = False) -> go.Figure:
         return map_figure.map_figure(
             shown,
             color_by,
@@ -82,17 +82,20 @@ def topic_map() -> None:
             height=ui_state.MAP_HEIGHT_HINT,
             width_hint=ui_state.MAP_WIDTH_HINT,
             highlight=map_highlight(query, found, similar, ringed),
-            hover=ui_state.map_hover(view.map_dir, clickable),
+            hover=None if by_row else ui_state.map_hover(view.map_dir, clickable),  # the chart's papers carry theirs
             regions=regions == "shown",
+            region_shapes=ui_state.map_regions(view.map_dir) if regions == "shown" else None,
             colours=ui_state.map_colours(view.map_dir, color_by),
             webgl=webgl,
+            by_row=by_row,
         )
 
     # The open paper's ring is drawn over the chart by its script, so a click leaves the figure as
     # it was and the browser keeps its drawing; the download rings it in the figure.
     with st.container(key=ui_state.MAP_FRAME_KEY):
         selected = ui_state.map_chart(
-            drawn(None, webgl=True),  # updated in place: WebGL redraws faster than SVG at any size
+            drawn(None, webgl=True, by_row=True),  # updated in place: WebGL redraws faster than SVG at any size
+            ui_state.map_points(view.map_dir),
             key="map",
             frame=f".st-key-{ui_state.MAP_FRAME_KEY}",
             on_click=ui_state.open_paper,

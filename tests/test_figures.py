@@ -1,10 +1,12 @@
 import colorsys
+import doctest
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from lib.stages.subfields import UNASSIGNED
+from lib.views import tables
 from lib.views.map_figure import (
     LABEL_MIN_SHOWN,
     NEUTRAL,
@@ -16,6 +18,7 @@ from lib.views.map_figure import (
     category_colours,
     legend_name,
     map_figure,
+    map_regions,
     place_labels,
     point_trace_type,
     topic_positions,
@@ -359,6 +362,9 @@ def test_regions_lie_under_every_point_and_take_the_topics_colours():
         assert trace.line.color == colours[trace.name.removeprefix("region: ")] and trace.hoverinfo == "skip"
     grey = {t.line.color for t in map_figure(table, regions=True).data if t.type == "contour"}
     assert grey == {"#8C8C8C"}  # coloured by subfield, regions stay neutral: two hues would mean two things
+    part = table[table["subfield"] == "Subfield 2"]  # regions are the whole map's, whatever is shown
+    given = map_figure(part, context=table, regions=True, region_shapes=map_regions(table)).to_json()
+    assert given == map_figure(part, context=table, regions=True).to_json()
 
 
 def test_long_legend_names_are_cut_but_keep_their_count_and_stay_escaped():
@@ -395,3 +401,20 @@ def test_maps_up_to_a_conferences_size_draw_as_svg_and_larger_ones_in_webgl():
     # A chart updated in place (the map page) asks for WebGL at any size, the open paper's ring included.
     in_place = map_figure(table, labels=None, highlight={"open paper": [table["paper_id"].iloc[0]]}, webgl=True)
     assert {t.type for t in in_place.data if t.type != "contour"} == {"scattergl"}
+
+
+def test_the_caption_names_a_conference_and_counts_a_corpus_venues():
+    # The scale corpus's largest venue and year (IROS, 2022) hold a fifth and a tenth of it: naming
+    # them called 87,690 papers from 25 venues "IROS 2022".
+    assert doctest.testmod(tables).failed == 0
+    mostly = pd.DataFrame(
+        {
+            "venue": ["ICML"] * 3 + ["NeurIPS"],
+            "year": [2025] * 3 + [2024],
+            "abstract": ["x"] * 4,
+            "title_is_derived": [False] * 4,
+        }
+    )
+    assert tables.corpus_caption(mostly, "icml.json").startswith("ICML 2025: 4 papers from icml.json")
+    spread = mostly.assign(year=[2019, 2020, 2021, 2025])
+    assert tables.corpus_caption(spread, "icml.json").startswith("ICML 2019-2025: 4 papers")

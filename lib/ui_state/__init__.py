@@ -58,6 +58,8 @@ from .map_view import (  # noqa: F401
     map_colours,
     map_hover,
     map_page_style,
+    map_points,
+    map_regions,
     more_like_list,
     open_paper,
     paper_buttons,

@@ -9,6 +9,10 @@ Streamlit from that package's folder (no network), runs `lib.views.map_script` o
 by zoom, the open paper's ring), and sends back a click (the paper's id) and a box or lasso (the
 ids inside it). Figure data reaches Plotly as JSON data only; Plotly draws text as SVG text, never
 as HTML.
+
+The map's papers (places, ids, hover: `lib.views.map_points`) go in an element of their own that is
+the same on every run, so Streamlit sends it to a browser once (its message cache, keyed by the
+element's hash) and the browser decodes it once; each figure names its points by row.
 """
 
 from __future__ import annotations
@@ -23,12 +27,14 @@ import plotly.graph_objects as go
 import streamlit as st
 import streamlit.components.v1 as components_v1
 
+from lib.views.map_points import COLOUR_RUNS, KEY_CHARS, MASK, ROWS, points_key
 from lib.views.map_script import MAP_SCRIPT_JS
 
 # Streamlit serves a declared component's folder at /component/<module>.<name>/: this one is the
 # plotly package's own, whose plotly.min.js is the version the Python side writes figures for.
 _PLOTLY_FOLDER = Path(plotly.__file__).parent / "package_data"
 _PLOTLY_COMPONENT = "plotlyjs"
+_POINTS_KEY_SUFFIX = "-papermap-points"  # the map's papers' element: the chart's key and this
 FULLSCREEN = "Fullscreen"  # the mode bar button that shows only the map: the presenting view
 # A square with open corners, Plotly's mode bar icon format (a 1000-unit box).
 _FULLSCREEN_ICON = {
@@ -54,12 +60,62 @@ const plotlyReady = (url) => {
 };
 """
 
+# The map's papers by key, shared by the element that brings them and the chart that draws them: a
+# promise each, resolved once the papers are decoded. The last few maps are kept (pages and back).
+_POINTS_JS = (
+    f"const PAPERMAP_POINTS = {json.dumps({'KEY_CHARS': KEY_CHARS, 'ROWS': ROWS, 'MASK': MASK, 'RUNS': COLOUR_RUNS})};\n"
+    + """
+const pointsEntry = (key) => {
+    const registry = window.__papermapPoints = window.__papermapPoints || new Map();
+    if (!registry.has(key)) {
+        let resolve;
+        const promise = new Promise((done) => { resolve = done; });
+        registry.set(key, { promise, resolve, decoding: false });
+        while (registry.size > 3) registry.delete(registry.keys().next().value);
+    }
+    return registry.get(key);
+};
+const decodePoints = async (bytes) => {
+    const stream = new Blob([bytes.subarray(PAPERMAP_POINTS.KEY_CHARS)]).stream().pipeThrough(new DecompressionStream("gzip"));
+    const body = await new Response(stream).arrayBuffer();
+    const n = new DataView(body).getUint32(0, true);
+    const text = JSON.parse(new TextDecoder().decode(new Uint8Array(body, 4 + 8 * n)));
+    return { n, x: new Float32Array(body, 4, n), y: new Float32Array(body, 4 + 4 * n, n), ...text };
+};
+// A figure's traces name their papers by row: give them their places, ids, titles and hover, and colours.
+const withPoints = (figure, points) => {
+    for (const trace of figure.data) {
+        const meta = trace.meta || {};
+        let rows = meta[PAPERMAP_POINTS.ROWS];
+        if (meta[PAPERMAP_POINTS.MASK] !== undefined) {
+            const bits = Uint8Array.from(atob(meta[PAPERMAP_POINTS.MASK]), (c) => c.charCodeAt(0));
+            rows = [];
+            for (let row = 0; row < points.n; row++) if (bits[row >> 3] & (1 << (row & 7))) rows.push(row);
+        }
+        if (!rows) continue;
+        trace.x = Float32Array.from(rows, (row) => points.x[row]);
+        trace.y = Float32Array.from(rows, (row) => points.y[row]);
+        if (trace.hovertemplate) {
+            trace.customdata = rows.map((row) => points.ids[row]);
+            trace.text = rows.map((row) => points.titles[row]);
+            trace.hovertext = rows.map((row) => points.details[row]);
+        }
+        const runs = meta[PAPERMAP_POINTS.RUNS];
+        if (runs) trace.marker.color = runs.flatMap(([colour, count]) => Array(count).fill(colour));
+        delete trace.meta;
+    }
+    return figure;
+};
+"""
+)
+
 # Streamlit calls the default function on every run that changes the component's data, without
 # cleaning up in between, so the plot and its listeners are made once, on the first call, and each
 # call after reacts the plot to its figure when the figure changed (its revision), and moves the ring.
 _COMPONENT_JS = (
     MAP_SCRIPT_JS
     + _PLOTLY_LOADER_JS
+    + _POINTS_JS
     + f"const PAPERMAP_CHART_SETTINGS = {json.dumps({'FULLSCREEN': FULLSCREEN, 'ICON': _FULLSCREEN_ICON})};\n"
     + """
 const ids = (points) => [...new Set((points || []).map((p) => p.customdata).filter((id) => id !== undefined && id !== null))];
@@ -75,9 +131,12 @@ export default function ({ data, parentElement, setStateValue, setTriggerValue }
     const state = host.__state;
     state.ring = data.ring;
     const frame = host.closest(data.frame) || host;
-    state.drawing = state.drawing.then(() => plotlyReady(data.plotly)).then((Plotly) => {
+    if (!host._fullLayout) host.textContent = "Loading the map…";
+    const points = pointsEntry(data.points).promise;
+    state.drawing = state.drawing.then(() => Promise.all([plotlyReady(data.plotly), points])).then(([Plotly, papers]) => {
         if (state.revision === data.revision) return;
-        const figure = JSON.parse(data.figure);
+        const figure = withPoints(JSON.parse(data.figure), papers);
+        if (!host._fullLayout) host.textContent = "";
         // One config object for the plot's life: Plotly.react draws the plot anew when it changes. No
         // "Share chart" (an upload to Plotly's cloud), no zoom tip over the page's select boxes.
         state.config = state.config || Object.assign({ responsive: true, showSendToCloud: false, showTips: false }, data.config, {
@@ -118,15 +177,33 @@ export default function ({ data, parentElement, setStateValue, setTriggerValue }
 _map_chart = st.components.v2.component(
     "papermap_map_chart",
     js=_COMPONENT_JS,
-    css=".papermap-chart { width: 100%; height: 100%; } :fullscreen { background: #fff; }",
+    # The papers' element takes no room: shown, the layout's gap would push the map down. (On more than
+    # one line: Streamlit takes a one-line string with "[" or "*" in it for a file's path.)
+    css=".papermap-chart { width: 100%; height: 100%; }\n:fullscreen { background: #fff; }\n"
+    f'.stElementContainer[class*="{_POINTS_KEY_SUFFIX}"] {{ display: none; }}\n',
     isolate_styles=False,
+)
+# Draws nothing: decodes the papers it is given (bytes) once per map, for the chart.
+_map_points = st.components.v2.component(
+    "papermap_map_points",
+    js=_POINTS_JS
+    + """
+export default function ({ data }) {
+    const key = new TextDecoder().decode(data.subarray(0, PAPERMAP_POINTS.KEY_CHARS));
+    const entry = pointsEntry(key);
+    if (entry.decoding) return;
+    entry.decoding = true;
+    decodePoints(data).then(entry.resolve, (error) => console.error("the map's papers could not be read", error));
+}
+""",
 )
 
 
-def figure_revision(figure_json: str) -> str:
-    """A short fingerprint of a figure's JSON: the chart redraws only when it changes, and a box
-    drawn on another figure (before a filter changed) selects nothing on this one."""
-    return hashlib.blake2b(figure_json.encode(), digest_size=12).hexdigest()
+def figure_revision(figure_json: str, points: str = "") -> str:
+    """A short fingerprint of a figure's JSON and the key of the papers its rows name: the chart
+    redraws only when it changes, and a box drawn on another figure (before a filter changed)
+    selects nothing on this one."""
+    return hashlib.blake2b((points + figure_json).encode(), digest_size=12).hexdigest()
 
 
 def drawn_selection(state: object, revision: str) -> tuple[str, ...]:
@@ -152,22 +229,26 @@ def _plotly_url() -> str:
 
 def map_chart(
     figure: go.Figure,
+    points: bytes,
     key: str,
     frame: str,
     on_click: Callable[[str], None],
     ring: Sequence[float] | None = None,
     config: Mapping[str, object] | None = None,
 ) -> tuple[str, ...]:
-    """Draw `figure` as the page's map, updated in place on later runs (see the module's doc), filling
-    the container `frame` (a CSS selector: the fullscreen button shows it alone), with the open paper
-    at map position `ring` (x, y) ringed. A click on a paper calls `on_click(paper_id)` before the
-    rerun, so the run that follows already shows it. Returns the ids inside the reader's box or lasso."""
+    """Draw `figure` (a `map_figure(by_row=True)` of the papers in `points`, `map_points`) as the page's
+    map, updated in place on later runs (see the module's doc), filling the container `frame` (a CSS
+    selector: the fullscreen button shows it alone), with the open paper at map position `ring` (x, y)
+    ringed. A click on a paper calls `on_click(paper_id)` before the rerun, so the run that follows
+    already shows it. Returns the ids inside the reader's box or lasso."""
+    _map_points(key=key + _POINTS_KEY_SUFFIX, data=points, height=0)
     figure_json = figure.to_json()
-    revision = figure_revision(figure_json)
+    revision = figure_revision(figure_json, points_key(points))
     state = _map_chart(
         key=key,
         data={
             "figure": figure_json,
+            "points": points_key(points),
             "revision": revision,
             "ring": [float(ring[0]), float(ring[1])] if ring is not None else None,
             "config": dict(config or {}),

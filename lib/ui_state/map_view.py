@@ -10,6 +10,8 @@ from lib.build.output import MapEmbeddings, load_map_embeddings
 from lib.stages.embed import QueryEmbedder, query_embedder
 from lib.views import exports, list_coverage, map_figure, search
 from lib.views.map_hover import hover_labels, topic_text
+from lib.views.map_points import map_points as build_map_points
+from lib.views.map_regions import Region
 from lib.views.map_stacks import stack_counts, stacked_with
 from lib.views.markup import markdown_literal, safe_url
 from lib.views.tables import paper_table
@@ -154,6 +156,20 @@ def map_hover(map_dir: str, clickable: bool = True) -> pd.DataFrame:
     `clickable` (a map whose click opens the card), that a click lists them."""
     papers = read_map(map_dir)[0]
     return hover_labels(papers, stack_counts(papers), clickable)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def map_regions(map_dir: str) -> list[Region]:
+    """`map_figure.map_regions` of the whole map in `map_dir`, once per map, shared by every session
+    (never changed); pass it to `map_figure.map_figure(region_shapes=...)`."""
+    return map_figure.map_regions(read_map(map_dir)[0])
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def map_points(map_dir: str) -> bytes:
+    """`lib.views.map_points.map_points` of the whole map in `map_dir` with its clickable hover, for the
+    map page's chart: built once per map and shared by every session (bytes, never changed)."""
+    return build_map_points(read_map(map_dir)[0], map_hover(map_dir))
 
 
 TABLE_ROWS = 1000  # rows a paper table under the map sends; a corpus view would send tens of megabytes

@@ -18,7 +18,8 @@ from plotly.colors import qualitative
 from lib.stages.subfields import UNASSIGNED
 from lib.views.filters import value_counts
 from lib.views.map_hover import HOVER_TEMPLATE, hover_labels
-from lib.views.map_regions import topic_regions
+from lib.views.map_points import COLOUR_RUNS, MASK, ROWS, row_mask
+from lib.views.map_regions import Region, topic_regions
 from lib.views.map_stacks import RANGE_PAD, marker_opacity, suggested_marker_size
 from lib.views.markup import html_literal
 
@@ -147,6 +148,8 @@ def map_figure(
     regions: bool = False,
     colours: Mapping[str, str] | None = None,
     webgl: bool | None = None,
+    by_row: bool = False,
+    region_shapes: Sequence[Region] | None = None,
 ) -> go.Figure:
     """Scatter of `papers` on the map, one trace per value of `color_by` (per area for subfields), in
     WebGL when `webgl` (a chart updated in place redraws faster so), SVG when False, by default by the
@@ -163,7 +166,8 @@ def map_figure(
     larger and ringed, one layer per name in order (the last on top), even when filtered out;
     labels keep clear of them when they are few. `legend=False` leaves the legend out (a small map).
     `regions` draws each coarse topic's region (`lib.views.map_regions`) under the points: light
-    grey outlined areas, in the topic's own shade when colouring by topic.
+    grey outlined areas, in the topic's own shade when colouring by topic; `region_shapes` is
+    `map_regions(context)` computed beforehand (once per map: a tenth of a second on a corpus), by default here.
     With coarse `labels`, the fine topics' labels go too, hidden, for `lib.views.map_script` to
     show in place of the coarse ones when the reader zooms in.
     `hover` is `hover_labels(context)` computed beforehand (it is the slow part on a corpus map);
@@ -171,7 +175,9 @@ def map_figure(
     color_by)` computed beforehand (once per map and colouring), by default here.
 
     The figure is sized for the wire: coordinates go as float32, and each point carries its id and
-    its hover text only (see `HOVER_TEMPLATE`).
+    its hover text only (see `HOVER_TEMPLATE`). With `by_row`, the points traces carry none of those
+    but name their papers by row of `context` and give their colours as runs, in their `meta`
+    (`lib.views.map_points`): for the map page's chart, which holds `map_points(context, hover)` already.
     """
     if color_by not in COLOR_CHOICES:
         raise ValueError(f"color_by must be one of {', '.join(COLOR_CHOICES)}; got {color_by!r}")
@@ -185,13 +191,17 @@ def map_figure(
     # The papers shown set the points' size and opacity (a filter to a few makes them big and solid);
     # the whole map sets the backdrop's, so it stays put.
     size, opacity = suggested_marker_size(papers, context), marker_opacity(len(papers))
-    backdrop = context[~_isin(context["paper_id"], papers["paper_id"])]
-    if len(backdrop):
+    outside = ~_isin(context["paper_id"], papers["paper_id"])
+    if outside.any():
+        backdrop = context[outside]
         traces.append(
             _points(
                 kind,
-                x=_coords(backdrop["x"]),
-                y=_coords(backdrop["y"]),
+                **(
+                    {"meta": {MASK: row_mask(outside)}}
+                    if by_row
+                    else {"x": _coords(backdrop["x"]), "y": _coords(backdrop["y"])}
+                ),
                 mode="markers",
                 name="filtered out",
                 marker={"size": suggested_marker_size(context) * 0.8, "color": CONTEXT_COLOUR},
@@ -199,9 +209,27 @@ def map_figure(
                 showlegend=False,
             )
         )
-    hover = hover_labels(papers) if hover is None else hover.loc[papers.index]
-    titles, details = hover["title"].to_numpy(dtype=object), hover["details"].to_numpy(dtype=object)
-    xs, ys, ids = _coords(papers["x"]), _coords(papers["y"]), papers["paper_id"].to_numpy(dtype=object)
+    if by_row:
+        positions = context.index.get_indexer(papers.index)
+        if (positions < 0).any():
+            raise ValueError("by_row needs papers to be rows of context (the same index)")
+
+        def point_data(rows: np.ndarray) -> dict[str, Any]:
+            return {"meta": {ROWS: positions[rows].tolist()}}
+    else:
+        hover = hover_labels(papers) if hover is None else hover.loc[papers.index]
+        titles, details = hover["title"].to_numpy(dtype=object), hover["details"].to_numpy(dtype=object)
+        xs, ys, ids = _coords(papers["x"]), _coords(papers["y"]), papers["paper_id"].to_numpy(dtype=object)
+
+        def point_data(rows: np.ndarray) -> dict[str, Any]:
+            return {
+                "x": xs[rows],
+                "y": ys[rows],
+                "customdata": ids[rows],
+                "text": titles[rows],
+                "hovertext": details[rows],
+            }
+
     groups = _groups(papers, color_by)
     # Values past the palette fold into Other; Unassigned and (none) keep their names, in grey.
     kept = {v for v in groups.unique() if colours.get(v, NEUTRAL) != NEUTRAL or v in (NONE, UNASSIGNED)}
@@ -224,27 +252,24 @@ def map_figure(
     # fine topic's its coarse topic's), each point in its own shade. Some 90 traces become
     # about ten, which the browser draws markedly faster; the hover still names the subfield. The
     # legend names every subfield shown, in its shade, under its area's title.
-    units: list[tuple[str, str, np.ndarray, Any, list[tuple[str, int]]]] = []  # group, name, rows, colour(s), entries
+    # group, name, rows, and the unit's values with their counts in row order (one entry, unnamed, for an
+    # ungrouped value)
+    units: list[tuple[str, str, np.ndarray, list[tuple[str, int]]]] = []
     for value in order:
         rows = rows_of.get(value)
         if rows is None:
             continue
         group = parent_of.get(value, "")
         if not group:
-            units.append(("", legend_name(value, len(rows)), rows, colours.get(value, NEUTRAL), []))
+            units.append(("", legend_name(value, len(rows)), rows, [(value, len(rows))]))
         elif units and units[-1][0] == group:
-            _, name, before, shades, entries = units[-1]
-            units[-1] = (
-                group,
-                name,
-                np.concatenate([before, rows]),
-                [*shades, *[colours[value]] * len(rows)],
-                [*entries, (value, len(rows))],
-            )
+            _, name, before, entries = units[-1]
+            units[-1] = (group, name, np.concatenate([before, rows]), [*entries, (value, len(rows))])
         else:
             title = legend_name(group, int(in_parent.get(group, 0)))
-            units.append((group, title, rows, [colours[value]] * len(rows), [(value, len(rows))]))
-    for group, name, rows, colour, entries in units:
+            units.append((group, title, rows, [(value, len(rows))]))
+    for group, name, rows, runs in units:
+        entries = runs if group else []
         for place, (value, count) in enumerate(entries):
             # Legend-only entries: each subfield shown, in its shade; the first carries the area's title.
             traces.append(
@@ -260,34 +285,36 @@ def map_figure(
                     hoverinfo="skip",
                 )
             )
-        grey_unit = not group and colour == NEUTRAL
+        marker = {"size": size, "line": {"width": 0.5, "color": "white"}}
+        shades = [[colours.get(value, NEUTRAL), count] for value, count in runs]
+        if not group:  # one colour
+            marker["color"] = shades[0][0]
+        elif not by_row:
+            marker["color"] = [colour for colour, count in shades for _ in range(count)]
+        grey_unit = not group and marker["color"] == NEUTRAL
+        marker["opacity"] = opacity * (0.6 if grey_unit else 1.0)
+        points = point_data(rows)
+        if by_row and group:
+            points["meta"][COLOUR_RUNS] = shades
         traces.append(
             _points(
                 kind,
-                x=xs[rows],
-                y=ys[rows],
+                **points,
                 mode="markers",
                 name=name,
                 legendgroup=group or None,
                 showlegend=not group,
-                marker={
-                    "size": size,
-                    "color": colour,
-                    "opacity": opacity * (0.6 if grey_unit else 1.0),
-                    "line": {"width": 0.5, "color": "white"},
-                },
-                customdata=ids[rows],
-                text=titles[rows],
-                hovertext=details[rows],
+                marker=marker,
                 hovertemplate=HOVER_TEMPLATE,
             )
         )
     for (name, marked_ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
-        traces += _highlight_trace(context, marked_ids, name, colour, size, hover, kind)
+        traces += _highlight_trace(context, marked_ids, name, colour, size, hover, kind, by_row)
     x_range, y_range = _padded_range(context["x"]), _padded_range(context["y"])
     if regions:
         # Under everything: the eye finds the regions first, and they never hide a point.
-        traces = _region_traces(context, x_range, y_range, colours if color_by == "topic_label" else None) + traces
+        shapes = map_regions(context) if region_shapes is None else region_shapes
+        traces = _region_traces(shapes, colours if color_by == "topic_label" else None) + traces
     annotations = []
     if labels:
         marked = context[_isin(context["paper_id"], {i for ids in (highlight or {}).values() for i in ids})]
@@ -384,11 +411,15 @@ def _label(x: float, y: float, label: str, font: int, level: str, opacity: float
     }
 
 
-def _region_traces(
-    context: pd.DataFrame, x_range: Sequence[float], y_range: Sequence[float], colours: Mapping[str, str] | None
-) -> list[dict]:
+def map_regions(context: pd.DataFrame) -> list[Region]:
+    """The coarse topics' regions of the whole map `context` over the map's axes (`topic_regions`)."""
+    x_range, y_range = _padded_range(context["x"]), _padded_range(context["y"])
+    return topic_regions(context, (x_range[0], x_range[1]), (y_range[0], y_range[1]))
+
+
+def _region_traces(shapes: Sequence[Region], colours: Mapping[str, str] | None) -> list[dict]:
     traces = []
-    for region in topic_regions(context, (x_range[0], x_range[1]), (y_range[0], y_range[1])):
+    for region in shapes:
         colour = colours.get(region.label, REGION_GREY) if colours else REGION_GREY
         red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
         traces.append(
@@ -455,25 +486,35 @@ def _highlight_trace(
     size: float,
     hover: pd.DataFrame | None,
     kind: str,
+    by_row: bool,
 ) -> list[dict]:
-    marked = context[_isin(context["paper_id"], list(ids))]
+    chosen = _isin(context["paper_id"], list(ids))
+    marked = context[chosen]
     if marked.empty:
         return []
-    # Hover texts are built for the marked papers only (unless given): a search may mark a few of thousands.
-    labels = (
-        hover_labels(marked) if hover is None or not marked.index.isin(hover.index).all() else hover.loc[marked.index]
-    )
+    if by_row:
+        point_data = {"meta": {ROWS: np.flatnonzero(chosen).tolist()}}
+    else:
+        # Hover texts are built for the marked papers only (unless given): a search may mark a few of thousands.
+        labels = (
+            hover_labels(marked)
+            if hover is None or not marked.index.isin(hover.index).all()
+            else hover.loc[marked.index]
+        )
+        point_data = {
+            "x": _coords(marked["x"]),
+            "y": _coords(marked["y"]),
+            "customdata": marked["paper_id"].to_numpy(dtype=object),
+            "text": labels["title"].to_numpy(dtype=object),
+            "hovertext": labels["details"].to_numpy(dtype=object),
+        }
     return [
         _points(
             kind,
-            x=_coords(marked["x"]),
-            y=_coords(marked["y"]),
+            **point_data,
             mode="markers",
             name=f"{html_literal(name)} ({len(marked)})",
             marker={"size": max(size * 1.8, 12), "color": colour, "line": {"width": 2.5, "color": "#111"}},
-            customdata=marked["paper_id"].to_numpy(dtype=object),
-            text=labels["title"].to_numpy(dtype=object),
-            hovertext=labels["details"].to_numpy(dtype=object),
             hovertemplate=HOVER_TEMPLATE,
         )
     ]
