@@ -4,7 +4,7 @@ import base64
 
 import numpy as np
 import pytest
-from conftest import DASHBOARD, map_chart_data, map_chart_element, plain, planted_records, started
+from conftest import DASHBOARD, map_chart_data, map_chart_element, plain, planted_records, read_map_points, started
 from streamlit.testing.v1 import AppTest
 
 from lib.views.filters import FINE_MARK
@@ -159,6 +159,26 @@ def test_a_new_colouring_changes_the_maps_figure_not_the_chart(app_env):
     assert map_chart_element(app).proto.id == chart
     assert map_chart_data(app)["revision"] != figure["revision"]
     assert map_chart_data(app)["figure"]["layout"]["legend"]["title"]["text"].strip() == "Topic"
+
+
+def map_points_element(app):
+    [points] = [c for c in app.get("bidi_component") if c.proto.component_name.endswith("papermap_map_points")]
+    return points
+
+
+def test_a_filter_sends_the_maps_papers_unchanged_and_a_figure_of_rows(app_env):
+    # The papers' element is the same on every run, so Streamlit's message cache sends it to a
+    # browser once; only the figure, which names papers by row, changes with a filter.
+    app = started()
+    points, figure = map_points_element(app).proto.bytes, map_chart_element(app).proto.json
+    subfield = app.multiselect(key="subfield").options[0].rsplit(" (", 1)[0]
+    app.multiselect(key="subfield").select(subfield).run()
+    assert "36 of 36" not in app.subheader[0].value
+    assert map_points_element(app).proto.bytes == points and map_chart_element(app).proto.json != figure
+    shown = [t for t in map_chart_data(app)["figure"]["data"] if t.get("hovertemplate") and len(t["x"]) > 1]
+    assert shown and all(title in read_map_points(points)["titles"] for t in shown for title in t["text"])
+    ids = read_map_points(points)["ids"]
+    assert not any(paper_id in map_chart_element(app).proto.json for paper_id in ids)  # no paper in the figure
 
 
 def ring_of(app):
