@@ -61,16 +61,16 @@ const plotlyReady = (url) => {
 """
 
 # The map's papers by key, shared by the element that brings them and the chart that draws them: a
-# promise each, resolved once the papers are decoded. The last few maps are kept (pages and back).
+# promise each, settled once the papers are decoded (or could not be). The last few maps are kept.
 _POINTS_JS = (
     f"const PAPERMAP_POINTS = {json.dumps({'KEY_CHARS': KEY_CHARS, 'ROWS': ROWS, 'MASK': MASK, 'RUNS': COLOUR_RUNS})};\n"
     + """
 const pointsEntry = (key) => {
     const registry = window.__papermapPoints = window.__papermapPoints || new Map();
     if (!registry.has(key)) {
-        let resolve;
-        const promise = new Promise((done) => { resolve = done; });
-        registry.set(key, { promise, resolve, decoding: false });
+        let resolve, reject;
+        const promise = new Promise((done, fail) => { resolve = done; reject = fail; });
+        registry.set(key, { promise, resolve, reject, decoding: false });
         while (registry.size > 3) registry.delete(registry.keys().next().value);
     }
     return registry.get(key);
@@ -193,7 +193,8 @@ export default function ({ data }) {
     const entry = pointsEntry(key);
     if (entry.decoding) return;
     entry.decoding = true;
-    decodePoints(data).then(entry.resolve, (error) => console.error("the map's papers could not be read", error));
+    // A failure reaches the chart, which says so where the map would be.
+    decodePoints(data).then(entry.resolve, (error) => entry.reject(new Error("the map's papers could not be read: " + error)));
 }
 """,
 )
