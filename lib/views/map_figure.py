@@ -193,14 +193,13 @@ def map_figure(
     size, opacity = suggested_marker_size(papers, context), marker_opacity(len(papers))
     outside = ~_isin(context["paper_id"], papers["paper_id"])
     if outside.any():
-        backdrop = context[outside]
         traces.append(
             _points(
                 kind,
                 **(
                     {"meta": {MASK: row_mask(outside)}}
                     if by_row
-                    else {"x": _coords(backdrop["x"]), "y": _coords(backdrop["y"])}
+                    else {"x": _coords(context["x"][outside]), "y": _coords(context["y"][outside])}
                 ),
                 mode="markers",
                 name="filtered out",
