@@ -92,14 +92,6 @@ def subfields_table(papers: pd.DataFrame, texts: list[str], taxonomy: Any, param
     )
 
 
-class _Done:
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def result(self) -> Any:
-        return self.value
-
-
 class _Later:
     """A call made when its result is first asked for, once."""
 
