@@ -3,14 +3,16 @@
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import planted_records
 
 from lib.build.extend import extend_map
-from lib.build.output import is_built, read_papers
+from lib.build.output import is_built, read_papers, read_topic_summaries
 from lib.build.pipeline import build
 from lib.cli import main
 from lib.errors import InputError
+from lib.stages.topics import topic_summaries
 
 
 @pytest.fixture
@@ -38,6 +40,14 @@ def test_old_papers_stay_where_readers_saw_them(grown):
     assert result.summary().startswith("Grew the map of 42 papers")
     vectors = np.load(tmp_path / "grown" / "embeddings.npy")
     assert vectors.shape[0] == len(after)
+
+
+def test_the_grown_maps_topic_summaries_count_the_new_papers(grown):
+    tmp_path, result = grown
+    for level in ("coarse", "fine"):
+        written = read_topic_summaries(tmp_path / "grown", level)
+        pd.testing.assert_frame_equal(written, topic_summaries(result.papers, level))
+    assert read_topic_summaries(tmp_path / "grown", "coarse")["papers"].sum() == 42
 
 
 def test_new_papers_join_their_own_topic_and_region(grown):

@@ -234,28 +234,26 @@ def test_clicking_a_topic_bar_opens_the_map_filtered_to_that_fine_topic(env):
     assert map_count(app) == count and app.multiselect(key="topic").value == [f"{label}{FINE_MARK}"]
 
 
-def test_the_topics_page_summarises_the_topics_once_and_counts_phrases_once(tmp_path, monkeypatch):
-    # The summaries are the slow part over a corpus (minutes at 87,690 abstracts): the breakdown
-    # takes the page's own cached ones instead of computing them again.
+def test_the_topics_page_shows_the_summaries_the_build_wrote_counting_no_phrase(tmp_path, monkeypatch):
+    # Counting every paper's phrases is the slow part over a corpus (a minute at 87,690 abstracts):
+    # the build does it for the labels and writes the summaries; the page only reads them.
     data = tmp_path / "planted2025.json"  # a new list: nothing of it in Streamlit's caches yet
     data.write_text(json.dumps(planted_records()))
     monkeypatch.setenv("PAPERMAP_DATA", str(data))
     monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
-    import lib.ui_state.breakdown_links as links
+    app = started()  # builds the map
 
-    levels, summarise = [], links.summarise_topics
-    monkeypatch.setattr(
-        links, "summarise_topics", lambda papers, level, **kw: levels.append(level) or summarise(papers, level, **kw)
-    )
+    def counted(*args, **kwargs):
+        raise AssertionError("a page counted the papers' phrases")
 
     def not_again(*args, **kwargs):
         raise AssertionError("the breakdown summarised the topics again")
 
+    monkeypatch.setattr("lib.stages.topic_labels.PhraseUse.__init__", counted)
     monkeypatch.setattr("lib.views.breakdowns.topic_summaries", not_again)
-    counted, count = [], links.PhraseUse
-    monkeypatch.setattr(links, "PhraseUse", lambda texts: counted.append(len(texts)) or count(texts))
-    app = opened("pages/topics.py")
-    assert levels == ["coarse"] and any("Representative papers" in plain(m.value) for m in app.markdown)
+    app.switch_page("pages/topics.py").run()
+    assert not app.exception, app.exception
+    assert any("Representative papers" in plain(m.value) for m in app.markdown)
     app.radio(key="topic_level").set_value("fine").run()
-    assert not app.exception and levels == ["coarse", "fine"]
-    assert counted == [36]  # the phrases of the map's papers, counted once for both levels
+    assert not app.exception, app.exception
+    assert any("Representative papers" in plain(m.value) for m in app.markdown)

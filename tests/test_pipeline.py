@@ -11,7 +11,7 @@ from sklearn.metrics import adjusted_rand_score
 import lib.build.pipeline
 import lib.stages.topics
 from lib.build.cache import read_arrays
-from lib.build.output import OUTPUT_FILES, is_built, read_papers
+from lib.build.output import OUTPUT_FILES, is_built, read_papers, read_topic_summaries
 from lib.build.pipeline import STAGES, BuildParams, build
 from lib.errors import InputError, TaxonomyError
 from lib.schema import OUTPUT_COLUMNS, analysis_texts
@@ -140,6 +140,19 @@ def test_build_writes_the_papers_embeddings_in_table_order_and_the_query_model(p
     meta = json.loads((tmp_path / "out" / "papers.json").read_text())
     assert meta["files"] == OUTPUT_FILES and meta["embedding_dim"] == vectors.shape[1]
     assert is_built(tmp_path / "out")
+
+
+def test_build_writes_each_levels_topic_summaries_as_the_table_gives_them(planted_file, tmp_path):
+    # The Topics page reads these instead of counting every paper's phrases per server.
+    run(planted_file, tmp_path, out_dir=tmp_path / "out", params=BuildParams(n_topics=3))
+    table = read_papers(tmp_path / "out" / "papers.parquet")
+    for level in lib.stages.topics.LEVELS:
+        written = read_topic_summaries(tmp_path / "out", level)
+        pd.testing.assert_frame_equal(written, lib.stages.topics.topic_summaries(table, level))
+    assert len(read_topic_summaries(tmp_path / "out", "coarse")) == 3
+    (tmp_path / "out" / "topics.json").write_text("{")
+    with pytest.raises(InputError, match=r"topics.json: no fine topic summaries"):
+        read_topic_summaries(tmp_path / "out", "fine")
 
 
 def test_default_build_writes_a_query_model_without_pickle(planted_file, tmp_path):

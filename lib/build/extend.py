@@ -23,6 +23,7 @@ from lib.build.output import (
     map_counts,
     read_papers,
     read_sidecar,
+    summary_records,
     write_output,
 )
 from lib.build.pipeline import BuildParams, BuildResult, StageRun
@@ -37,6 +38,7 @@ from lib.stages.load import load_papers
 from lib.stages.project import place_new
 from lib.stages.report import RecordIssue
 from lib.stages.taxonomy import load_taxonomy
+from lib.stages.topics import level_summaries
 
 
 def extend_map(
@@ -117,6 +119,7 @@ def extend_map(
         table,
         np.vstack([base_vectors, vectors]),
         query_model,
+        summary_records(level_summaries(table)),  # the new papers count in their topics' summaries
         {
             **{
                 k: base_sidecar[k]

@@ -2,14 +2,16 @@
 checking, reusing and reading it.
 
 A folder holds `papers.parquet` (lib.schema.OUTPUT_COLUMNS), `embeddings.npy` (one float32 row per
-paper), `query_model.npz` (what embeds new text into the same space) and the `papers.json`
-sidecar, written last, with each file's SHA-256, the build's parameters and its load report.
+paper), `query_model.npz` (what embeds new text into the same space), `topics.json` (each level's
+`lib.stages.topics.topic_summaries`) and the `papers.json` sidecar, written last, with each file's
+SHA-256, the build's parameters and its load report.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,8 +28,17 @@ if TYPE_CHECKING:
 PAPERS_FILE = "papers.parquet"
 EMBEDDINGS_FILE = "embeddings.npy"
 QUERY_MODEL_FILE = "query_model.npz"
+TOPICS_FILE = "topics.json"
 SIDECAR_FILE = "papers.json"
-OUTPUT_FILES = {"papers": PAPERS_FILE, "embeddings": EMBEDDINGS_FILE, "query_model": QUERY_MODEL_FILE}
+OUTPUT_FILES = {
+    "papers": PAPERS_FILE,
+    "embeddings": EMBEDDINGS_FILE,
+    "query_model": QUERY_MODEL_FILE,
+    "topics": TOPICS_FILE,
+}
+
+# One level's topic summaries as JSON: a list of rows, each a dict of `lib.stages.topics.SUMMARY_COLUMNS`.
+SummaryRecords = list[dict[str, Any]]
 
 
 def map_counts(table: pd.DataFrame) -> dict[str, int]:
@@ -40,17 +51,52 @@ def map_counts(table: pd.DataFrame) -> dict[str, int]:
     }
 
 
+def summary_records(summaries: Mapping[str, pd.DataFrame]) -> dict[str, SummaryRecords]:
+    """Topic summaries by level (`lib.stages.topics.level_summaries`) as plain JSON values, as
+    `topics.json` and the topics stage's cache record hold them; `summary_frame` reads one back."""
+    return {level: frame.to_dict("records") for level, frame in summaries.items()}
+
+
+def summary_frame(records: SummaryRecords) -> pd.DataFrame:
+    """One level's summaries as `lib.stages.topics.topic_summaries` gives them, from `summary_records`."""
+    import pandas as pd
+
+    from lib.stages.topics import SUMMARY_COLUMNS
+
+    frame = pd.DataFrame(records, columns=list(SUMMARY_COLUMNS))
+    # JSON has no tuples: each (phrase, share of the topic, share of all papers) comes back as a list.
+    frame["label_evidence"] = [[tuple(item) for item in evidence] for evidence in frame["label_evidence"]]
+    return frame
+
+
+def read_topic_summaries(out_dir: str | Path, level: str) -> pd.DataFrame:
+    """The `level` topic summaries (`lib.stages.topics.topic_summaries`) a build wrote into `out_dir/topics.json`."""
+    path = Path(out_dir) / TOPICS_FILE
+    try:
+        return summary_frame(json.loads(path.read_text(encoding="utf-8"))[level])
+    except (OSError, ValueError, KeyError) as error:
+        raise InputError(f"{path}: no {level} topic summaries ({error})") from None
+
+
 def write_output(
-    out_dir: Path, table: pd.DataFrame, vectors: np.ndarray, query_model: dict[str, np.ndarray], meta: dict[str, Any]
+    out_dir: Path,
+    table: pd.DataFrame,
+    vectors: np.ndarray,
+    query_model: dict[str, np.ndarray],
+    topic_summaries: Mapping[str, SummaryRecords],
+    meta: dict[str, Any],
 ) -> Path:
-    """`papers.parquet`, its rows' embeddings, the query model and the `papers.json` sidecar, each
-    written atomically, the sidecar last; it records each file's SHA-256."""
+    """`papers.parquet`, its rows' embeddings, the query model, the topic summaries by level
+    (`summary_records`) and the `papers.json` sidecar, each written atomically, the sidecar last;
+    it records each file's SHA-256."""
     import numpy as np
 
     contents = {
         PAPERS_FILE: frame_bytes(table),
         EMBEDDINGS_FILE: array_bytes(vectors.astype(np.float32)),
         QUERY_MODEL_FILE: arrays_bytes(query_model),
+        # Keys sorted: the records come from the cache's sidecar (sorted) or fresh, the bytes the same.
+        TOPICS_FILE: json.dumps(topic_summaries, sort_keys=True).encode(),
     }
     # The old sidecar goes first: until the new one is written, nothing may pass the folder as built.
     (out_dir / SIDECAR_FILE).unlink(missing_ok=True)

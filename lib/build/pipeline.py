@@ -27,6 +27,7 @@ from lib.build.output import (
     map_counts,
     read_papers,
     reuse_output,
+    summary_records,
     write_output,
 )
 from lib.build.parallel import SIDE_STAGE_NAMES, InProcess, Runner, WorkerProcess, side_tables
@@ -58,7 +59,8 @@ SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than i
 # load 4 and subfields 4: declared areas, institutions, links and sessions; subfields 5: declared
 # entries take the description and terms of the taxonomy's entries of their names; subfields 6: a paper's
 # neighbours tied at the k-th similarity are the lower rows (lib.neighbours.knn_graph; were arbitrary).
-STAGE_VERSIONS = {"load": 4, "keywords": 4, "subfields": 6, "embed": 2, "project": 6, "topics": 5}
+# topics 6: its record holds both levels' topic summaries (the output's topics.json).
+STAGE_VERSIONS = {"load": 4, "keywords": 4, "subfields": 6, "embed": 2, "project": 6, "topics": 6}
 
 # progress(stage, stages done, stages in all): called before each stage and once at the end.
 Progress = Callable[[str, int, int], None]
@@ -209,7 +211,7 @@ def build(
             runner,
             partition_size,
         )
-        table, vectors, query_model, report, stages = result
+        table, vectors, query_model, summaries, report, stages = result
 
         report_progress("write", len(stages.runs), len(STAGES))
         start = time.perf_counter()
@@ -227,7 +229,7 @@ def build(
                 "counts": counts,
                 "load_report": report.to_dict(),
             }
-            out_path = write_output(Path(out_dir), table, vectors, query_model, meta)
+            out_path = write_output(Path(out_dir), table, vectors, query_model, summaries, meta)
             try:
                 copy_output(Path(out_dir), output_store)  # so a build into another folder reuses it too
             except OSError:
@@ -291,15 +293,18 @@ def _run_stages(
     progress: Progress,
     runner: Runner | None,
     partition_size: int | None,
-) -> tuple[pd.DataFrame, np.ndarray, dict[str, np.ndarray], LoadReport, _StageRunner]:
-    """Every stage through the cache: the papers table, its vectors, the query model, the load report."""
+) -> tuple[pd.DataFrame, np.ndarray, dict[str, np.ndarray], dict[str, Any], LoadReport, _StageRunner]:
+    """Every stage through the cache: the papers table, its vectors, the query model, the topic
+    summaries by level (`lib.build.output.summary_records`), the load report."""
+    import numpy as np
+
     from lib.schema import PAPER_COLUMNS, analysis_texts, conform
     from lib.stages.embed import fit_embed
     from lib.stages.load import load_papers
     from lib.stages.project import project
     from lib.stages.taxonomy import load_taxonomy
-    from lib.stages.topic_labels import label_levels
-    from lib.stages.topics import find_topics, topics_table
+    from lib.stages.topic_labels import PhraseUse, label_levels
+    from lib.stages.topics import find_topics, level_summaries, topics_table
 
     stages = _StageRunner(cache, progress, specs, keys)
     taxonomy = load_taxonomy(taxonomy_path)  # validated up front: a bad file fails in a second, not after UMAP
@@ -338,9 +343,13 @@ def _run_stages(
 
         def topics_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
             levels = find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
-            return topics_table(papers, levels, *label_levels(levels, texts)), {}
+            # The labels' phrase counts serve the Topics page's summaries too: made here once, not per server.
+            use = PhraseUse(texts)
+            topics = topics_table(papers, levels, *label_levels(levels, texts, use=use))
+            mapped = topics.assign(x=coords[:, 0].astype(np.float64), y=coords[:, 1].astype(np.float64))
+            return topics, {"summaries": summary_records(level_summaries(mapped, use))}
 
-        topics, _ = stages.run("topics", topics_stage)
+        topics, topics_meta = stages.run("topics", topics_stage)
         keywords, _ = stages.run("keywords", lambda: (side["keywords"].result(), {}))
         subfields, _ = stages.run("subfields", lambda: (side["subfields"].result(), {}))
     table = papers.assign(
@@ -361,7 +370,7 @@ def _run_stages(
         x=coords[:, 0],
         y=coords[:, 1],
     )
-    return conform(table, OUTPUT_COLUMNS), vectors, embedded, report, stages
+    return conform(table, OUTPUT_COLUMNS), vectors, embedded, topics_meta["summaries"], report, stages
 
 
 class _StageRunner:

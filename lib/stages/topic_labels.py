@@ -253,10 +253,11 @@ def label_topics(topics: np.ndarray, texts: Sequence[str], min_share: float = 0.
 
 
 def label_levels(
-    levels: TopicLevels, texts: Sequence[str], min_share: float = 0.05
+    levels: TopicLevels, texts: Sequence[str], min_share: float = 0.05, use: PhraseUse | None = None
 ) -> tuple[dict[int, str], dict[int, str]]:
-    """`label_topics` for the coarse and the fine level, reading the texts once."""
-    use = PhraseUse(texts)
+    """`label_topics` for the coarse and the fine level, reading the texts once (none at all when
+    their `PhraseUse` is given)."""
+    use = PhraseUse(texts) if use is None else use
     return _labels(use, levels.coarse, min_share), _labels(use, levels.fine, min_share, levels.coarse)
 
 

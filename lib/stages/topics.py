@@ -267,6 +267,13 @@ def topic_summaries(
     return frame.sort_values(["papers", "topic"], ascending=[False, True], ignore_index=True)
 
 
+def level_summaries(papers: pd.DataFrame, use: PhraseUse | None = None) -> dict[str, pd.DataFrame]:
+    """`topic_summaries` (defaults) of every level in `LEVELS`, counting the papers' phrases once
+    (not at all when their `PhraseUse` is given)."""
+    use = PhraseUse(analysis_texts(papers)) if use is None else use
+    return {level: topic_summaries(papers, level, use=use) for level in LEVELS}
+
+
 def _distinct_phrases(order: np.ndarray, keys: np.ndarray, limit: int) -> list[int]:
     """The first `limit` columns of `order`, skipping a phrase inside one already chosen and vice versa."""
     chosen: list[int] = []

@@ -6,9 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from lib.schema import analysis_texts
-from lib.stages.topic_labels import PhraseUse
-from lib.stages.topics import topic_summaries as summarise_topics
+from lib.build.output import read_topic_summaries
 from lib.views.breakdowns import topic_breakdown as breakdown_topics
 from lib.views.filters import FACETS
 
@@ -18,17 +16,12 @@ _MAP_PAGE = "pages/map.py"
 _MAP_LINK_KEY = "papermap_map_link"
 
 
-@st.cache_resource(show_spinner="Counting the phrases of every paper…", max_entries=2)
-def phrase_use(map_dir: str) -> PhraseUse:
-    """`lib.stages.topic_labels.PhraseUse` of the whole map in `map_dir`, once per map for both topic
-    levels (a minute at 87,690 abstracts). A resource: a sparse matrix per map, read, never changed."""
-    return PhraseUse(analysis_texts(read_map(map_dir)[0]))
-
-
-@st.cache_data(show_spinner="Summarising topics…", max_entries=8)
+@st.cache_data(show_spinner=False, max_entries=8)
 def topic_summaries(map_dir: str, level: str) -> pd.DataFrame:
-    """`lib.stages.topics.topic_summaries` of the whole map in `map_dir`, computed once per map and level."""
-    return summarise_topics(read_map(map_dir)[0], level, use=phrase_use(map_dir))
+    """The `level` topic summaries (`lib.stages.topics.topic_summaries`) of the whole map in
+    `map_dir`, as its build wrote them (`lib.build.output.read_topic_summaries`): a build counts
+    every paper's phrases for the labels anyway, a server doing it again took a minute at 87,690 papers."""
+    return read_topic_summaries(map_dir, level)
 
 
 @st.cache_data(show_spinner="Breaking topics down…", max_entries=8)
