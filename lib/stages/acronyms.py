@@ -7,6 +7,7 @@ Used by the keyphrase extractor (`lib.stages.keywords`) on its cased tokens.
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
@@ -130,5 +131,7 @@ def text_units(
                 if written[:-1] == long_form[:-1] and singular_word(written[-1]) == long_form[-1]:
                     word, i = " ".join(written), i + len(long_form) - 1
                     break
-            units.append((word, sentence))
+            # One string per distinct word for the whole corpus, not one per use: the units of
+            # 87,690 abstracts are 20 million words.
+            units.append((sys.intern(word), sentence))
     return units

@@ -173,15 +173,22 @@ def _units(tokens: Sequence[list[str]], acronyms: dict[str, str], long_forms: di
 
 def _corpus(texts: Sequence[str]) -> tuple[KeywordStatistics, list[_Doc]]:
     """The corpus statistics of `texts` and each text's counted phrases, in one pass over them."""
+    # Each step's input is let go as soon as the next is made: over a corpus every one of them holds
+    # a reference per word of every text.
     tokens = _tokens(texts)
     definitions = [acronym_definitions(t) for t in tokens]
     acronyms = corpus_acronyms(definitions)
     long_forms = long_form_index(acronyms.values())
     units = [text_units(t, d, acronyms, long_forms) for t, d in zip(tokens, definitions)]
+    del tokens, definitions
     verbs, maybe_verbs, relational = _word_roles(units)
     runs, openers = _chunks(units, verbs, maybe_verbs)
+    del units
     gerunds = _gerunds(runs)
-    docs = [_count_phrases(chunks, relational) for chunks in _pieces(runs, openers, gerunds)]
+    pieces = _pieces(runs, openers, gerunds)
+    del runs, openers
+    docs = [_count_phrases(chunks, relational) for chunks in pieces]
+    del pieces
     document_frequency = Counter(key for doc in docs for key in doc.phrases)
     uses: Counter = Counter()
     ends: Counter = Counter()
