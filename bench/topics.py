@@ -50,7 +50,7 @@ from _data import area_labels, load
 from lib.stages.embed import EMBEDDERS, make_embedder
 from lib.stages.phrases import GENERIC_WORDS, candidate_phrases, singular
 from lib.stages.project import project
-from lib.stages.topic_labels import PhraseUse, label_levels
+from lib.stages.topic_labels import PhraseUse, dense_row, label_levels
 from lib.stages.topics import find_topics
 
 SEED = 42
@@ -98,7 +98,7 @@ def label_audit(
     `regions` (the coarse topics, when auditing fine ones) give each topic's region; by default the topic."""
     use = PhraseUse(texts)
     topic_ids, sizes, per_topic = use.by_topic(topics)
-    totals = per_topic.sum(axis=0)
+    totals = np.asarray(per_topic.sum(axis=0)).ravel()
     column = {k: i for i, k in enumerate(use.keys)}
     one_word = np.array([" " not in k for k in use.keys], dtype=bool)
     common = totals > np.sqrt(len(texts))
@@ -106,14 +106,14 @@ def label_audit(
         region_ids, _, per_region = use.by_topic(regions)
     rows = []
     for r, topic in enumerate(topic_ids):
-        size, users = sizes[r], per_topic[r]
+        size, users = sizes[r], dense_row(per_topic, r)
         rest = max(len(texts) - size, 0)
         lift = (users / size) / ((totals - users + 1) / (rest + 1))
         if regions is None:
             region_users = users
         else:
             region = np.bincount(regions[topics == topic]).argmax()
-            region_users = per_region[region_ids.index(int(region))]
+            region_users = dense_row(per_region, region_ids.index(int(region)))
         owned = 2 * region_users > totals
         vague = one_word & common & ~owned
         distinct = (lift >= AUDIT_LIFT) & (users >= min(2, size))

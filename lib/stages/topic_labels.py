@@ -155,16 +155,14 @@ class PhraseUse:
         self.nameable = np.array([not _is_modifier(k) and k not in verbs for k in self.keys], dtype=bool)
         self.field = np.array([is_field_phrase(k) for k in self.keys], dtype=bool)
 
-    def by_topic(self, topics: np.ndarray) -> tuple[list[int], np.ndarray, np.ndarray]:
-        """Sorted topic ids, papers per topic, and per topic (row) the number of its papers using each phrase."""
-        topic_ids = sorted(set(int(t) for t in topics))
-        rows = np.searchsorted(topic_ids, topics)
-        membership = sparse.csr_matrix(
-            (np.ones(len(topics)), (rows, np.arange(len(topics)))), shape=(len(topic_ids), len(topics))
-        )
+    def by_topic(self, topics: np.ndarray) -> tuple[list[int], np.ndarray, sparse.csr_matrix]:
+        """Sorted topic ids, papers per topic, and per topic (row) the number of its papers using each
+        phrase, sparse: dense, 60 fine topics by 2 million phrases of a corpus took a gigabyte
+        (`dense_row` gives one topic's)."""
+        topic_ids, membership = _membership(topics)
         sizes = np.asarray(membership.sum(axis=1)).ravel()
         per_topic = (
-            np.asarray((membership @ self.used).todense()) if self.used is not None else np.zeros((len(topic_ids), 0))
+            (membership @ self.used).tocsr() if self.used is not None else sparse.csr_matrix((len(topic_ids), 0))
         )
         return topic_ids, sizes, per_topic
 
@@ -186,16 +184,12 @@ class PhraseUse:
         order = np.lexsort((self.keys, -score, ~well_covered))
         return order[np.isfinite(score[order]) & (score[order] > 0)], share
 
-    def occurrences_by_topic(self, topics: np.ndarray) -> np.ndarray:
-        """Per topic (sorted ids, as `by_topic`), how many times its papers use each phrase in all."""
-        topic_ids = sorted(set(int(t) for t in topics))
-        rows = np.searchsorted(topic_ids, topics)
-        membership = sparse.csr_matrix(
-            (np.ones(len(topics)), (rows, np.arange(len(topics)))), shape=(len(topic_ids), len(topics))
-        )
+    def occurrences_by_topic(self, topics: np.ndarray) -> sparse.csr_matrix:
+        """Per topic (sorted ids, as `by_topic`, sparse), how many times its papers use each phrase in all."""
+        topic_ids, membership = _membership(topics)
         if self.counts is None:
-            return np.zeros((len(topic_ids), 0))
-        return np.asarray((membership @ self.counts).todense())
+            return sparse.csr_matrix((len(topic_ids), 0))
+        return (membership @ self.counts).tocsr()
 
     def lift(self, users: np.ndarray, size: float, totals: np.ndarray) -> np.ndarray:
         """How many times more often a topic of `size` papers (`users` per phrase) uses each phrase
@@ -246,6 +240,21 @@ class PhraseUse:
         return order, share
 
 
+def dense_row(matrix: sparse.csr_matrix, row: int) -> np.ndarray:
+    """Row `row` of a per-topic matrix (`PhraseUse.by_topic`) as a dense vector, one value per phrase."""
+    return matrix[row].toarray().ravel()
+
+
+def _membership(topics: np.ndarray) -> tuple[list[int], sparse.csr_matrix]:
+    """Sorted topic ids and the topics-by-papers 0/1 matrix of `topics`."""
+    topic_ids = sorted(set(int(t) for t in topics))
+    rows = np.searchsorted(topic_ids, topics)
+    membership = sparse.csr_matrix(
+        (np.ones(len(topics)), (rows, np.arange(len(topics)))), shape=(len(topic_ids), len(topics))
+    )
+    return topic_ids, membership
+
+
 def label_topics(topics: np.ndarray, texts: Sequence[str], min_share: float = 0.05) -> dict[int, str]:
     """A short, distinct label per topic: the phrase most of its papers use that the rest use far less.
 
@@ -271,7 +280,7 @@ def _labels(use: PhraseUse, topics: np.ndarray, min_share: float, regions: np.nd
     topic_ids, sizes, per_topic = use.by_topic(topics)
     if len(use.keys) == 0:
         return {t: f"Topic {t}" for t in topic_ids}
-    totals = per_topic.sum(axis=0)
+    totals = np.asarray(per_topic.sum(axis=0)).ravel()
     occurrences = use.occurrences_by_topic(topics)
     if regions is None:
         region_rows = per_topic
@@ -286,7 +295,12 @@ def _labels(use: PhraseUse, topics: np.ndarray, min_share: float, regions: np.nd
     candidates = []
     for row in range(len(topic_ids)):
         order, share = use.themes(
-            per_topic[row], sizes[row], totals, min_share, occurrences[row], region_users=region_rows[row]
+            dense_row(per_topic, row),
+            sizes[row],
+            totals,
+            min_share,
+            dense_row(occurrences, row),
+            region_users=dense_row(region_rows, row),
         )
         candidates.append([(use.shown[i], float(share[i])) for i in order[:200]])
     return _assign(topic_ids, candidates)

@@ -14,7 +14,7 @@ from sklearn.neighbors import NearestNeighbors
 
 from lib.errors import ParameterError
 from lib.schema import analysis_texts
-from lib.stages.topic_labels import PhraseUse
+from lib.stages.topic_labels import PhraseUse, dense_row
 
 MAX_TOPICS = 15
 MAX_FINE_TOPICS = 60
@@ -221,10 +221,11 @@ def topic_summaries(
     for row, topic in enumerate(topic_ids):
         members = np.flatnonzero(topics == topic)
         first = members[0]
+        users = dense_row(per_topic, row)
         if len(use.keys):
-            order, share = use.ranked(per_topic[row], sizes[row], min_share)
+            order, share = use.ranked(users, sizes[row], min_share)
             # One paper's phrase describes that paper, and a modifier names nothing.
-            shared = order[(per_topic[row][order] >= min(2, sizes[row])) & use.nameable[order]]
+            shared = order[(users[order] >= min(2, sizes[row])) & use.nameable[order]]
             chosen = _distinct_phrases(shared, use.keys, n_keywords)
             keywords, shares = [use.shown[i] for i in chosen], [round(float(share[i]), 4) for i in chosen]
             overall = [round(float(use.overall[i]), 4) for i in chosen]
@@ -236,8 +237,7 @@ def topic_summaries(
             (part, column_of_shown[part.lower()]) for part in label.split(", ") if part.lower() in column_of_shown
         ]
         evidence = [
-            (part, round(float(per_topic[row][c] / sizes[row]), 4), round(float(use.overall[c]), 4))
-            for part, c in label_columns
+            (part, round(float(users[c] / sizes[row]), 4), round(float(use.overall[c]), 4)) for part, c in label_columns
         ]
         rows.append(
             {
