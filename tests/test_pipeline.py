@@ -78,7 +78,7 @@ def test_interrupted_build_then_rerun_equals_a_clean_build(planted_file, tmp_pat
         with pytest.raises(KeyboardInterrupt):
             run(planted_file, tmp_path, cache="interrupted")
     resumed = run(planted_file, tmp_path, cache="interrupted", out_dir=tmp_path / "a")
-    assert [s.name for s in resumed.stages if not s.cached] == ["topics", "keywords", "subfields", "write"]
+    assert [s.name for s in resumed.stages if not s.cached] == ["topics", "subfields", "keywords", "write"]
     clean = run(planted_file, tmp_path, cache="clean", out_dir=tmp_path / "b")
     pd.testing.assert_frame_equal(resumed.papers, clean.papers)
     assert (tmp_path / "a" / "papers.parquet").read_bytes() == (tmp_path / "b" / "papers.parquet").read_bytes()

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 # In run order. Keywords and subfields need only the papers, so on a large list they are computed
 # in a second process (or on a Dask cluster) while this one embeds, projects and finds topics, and are
 # collected last.
-STAGES = ("load", "embed", "project", "topics", "keywords", "subfields", "write")
+STAGES = ("load", "embed", "project", "topics", "subfields", "keywords", "write")
 SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than it saves
 # Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
 # old artifacts are never reused. Kept here, not in the stage modules, so keys need no heavy import.
@@ -350,8 +350,8 @@ def _run_stages(
             return topics, {"summaries": summary_records(level_summaries(mapped, use))}
 
         topics, topics_meta = stages.run("topics", topics_stage)
-        keywords, _ = stages.run("keywords", lambda: (side["keywords"].result(), {}))
         subfields, _ = stages.run("subfields", lambda: (side["subfields"].result(), {}))
+        keywords, _ = stages.run("keywords", lambda: (side["keywords"].result(), {}))
     table = papers.assign(
         keywords=[list(k) for k in keywords["keywords"]],
         area=subfields["area"].to_numpy(),
