@@ -27,7 +27,7 @@ def topic_summaries(map_dir: str, level: str) -> pd.DataFrame:
 @st.cache_data(show_spinner="Breaking topics down…", max_entries=8)
 def topic_breakdown(map_dir: str, level: str) -> pd.DataFrame:
     """`lib.views.breakdowns.topic_breakdown` of the whole map in `map_dir`, computed once per map and
-    level from `topic_summaries` (computing them twice took half of a first visit: 100 s at 87,690 papers)."""
+    level from the build's `topic_summaries`, which it would otherwise compute again."""
     return breakdown_topics(read_map(map_dir)[0], level, summaries=topic_summaries(map_dir, level))
 
 
