@@ -1,5 +1,7 @@
+import io
 import json
 import subprocess
+import zipfile
 
 import numpy as np
 import pandas as pd
@@ -9,9 +11,11 @@ from conftest import ended_pid
 from lib.build.cache import (
     CACHE_VERSION,
     ArtifactCache,
+    arrays_bytes,
     atomic_write_bytes,
     file_digest,
     make_key,
+    read_arrays,
 )
 
 
@@ -43,6 +47,22 @@ def test_frames_and_arrays_round_trip_with_their_parameters(tmp_path):
     sidecar = json.loads((tmp_path / "embed" / "k2.json").read_text())
     assert sidecar["cache_version"] == CACHE_VERSION and sidecar["stage"] == "embed"
     assert cache.get("embed", "missing") is None
+
+
+def test_named_arrays_round_trip_the_same_bytes_each_time_and_deflate_only_text(tmp_path):
+    arrays = {
+        "terms": np.array(["graph", "neural network"] * 500),
+        "components": np.random.default_rng(0).random((4, 1000)),
+    }
+    data = arrays_bytes(arrays)
+    assert data == arrays_bytes(dict(reversed(arrays.items())))
+    back = read_arrays(data)
+    assert all(np.array_equal(back[name], arrays[name]) and back[name].dtype == arrays[name].dtype for name in arrays)
+    # Random numbers do not deflate, and deflating a corpus's SVD directions costs seconds: stored as is.
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        sizes = {info.filename: (info.compress_size, info.file_size) for info in archive.infolist()}
+    assert sizes["components.npy"][0] == sizes["components.npy"][1]
+    assert sizes["terms.npy"][0] < sizes["terms.npy"][1] / 10
 
 
 @pytest.mark.parametrize(

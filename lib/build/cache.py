@@ -134,16 +134,19 @@ def arrays_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
     """Named arrays as an `.npz` file that `np.load` reads without pickle.
 
     Unlike `np.savez`, which stamps each member with the current time, the same arrays always give
-    the same bytes, so a rebuild from cache writes what a clean build writes.
+    the same bytes, so a rebuild from cache writes what a clean build writes. Text arrays are
+    deflated (fixed-width strings shrink 20-fold); numbers are stored as they are: SVD directions
+    deflate by 7% at 30 MB/s, 15 s of a corpus build for the query model alone.
     """
     import numpy as np
 
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(buffer, "w") as archive:
         for name in sorted(arrays):
+            array = np.asarray(arrays[name])
             member = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            member.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(member, array_bytes(np.asarray(arrays[name])))
+            member.compress_type = zipfile.ZIP_STORED if array.dtype.kind in "biufc" else zipfile.ZIP_DEFLATED
+            archive.writestr(member, array_bytes(array))
     return buffer.getvalue()
 
 
