@@ -171,6 +171,21 @@ def test_a_rebuild_from_cache_writes_identical_files(planted_file, tmp_path):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
 
 
+def test_the_query_model_is_written_even_when_the_cache_lost_it_during_the_build(planted_file, tmp_path):
+    # The build reads the query model back from the cache at write time instead of holding it.
+    run(planted_file, tmp_path, cache="clean", out_dir=tmp_path / "clean")
+
+    def lose_embeddings(stage, done, total):
+        if stage == "topics":
+            for path in (tmp_path / "cache" / "embed").iterdir():
+                path.unlink()
+
+    run(planted_file, tmp_path, out_dir=tmp_path / "out", progress=lose_embeddings)
+    for name in OUTPUT_FILES.values():
+        assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "clean" / name).read_bytes(), name
+    assert any((tmp_path / "cache" / "embed").iterdir())  # stored again, for the next build
+
+
 def test_a_build_from_before_the_embeddings_were_written_is_built_again(planted_file, tmp_path):
     out = tmp_path / "out"
     run(planted_file, tmp_path, out_dir=out)

@@ -229,7 +229,7 @@ def build(
                 "counts": counts,
                 "load_report": report.to_dict(),
             }
-            out_path = write_output(Path(out_dir), table, vectors, query_model, summaries, meta)
+            out_path = write_output(Path(out_dir), table, vectors, query_model(), summaries, meta)
             try:
                 copy_output(Path(out_dir), output_store)  # so a build into another folder reuses it too
             except OSError:
@@ -293,9 +293,9 @@ def _run_stages(
     progress: Progress,
     runner: Runner | None,
     partition_size: int | None,
-) -> tuple[pd.DataFrame, np.ndarray, dict[str, np.ndarray], dict[str, Any], LoadReport, _StageRunner]:
-    """Every stage through the cache: the papers table, its vectors, the query model, the topic
-    summaries by level (`lib.build.output.summary_records`), the load report."""
+) -> tuple[pd.DataFrame, np.ndarray, Callable[[], dict[str, np.ndarray]], dict[str, Any], LoadReport, _StageRunner]:
+    """Every stage through the cache: the papers table, its vectors, what reads the query model back,
+    the topic summaries by level (`lib.build.output.summary_records`), the load report."""
     import numpy as np
 
     from lib.schema import PAPER_COLUMNS, analysis_texts, conform
@@ -337,8 +337,7 @@ def _run_stages(
 
     with side_runner as running:
         side = side_tables(missing, papers, texts, taxonomy, params, running, cache, keys["keywords"], partition_size)
-        embedded, _ = stages.run("embed", embed_stage)
-        vectors = embedded.pop("vectors")
+        vectors = stages.run("embed", embed_stage)[0].pop("vectors")
         coords, _ = stages.run("project", lambda: (project(vectors, **specs["project"][1]), {}))
 
         def topics_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
@@ -370,7 +369,15 @@ def _run_stages(
         x=coords[:, 0],
         y=coords[:, 1],
     )
-    return conform(table, OUTPUT_COLUMNS), vectors, embedded, topics_meta["summaries"], report, stages
+
+    def query_model() -> dict[str, np.ndarray]:
+        # Read back for the output, not held: its SVD directions over every term are 0.6 GB at 87,690
+        # papers, which topics, keywords and subfields would otherwise run beside.
+        embedded = stages.again("embed", embed_stage)
+        embedded.pop("vectors")
+        return embedded
+
+    return conform(table, OUTPUT_COLUMNS), vectors, query_model, topics_meta["summaries"], report, stages
 
 
 class _StageRunner:
@@ -392,17 +399,23 @@ class _StageRunner:
     def run(self, name: str, compute: Callable[[], tuple[Any, dict[str, Any]]]) -> tuple[Any, dict[str, Any]]:
         """The stage's value and its sidecar; `compute` returns (value, extra sidecar fields)."""
         self.progress(name, len(self.runs), len(STAGES))
-        upstream, params = self.specs[name]
-        key = self.keys[name]
         start = time.perf_counter()
-        hit = self.cache.get(name, key)
-        if hit is None:
-            value, extra = compute()
-            meta = {"params": params, "upstream": [self.keys[u] for u in upstream], **extra}
-            self.cache.put(name, key, value, meta)
-        else:
-            value, meta = hit.value, hit.meta
+        hit = self.cache.get(name, self.keys[name])
+        value, meta = (hit.value, hit.meta) if hit is not None else self._compute(name, compute)
         self.runs.append(StageRun(name, time.perf_counter() - start, hit is not None))
+        return value, meta
+
+    def again(self, name: str, compute: Callable[[], tuple[Any, dict[str, Any]]]) -> Any:
+        """The value of a stage that has run, from the cache; computed and stored again only when the
+        cache lost it since (deleted by hand). Not a stage run: neither timed nor reported."""
+        hit = self.cache.get(name, self.keys[name])
+        return hit.value if hit is not None else self._compute(name, compute)[0]
+
+    def _compute(self, name: str, compute: Callable[[], tuple[Any, dict[str, Any]]]) -> tuple[Any, dict[str, Any]]:
+        upstream, params = self.specs[name]
+        value, extra = compute()
+        meta = {"params": params, "upstream": [self.keys[u] for u in upstream], **extra}
+        self.cache.put(name, self.keys[name], value, meta)
         return value, meta
 
 
