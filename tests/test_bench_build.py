@@ -1,6 +1,7 @@
 """bench/build.py's pure helpers, and the floor's settings matching the embedder's. No timing: machines are noisy."""
 
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -70,3 +71,12 @@ def test_floor_embeds_with_the_embedders_settings():
     assert (floor.N_COMPONENTS, floor.RANDOM_STATE) == (embedder.n_components, embedder.random_state)
     texts = [f"paper {i} on topic {i % 7} with words w{i % 11} and w{i % 13}" for i in range(60)]
     np.testing.assert_allclose(np.abs(floor.embed(texts)), np.abs(embedder.embed(texts)), atol=1e-4)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_peak_memory_counts_the_processes_a_contender_starts(tmp_path):
+    # A build's keywords and subfields run in a second process: its memory is part of the build's.
+    child = "import time; block = bytearray(300_000_000); time.sleep(1.5)"
+    parent = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {child!r}])"
+    seconds, peak_mb, status, _ = bench.run_process([sys.executable, "-c", parent], tmp_path / "log")
+    assert status == 0 and peak_mb >= 300
