@@ -92,6 +92,17 @@ def test_the_cli_builds_on_local_workers_the_map_it_builds_without(planted_file,
     pd.testing.assert_frame_equal(cli(), cli("--workers", "2", "--partition-size", "5"))
 
 
+def test_a_task_whose_workers_keep_dying_is_one_sentence():
+    # Past `allowed-failures` deaths of the workers running one task the scheduler gives it up
+    # (KilledWorker): the build says so in one sentence instead of a Dask traceback.
+    import dask
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), DaskRunner(workers=1) as runner:
+        (dying,) = runner.map([(os._exit, (1,))])  # the worker process ends mid-task
+        with pytest.raises(ClusterError, match=r"^Dask workers died running .*too often to try again; rerun"):
+            dying.result()
+
+
 def test_a_cluster_that_goes_away_is_one_sentence(planted_file, tmp_path):
     runner = DaskRunner(workers=1).__enter__()
     runner.__exit__(None)  # closed before the build: its futures are cancelled
