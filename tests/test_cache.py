@@ -49,7 +49,7 @@ def test_frames_and_arrays_round_trip_with_their_parameters(tmp_path):
     assert cache.get("embed", "missing") is None
 
 
-def test_named_arrays_round_trip_the_same_bytes_each_time_and_deflate_only_text(tmp_path):
+def test_named_arrays_round_trip_the_same_bytes_each_time_and_deflate_only_text():
     arrays = {
         "terms": np.array(["graph", "neural network"] * 500),
         "components": np.random.default_rng(0).random((4, 1000)),
