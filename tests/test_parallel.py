@@ -2,10 +2,12 @@
 script and any partition size, a build that finishes whatever happens to the worker, and partitions
 kept in the cache."""
 
+import os
 import pickle
 import subprocess
 import sys
 import textwrap
+import time
 
 import pandas as pd
 import pytest
@@ -62,9 +64,10 @@ def test_the_worker_sends_each_table_and_exits_cleanly(planted_file):
 
     papers = conform(load_papers(planted_file).papers, PAPER_COLUMNS)
     texts = analysis_texts(papers)
+    vectors = HashingEmbedder().embed(texts)
     calls = [
         (lib.build.parallel.keywords_partition, (papers, texts, 10, None)),
-        (lib.build.parallel.subfields_table, (papers, texts, load_taxonomy(DEFAULT_TAXONOMY), BuildParams())),
+        (lib.build.parallel.subfields_table, (papers, texts, vectors, load_taxonomy(DEFAULT_TAXONOMY), BuildParams())),
     ]
     worker = subprocess.Popen(WORKER, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     pickle.dump(calls, worker.stdin)
@@ -78,6 +81,18 @@ def test_the_worker_sends_each_table_and_exits_cleanly(planted_file):
     assert returncode == 0, worker.stderr.read().decode(errors="replace")[-500:]
     for table, (function, arguments) in zip(sent, calls):
         pd.testing.assert_frame_equal(table, function(*arguments), obj=function.__name__)
+
+
+def test_each_batch_runs_in_a_fresh_worker_after_the_one_before_has_ended():
+    # A fresh interpreter per batch gives back the heap the batch before left behind.
+    with lib.build.parallel.WorkerProcess() as runner:
+        started = time.time()
+        first = runner.map([(time.sleep, (1.0,)), (os.getpid, ())])
+        second = runner.map([(time.time, ()), (os.getpid, ())])
+        assert first[0].result() is None
+        first_pid, ran_at, second_pid = first[1].result(), second[0].result(), second[1].result()
+    assert len({first_pid, second_pid, os.getpid()}) == 3
+    assert ran_at >= started + 1.0, "the second batch ran while the first still slept"
 
 
 def test_small_lists_and_cached_stages_start_no_worker(planted_file, tmp_path, monkeypatch):

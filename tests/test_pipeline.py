@@ -62,6 +62,14 @@ def test_changing_one_parameter_recomputes_only_what_depends_on_it(planted_file,
     assert result.papers["topic"].nunique() == 2
 
 
+def test_subfields_follow_the_embedding_and_keywords_do_not(planted_file, tmp_path):
+    # The subfields compare papers by their vectors; the keyphrases read the texts alone.
+    run(planted_file, tmp_path)
+    result = build(planted_file, cache_dir=tmp_path / "cache", embedder=HashingEmbedder(n_features=128))
+    recomputed = {s.name for s in result.stages if not s.cached}
+    assert recomputed == {"embed", "project", "topics", "subfields", "write"}
+
+
 def test_edited_input_is_rebuilt(planted_file, tmp_path):
     run(planted_file, tmp_path)
     planted_file.write_text(json.dumps(planted_records()[:20]))

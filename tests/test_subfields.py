@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -190,6 +191,20 @@ def test_neighbours_file_a_paper_whose_own_words_point_elsewhere():
     assert corpus["subfield_runner_up"].iloc[-1] in {"Generative Models", "Online Learning"}
     assert list(corpus["area"][:-1]) == truth and corpus["subfield_confident"][:-1].all()
     check_columns(corpus, PLANTED, len(texts) + 1)
+
+
+def test_the_neighbours_are_the_given_vectors_nearest():
+    texts, truth = planted_texts()
+    stray = "A private mechanism against membership inference: calibration of the budget, mechanism and inference, and one image."
+    areas = sorted(set(truth))
+    for placed_among in ("Privacy", "Generative Models"):
+        # One direction per area: every paper's neighbours are its area's papers, the stray's those of `placed_among`.
+        vectors = np.eye(len(areas))[[areas.index(a) for a in truth + [placed_among]]]
+        filed = assign_subfields(texts + [stray], PLANTED, vectors=vectors)
+        assert filed["area"].iloc[-1] == placed_among
+        assert list(filed["area"][:-1]) == truth
+    with pytest.raises(ParameterError, match="one row per text"):
+        assign_subfields(texts, PLANTED, vectors=vectors)
 
 
 def test_the_corpus_stage_is_deterministic():

@@ -80,7 +80,7 @@ def extend_map(
         texts,
         load_taxonomy(taxonomy_path),
         params.subfield_min_score,
-        random_state=params.random_state,
+        vectors=vectors,
         declared_from=None if base["subfield_inferred"].all() else base,
         use_declared=params.declared_areas,
     )

@@ -3,17 +3,19 @@
 The keywords table is computed in partitions: slices of the papers in order, `partition_size` each,
 concatenated in paper order. A slice is scored with the whole list's `KeywordStatistics` (which words
 are verbs, which acronyms two papers define, IDF), computed once first, so any partition size gives
-the same table. Subfields compare every paper with the whole list (profiles, a neighbour graph), so
-that stage is one task; on Dask it runs on one worker while the others score keyword partitions.
+the same table. Subfields compare every paper with the whole list (profiles, a neighbour graph over
+the embeddings), so that stage is one task, started once the vectors are made; on Dask it runs on one
+worker while the others score keyword partitions.
 
 A `Runner` takes calls and returns handles whose `result()` is the call's value:
 - `InProcess` computes each call when its result is asked for (small lists: last, as before);
-- `WorkerProcess` is one fresh interpreter running this module (`python -m lib.build.parallel`), never a
-  `multiprocessing` child: `spawn` re-imports the parent's main module, which under Streamlit is the
-  running page script, so the child ran the dashboard itself and waited forever on the build lock its
-  own parent held. The calls go to its standard input and the values come back on its standard output,
-  pickled; its standard input closing (the build ended or was killed) ends it. Whatever goes wrong with
-  it (it cannot start, dies, or sends nothing), the build computes what it lacks itself;
+- `WorkerProcess` runs each batch of calls in a fresh interpreter running this module (`python -m
+  lib.build.parallel`), never a `multiprocessing` child: `spawn` re-imports the parent's main module,
+  which under Streamlit is the running page script, so the child ran the dashboard itself and waited
+  forever on the build lock its own parent held. The calls go to its standard input and the values
+  come back on its standard output, pickled; its standard input closing (the build ended or was
+  killed) ends it. Whatever goes wrong with it (it cannot start, dies, or sends nothing), the build
+  computes what it lacks itself;
 - `lib.build.cluster.DaskRunner` submits them to a `dask.distributed` cluster.
 Each finished keyword partition is stored in the cache under the stage's key and its range, so a
 build that failed half-way (a cluster lost) finishes from the cache when run again.
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import queue
 import subprocess
 import sys
 import threading
@@ -32,6 +35,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 from lib.paths import REPO_ROOT
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
     from lib.build.cache import ArtifactCache
@@ -81,17 +85,14 @@ def keyword_statistics(texts: list[str]) -> Any:
     return statistics_of(texts)
 
 
-def subfields_table(papers: pd.DataFrame, texts: list[str], taxonomy: Any, params: Any) -> pd.DataFrame:
-    """The subfields table of the whole list (`params` is the build's `BuildParams`)."""
+def subfields_table(
+    papers: pd.DataFrame, texts: list[str], vectors: np.ndarray, taxonomy: Any, params: Any
+) -> pd.DataFrame:
+    """The subfields table of the whole list, its papers compared by `vectors` (`params` is the build's `BuildParams`)."""
     from lib.stages.declared_areas import file_papers
 
     return file_papers(
-        papers,
-        texts,
-        taxonomy,
-        params.subfield_min_score,
-        random_state=params.random_state,
-        use_declared=params.declared_areas,
+        papers, texts, taxonomy, params.subfield_min_score, vectors=vectors, use_declared=params.declared_areas
     )
 
 
@@ -125,58 +126,86 @@ class InProcess:
 
 
 class WorkerProcess:
-    """One fresh interpreter that runs the calls of one `map` in order, beside this process.
+    """Fresh interpreters beside this process, one per `map`: each runs its batch of calls in order.
 
-    Use as a context manager: leaving the block ends the worker (killed when the block raised).
+    A batch starts when the one before it has ended, so the heap one batch's Python objects leave
+    behind is given back before the next starts (the keywords leave 1.7 GB at 87,690 papers that
+    their process cannot return). Use as a context manager: leaving the block ends the worker.
     """
 
     passes_handles = False
 
     def __init__(self) -> None:
+        self.batches: queue.Queue = queue.Queue()
+        self.talker: threading.Thread | None = None
         self.worker: subprocess.Popen | None = None
+        self.closed = False
+        self.lock = threading.Lock()  # between starting a worker and closing
 
     def map(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> list[Handle]:
-        if self.worker is not None:
-            raise RuntimeError("a WorkerProcess runs one batch of calls")
-        try:
-            self.worker = subprocess.Popen(
-                WORKER_COMMAND, cwd=REPO_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-            )
-        except OSError:  # no interpreter to start, no memory for it: compute here
-            return InProcess().map(calls)
         handles = [_Sent(function, arguments) for function, arguments in calls]
-        # Sending happens beside the build too: the pipe takes the calls as fast as the worker,
-        # still importing pandas, reads them.
-        threading.Thread(target=self._talk, args=(calls, handles), daemon=True).start()
+        self.batches.put((calls, handles))
+        if self.talker is None:
+            # Sending happens beside the build too: the pipe takes the calls as fast as the worker,
+            # still importing pandas, reads them.
+            self.talker = threading.Thread(target=self._talk, daemon=True)
+            self.talker.start()
         return list(handles)  # the caller's copy: the talker keeps its own to answer
 
-    def _talk(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]], handles: list[_Sent]) -> None:
-        """Send the calls, then collect each value as it comes, until the worker ends or fails."""
-        try:
-            pickle.dump(calls, self.worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-            self.worker.stdin.flush()
-            for handle in handles:
-                handle.arrive(pickle.load(self.worker.stdout))
-        except Exception:  # the worker died or garbled its answer: each handle computes what it lacks here
-            pass
-        finally:
-            for handle in handles:
-                handle.arrive(None, sent=False)
+    def _talk(self) -> None:
+        """For each batch: start a worker, send the calls, collect each value as it comes, until the
+        worker ends or fails; then the next batch."""
+        while (batch := self.batches.get()) is not None:
+            calls, handles = batch
+            try:
+                with self.lock:
+                    if self.closed:
+                        continue
+                    self.worker = subprocess.Popen(
+                        WORKER_COMMAND,
+                        cwd=REPO_ROOT,
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL,
+                    )
+                pickle.dump(calls, self.worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                self.worker.stdin.flush()
+                for handle in handles:
+                    handle.arrive(pickle.load(self.worker.stdout))
+            except Exception:  # no worker (no interpreter, no memory), or it died or garbled its answer
+                pass
+            finally:
+                for handle in handles:  # each computes here what it lacks
+                    handle.arrive(None, sent=False)
+                self._end_worker()
 
-    def __enter__(self) -> WorkerProcess:
-        return self
-
-    def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
-        if self.worker is None:
+    def _end_worker(self, kill: bool = False) -> None:
+        with self.lock:
+            worker, self.worker = self.worker, None
+        if worker is None:
             return
-        if error is not None:
-            self.worker.kill()
-        for pipe in (self.worker.stdin, self.worker.stdout):
+        if kill:
+            worker.kill()
+        for pipe in (worker.stdin, worker.stdout):
             try:
                 pipe.close()  # the worker's stdin closing tells it to stop
             except OSError:
                 pass
-        self.worker.wait()
+        worker.wait()
+
+    def __enter__(self) -> WorkerProcess:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        with self.lock:
+            self.closed = True
+        if self.talker is None:
+            return
+        # Every value the build wanted has come by now, or it left the block on an error: either
+        # way a worker still running computes for nobody.
+        self._end_worker(kill=True)
+        self.batches.put(None)
+        self.talker.join()
 
 
 class _Sent:
@@ -200,53 +229,45 @@ class _Sent:
         return value if sent else self.local.result()
 
 
-def side_tables(
-    names: list[str],
+def start_keywords(
     papers: pd.DataFrame,
     texts: list[str],
-    taxonomy: Any,
     params: Any,
     runner: Runner,
     cache: ArtifactCache,
     keywords_key: str,
     partition_size: int | None = None,
-) -> dict[str, Handle]:
-    """Start the side stages `names` on `runner`; each handle's result is that stage's whole table
-    (one for each of `SIDE_STAGE_NAMES`: those not in `names` are computed here if asked for)."""
+) -> Handle:
+    """Start the keywords stage on `runner`; the handle's result is the whole table, each partition
+    stored in the cache as it comes (and those already there not computed again)."""
     papers = papers[SIDE_COLUMNS]
-    # Subfields first: in a worker process the keywords then run on the memory the subfields freed,
-    # where the other way round the subfields' peak came on top of what keywords had left in use
-    # (4.2 GB at 87,690 papers); on Dask the longest single task starts first.
-    calls: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
-    if "subfields" in names:
-        calls.append((subfields_table, (papers, texts, taxonomy, params)))
-    ranges = partition_ranges(len(papers), partition_size) if "keywords" in names else []
+    ranges = partition_ranges(len(papers), partition_size)
     keys = [_partition_key(keywords_key, start, stop) for start, stop in ranges]
     cached = {key: hit.value for key in keys if (hit := cache.get(PARTITION_STAGE, key)) is not None}
     todo = [(start, stop, key) for (start, stop), key in zip(ranges, keys) if key not in cached]
     if len(ranges) == 1 and todo:
         # One partition is the whole list: its statistics come from the same texts, in the same pass.
-        calls.append((keywords_partition, (papers, texts, params.top_keywords, None)))
+        calls = [(keywords_partition, (papers, texts, params.top_keywords, None))]
     elif todo:
         # Computed once, before any partition: every slice is scored against the whole list.
         if runner.passes_handles:
             statistics = runner.map([(keyword_statistics, (texts,))])[0]
         else:
             statistics = keyword_statistics(texts)
-        calls += [
+        calls = [
             (keywords_partition, (papers.iloc[a:b], texts[a:b], params.top_keywords, statistics)) for a, b, _ in todo
         ]
+    else:
+        calls = []
     handles = runner.map(calls)
-    tables: dict[str, Handle] = {}
-    if "subfields" in names:
-        tables["subfields"] = handles.pop(0)
-    if "keywords" in names:
-        tables["keywords"] = _Joined(dict(zip([key for _, _, key in todo], handles)), keys, cached, cache)
-    # A stage left out because the cache seemed to hold it (its sidecar is there) may still be asked
-    # for, when its artifact turns out damaged: it is computed here then, whole.
-    tables.setdefault("keywords", _Later(keywords_partition, (papers, texts, params.top_keywords, None)))
-    tables.setdefault("subfields", _Later(subfields_table, (papers, texts, taxonomy, params)))
-    return tables
+    return _Joined(dict(zip([key for _, _, key in todo], handles)), keys, cached, cache)
+
+
+def start_subfields(
+    papers: pd.DataFrame, texts: list[str], vectors: np.ndarray, taxonomy: Any, params: Any, runner: Runner
+) -> Handle:
+    """Start the subfields stage on `runner`; the handle's result is its table."""
+    return runner.map([(subfields_table, (papers[SIDE_COLUMNS], texts, vectors, taxonomy, params))])[0]
 
 
 def _partition_key(stage_key: str, start: int, stop: int) -> str:

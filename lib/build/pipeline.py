@@ -30,7 +30,14 @@ from lib.build.output import (
     summary_records,
     write_output,
 )
-from lib.build.parallel import SIDE_STAGE_NAMES, InProcess, Runner, WorkerProcess, side_tables
+from lib.build.parallel import (
+    SIDE_STAGE_NAMES,
+    InProcess,
+    Runner,
+    WorkerProcess,
+    start_keywords,
+    start_subfields,
+)
 from lib.errors import InputError, read_error
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_OUT_ROOT, DEFAULT_TAXONOMY
 from lib.schema import OUTPUT_COLUMNS
@@ -45,9 +52,9 @@ if TYPE_CHECKING:
     from lib.stages.embed import Embedder
 
 
-# In run order. Keywords and subfields need only the papers, so on a large list they are computed
-# in a second process (or on a Dask cluster) while this one embeds, projects and finds topics, and are
-# collected last.
+# In run order. Keywords need only the papers and subfields the papers and their vectors, so on a
+# large list they are computed in a second process (or on a Dask cluster), keywords from the start and
+# subfields once embed is done, while this one embeds, projects and finds topics; they are collected last.
 STAGES = ("load", "embed", "project", "topics", "subfields", "keywords", "write")
 SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than it saves
 # Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
@@ -58,9 +65,10 @@ SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than i
 # 6: min_dist 0.2 and spread 2.0 (were 0.02, 1.0), so papers can be told apart (bench/map_quality.py).
 # load 4 and subfields 4: declared areas, institutions, links and sessions; subfields 5: declared
 # entries take the description and terms of the taxonomy's entries of their names; subfields 6: a paper's
-# neighbours tied at the k-th similarity are the lower rows (lib.neighbours.knn_graph; were arbitrary).
+# neighbours tied at the k-th similarity are the lower rows (lib.neighbours.knn_graph; were arbitrary);
+# subfields 7: profiles and neighbours from the embed stage's vectors (were its own TF-IDF and SVD-100).
 # topics 6: its record holds both levels' topic summaries (the output's topics.json).
-STAGE_VERSIONS = {"load": 4, "keywords": 4, "subfields": 6, "embed": 2, "project": 6, "topics": 6}
+STAGE_VERSIONS = {"load": 4, "keywords": 4, "subfields": 7, "embed": 2, "project": 6, "topics": 6}
 
 # progress(stage, stages done, stages in all): called before each stage and once at the end.
 Progress = Callable[[str, int, int], None]
@@ -247,16 +255,15 @@ def _stage_specs(
         # The file name is a parameter too: venue and year may come from it.
         "load": ([], {"input_sha256": input_digest, "input_name": input_name, "input_format": params.input_format}),
         "keywords": (["load"], {"top_n": params.top_keywords}),
+        "embed": (["load"], {"embedder": embedder.name, **embedder.params()}),
         "subfields": (
-            ["load"],
+            ["load", "embed"],
             {
                 "taxonomy_sha256": taxonomy_digest,
                 "min_score": params.subfield_min_score,
-                "random_state": params.random_state,
                 "declared_areas": params.declared_areas,
             },
         ),
-        "embed": (["load"], {"embedder": embedder.name, **embedder.params()}),
         "project": (
             ["embed"],
             {
@@ -321,9 +328,9 @@ def _run_stages(
         raise InputError(f"{input_path}: no paper could be read from its {report.records_read} records{first}")
     texts = analysis_texts(papers)
 
-    # Keywords and subfields need only the papers: on a large list, on two cores or more, a worker
-    # process (or the given runner) makes the ones not in the cache while this one embeds, projects
-    # and finds topics.
+    # On a large list, on two cores or more, a worker process (or the given runner) makes the side
+    # stages not in the cache while this one embeds, projects and finds topics. One the cache seems to
+    # hold is computed here, only if its artifact turns out damaged when read.
     missing = [name for name in SIDE_STAGE_NAMES if not cache.has(name, keys[name])]
     if runner is None:
         in_worker = missing and len(papers) >= SIDE_STAGES_FROM and (os.cpu_count() or 1) > 1
@@ -336,8 +343,21 @@ def _run_stages(
         return {"vectors": vectors, **query_model}, {}
 
     with side_runner as running:
-        side = side_tables(missing, papers, texts, taxonomy, params, running, cache, keys["keywords"], partition_size)
+
+        def runner_of(name: str) -> Runner:
+            return running if name in missing else InProcess()
+
+        keywords_made = start_keywords(
+            papers,
+            texts,
+            params,
+            runner_of("keywords"),
+            cache,
+            keys["keywords"],
+            partition_size if "keywords" in missing else None,  # no statistics made for nothing
+        )
         vectors = stages.run("embed", embed_stage)[0].pop("vectors")
+        subfields_made = start_subfields(papers, texts, vectors, taxonomy, params, runner_of("subfields"))
         coords, _ = stages.run("project", lambda: (project(vectors, **specs["project"][1]), {}))
 
         def topics_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
@@ -349,8 +369,8 @@ def _run_stages(
             return topics, {"summaries": summary_records(level_summaries(mapped, use))}
 
         topics, topics_meta = stages.run("topics", topics_stage)
-        subfields, _ = stages.run("subfields", lambda: (side["subfields"].result(), {}))
-        keywords, _ = stages.run("keywords", lambda: (side["keywords"].result(), {}))
+        subfields, _ = stages.run("subfields", lambda: (subfields_made.result(), {}))
+        keywords, _ = stages.run("keywords", lambda: (keywords_made.result(), {}))
     table = papers.assign(
         keywords=[list(k) for k in keywords["keywords"]],
         area=subfields["area"].to_numpy(),

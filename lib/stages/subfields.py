@@ -12,15 +12,14 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.decomposition import TruncatedSVD
 from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.preprocessing import normalize
 from threadpoolctl import (
     threadpool_limits,  # installed with scikit-learn, which uses it the same way
 )
 
 from lib.errors import ParameterError
-from lib.neighbours import knn_graph
+from lib.neighbours import knn_graph, normalize_rows
+from lib.stages.embed import TfidfSvdEmbedder
 from lib.stages.phrases import candidate_phrases
 from lib.stages.taxonomy import UNASSIGNED, Taxonomy
 
@@ -43,6 +42,7 @@ def assign_subfields(
     taxonomy: Taxonomy,
     min_score: float = 0.03,
     *,
+    vectors: np.ndarray | None = None,
     n_neighbors: int = 10,
     alpha: float = 0.5,
     min_papers: int = 30,
@@ -59,6 +59,9 @@ def assign_subfields(
        each weighted by how clearly it won, so the words this corpus uses for a field count too;
     3. neighbours: the mean of views 1 and 2 is spread over the graph of each paper's `n_neighbors`
        most similar papers, score = (1 - alpha) * own + alpha * mean of the neighbours' scores.
+
+    Views 2 and 3 compare papers by the cosine of `vectors`, one row per text: the map's embeddings,
+    so a build computes them once (default: `TfidfSvdEmbedder(random_state=random_state)`'s).
 
     A group of fewer than `min_papers` papers is too small for profiles and neighbours: it uses
     view 1 alone. A paper is confident in its best entry when its own evidence and its neighbours'
@@ -84,9 +87,19 @@ def assign_subfields(
     if not isinstance(min_papers, int) or min_papers <= n_neighbors:
         raise ParameterError(f"min_papers must be an integer above n_neighbors ({n_neighbors}); got {min_papers!r}")
     texts = list(texts)
+    if vectors is not None and len(vectors) != len(texts):
+        raise ParameterError(f"vectors must have one row per text ({len(texts)}); got {len(vectors)}")
     entries = taxonomy.entries
     own = entry_similarity(texts, taxonomy)
-    corpus = _paper_graph(texts, n_neighbors, random_state) if len(texts) >= min_papers else None
+    corpus = None
+    if len(texts) >= min_papers:
+        if vectors is None:
+            vectors = TfidfSvdEmbedder(random_state=random_state).embed(texts)
+        vectors = normalize_rows(vectors)
+        # One BLAS thread: these tall, thin products gain little from threads, and on a busy laptop
+        # spinning threads made this step 5-10x slower (3,340 titles: 8 s instead of 0.9 s).
+        with threadpool_limits(limits=1, user_api="blas"):
+            corpus = vectors, knn_graph(vectors, n_neighbors)
 
     scores = np.zeros_like(own)
     confident = np.zeros(own.shape, dtype=bool)
@@ -98,8 +111,10 @@ def assign_subfields(
             return
         group_own = own[np.ix_(members, group)]
         if corpus is not None and len(members) >= min_papers:
-            vectors, weights = corpus
-            group_scores, group_confident = _spread(group_own, vectors[members], weights[members][:, members], alpha)
+            unit_vectors, weights = corpus
+            group_scores, group_confident = _spread(
+                group_own, unit_vectors[members], weights[members][:, members], alpha
+            )
         else:
             group_scores, group_confident = group_own, _clear_lead(group_own)
         scores[np.ix_(members, group)] = group_scores
@@ -137,32 +152,8 @@ def entry_similarity(texts: Sequence[str], taxonomy: Taxonomy) -> np.ndarray:
     return scores
 
 
-def _paper_graph(texts: list[str], n_neighbors: int, random_state: int) -> tuple[sp.csr_matrix, sp.csr_matrix] | None:
-    """L2-normalised word TF-IDF rows and the symmetric weighted kNN graph of the papers, or None if no word links two papers."""
-    vectorizer = TfidfVectorizer(
-        stop_words="english", ngram_range=(1, 2), sublinear_tf=True, min_df=2, max_df=0.5, dtype=np.float32
-    )
-    try:
-        tfidf = vectorizer.fit_transform(texts).tocsr()
-    except ValueError:  # no word occurs in two papers (or every word is in half of them)
-        return None
-    # Neighbours in a latent space, so that papers sharing related rather than identical words
-    # (most of all short titles) still meet; the profiles use the TF-IDF rows themselves.
-    n_components = min(100, tfidf.shape[0] - 1, tfidf.shape[1] - 1)
-    # One BLAS thread: these tall, thin products gain little from threads, and on a busy laptop
-    # spinning threads made this step 5-10x slower (3,340 titles: 8 s instead of 0.9 s).
-    with threadpool_limits(limits=1, user_api="blas"):
-        if n_components >= 2:
-            latent = TruncatedSVD(
-                n_components=n_components, algorithm="randomized", random_state=random_state
-            ).fit_transform(tfidf)
-        else:
-            latent = tfidf.toarray()
-        return tfidf, knn_graph(normalize(latent).astype(np.float32), n_neighbors)
-
-
 def _spread(
-    own: np.ndarray, vectors: sp.csr_matrix, weights: sp.csr_matrix, alpha: float
+    own: np.ndarray, vectors: np.ndarray, weights: sp.csr_matrix, alpha: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """Scores of one sibling group from own words, corpus profiles and neighbours; and whether each paper's best is confident."""
     evidence = (own + _profile_similarity(own, vectors)) / 2
@@ -181,7 +172,7 @@ def _spread(
     return scores, np.where(isolated, _clear_lead(scores), agree)
 
 
-def _profile_similarity(own: np.ndarray, vectors: sp.csr_matrix) -> np.ndarray:
+def _profile_similarity(own: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     """Cosine of each paper to each entry's profile: the centroid of the papers `own` files there, weighted by their lead."""
     best = own.argmax(axis=1)
     ordered = np.sort(own, axis=1)
@@ -190,8 +181,8 @@ def _profile_similarity(own: np.ndarray, vectors: sp.csr_matrix) -> np.ndarray:
     # A paper that barely prefers its best entry says little about that entry's vocabulary.
     lead = np.where(top > 0, (top - second) / np.where(top > 0, top, 1), 0.0)
     membership = sp.csr_matrix((lead, (best, np.arange(len(own)))), shape=(own.shape[1], len(own)))
-    profiles = normalize(membership @ vectors)
-    return np.asarray((vectors @ profiles.T).todense())
+    profiles = normalize_rows(membership @ vectors)
+    return (vectors @ profiles.T).astype(np.float64)
 
 
 def _clear_lead(scores: np.ndarray) -> np.ndarray:
