@@ -218,7 +218,8 @@ def test_a_build_killed_inside_a_stage_is_rebuilt_as_a_clean_build(small, tmp_pa
 
 
 @pytest.mark.kill
-@pytest.mark.parametrize("stage", ["keywords", "subfields"])
+# As embed starts the keywords' worker is starting; as project starts, the subfields'.
+@pytest.mark.parametrize("stage", ["embed", "project"])
 def test_a_large_build_killed_with_its_side_process_is_rebuilt_as_a_clean_build(large, tmp_path, stage):
     kill = assert_killed_build_recovers(large, tmp_path, stage)
     assert len(kill.group) >= 2, f"no side process ran beside the build at {stage}"
