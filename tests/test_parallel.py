@@ -103,6 +103,12 @@ def test_small_lists_and_cached_stages_start_no_worker(planted_file, tmp_path, m
     monkeypatch.setattr(lib.build.pipeline, "SIDE_STAGES_FROM", 10)
     run(planted_file, tmp_path, "cache")  # large enough now, but keywords and subfields are cached
     assert not ran.exists()
+    # As a build killed after storing its one keyword partition, before the stage: nothing left to send.
+    for artifact in (tmp_path / "cache" / "keywords").iterdir():
+        artifact.unlink()
+    again = run(planted_file, tmp_path, "cache")
+    assert not ran.exists()
+    assert [s.name for s in again.stages if not s.cached] == ["keywords", "write"]
 
 
 @pytest.mark.parametrize(

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 
 # In run order. Keywords need only the papers and subfields the papers and their vectors, so on a
-# large list they are computed in a second process (or on a Dask cluster), keywords from the start and
+# large list they are computed in worker processes (or on a Dask cluster), keywords from the start and
 # subfields once embed is done, while this one embeds, projects and finds topics; they are collected last.
 STAGES = ("load", "embed", "project", "topics", "subfields", "keywords", "write")
 SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than it saves
