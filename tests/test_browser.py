@@ -197,6 +197,13 @@ def _screenshot(page, tmp_path: Path, name: str) -> Path:
     return path
 
 
+def _open_table(page) -> None:
+    """Open the table of the papers shown under the map, as a reader does, and wait for it."""
+    page.get_by_text("The papers shown, as a table").click()
+    page.locator('[data-testid="stDataFrame"]').first.wait_for()
+    _wait_until_idle(page)
+
+
 def test_map_page_renders_every_seed_paper(app_url, page, tmp_path):
     page.goto(app_url)
     shown, total, points = _map_rendered(page)
@@ -205,7 +212,11 @@ def test_map_page_renders_every_seed_paper(app_url, page, tmp_path):
     assert points == SEED_PAPERS
     sidebar = page.locator('[data-testid="stSidebar"]')
     assert f"{SEED_PAPERS} papers" in sidebar.inner_text()
-    assert page.locator('[data-testid="stDataFrame"]').count() == 1
+    assert page.locator('[data-testid="stDataFrame"]').count() == 0  # the table is made once opened
+    _open_table(page)
+    assert page.locator('[data-testid="stDataFrame"] [role="grid"]').first.get_attribute("aria-rowcount") == str(
+        SEED_PAPERS + 1
+    )
     _assert_clean(page)
     path = _screenshot(page, tmp_path, "map")
     assert path.stat().st_size > 10_000
@@ -543,6 +554,7 @@ def test_every_download_keeps_hostile_text_inert(hostile_app, browser, tmp_path)
     tab = _watched_tab(context)
     tab.goto(f"{hostile_app.url}/?color=primary_area")  # a legend of payloads too
     _map_rendered(tab)
+    _open_table(tab)
     tab.locator('[data-testid="stDataFrame"]').first.hover()
     tab.get_by_role("button", name="Search").first.wait_for()  # the table's toolbar is shown...
     assert tab.get_by_role("button", name="Download as CSV").count() == 0  # ...without Streamlit's unguarded CSV

@@ -30,6 +30,14 @@ def map_points(app):
     return sum(array_length(trace["x"]) for trace in figure["data"] if trace.get("customdata") is not None)
 
 
+def with_table(app):
+    """The map page with the table of the papers shown opened (its expander's state), run again."""
+    app.session_state["shown_table-open"] = True
+    app.run()
+    assert not app.exception, app.exception
+    return app
+
+
 def test_map_page_shows_every_paper_coloured_by_subfield(app_env):
     app = started()
     assert "36 of 36 papers" in app.subheader[0].value
@@ -40,14 +48,19 @@ def test_map_page_shows_every_paper_coloured_by_subfield(app_env):
         array_length(trace["customdata"]) for trace in paper_traces
     )  # ids travel with the points
     assert any(a["text"] for a in figure["layout"]["annotations"])  # topic labels drawn
+    # The table of the papers shown is made only once opened: it held back the map's first draw.
+    assert len(app.dataframe) == 0 and app.expander[0].label == "The papers shown, as a table"
+    with_table(app)
     assert len(app.dataframe) == 1 and len(app.dataframe[0].value) == 36
+    app.multiselect(key="subfield").select(app.multiselect(key="subfield").options[0].rsplit(" (", 1)[0]).run()
+    assert len(app.dataframe) == 1 and 0 < len(app.dataframe[0].value) < 36  # open it stays, following the filters
     assert "planted2025.json" in plain(app.get("caption")[0].value)
 
 
 def test_a_long_table_under_the_map_is_capped_and_says_so(app_env, monkeypatch):
     # A corpus map would otherwise send every row (tens of megabytes); here the cap is set below the list's size.
     monkeypatch.setattr("lib.ui_state.map_view.TABLE_ROWS", 10)
-    app = started()
+    app = with_table(started())
     assert len(app.dataframe) == 1 and len(app.dataframe[0].value) == 10
     assert any("first 10 of 36 papers shown" in plain(c.value) for c in app.get("caption"))
     assert any("Download all 36" in b.proto.label for b in app.get("download_button"))
@@ -112,7 +125,7 @@ def test_colour_choice_regroups_the_map(app_env):
     app.selectbox(key="color").select("topic_label").run()
     figure = map_chart_data(app)["figure"]
     points = [trace for trace in figure["data"] if trace["type"] != "contour"]  # the topics' regions lie under them
-    assert len(points) == len({*app.dataframe[0].value["topic"]})
+    assert len(points) == len({*with_table(app).dataframe[0].value["topic"]})
 
 
 def test_unreadable_data_is_one_clear_error_not_a_traceback(tmp_path, monkeypatch):
@@ -147,7 +160,7 @@ def test_topic_facet_offers_coarse_and_fine_topics(app_env):
     coarse = [o for o in options if not o.endswith(FINE_MARK)]
     assert coarse and len(options) > len(coarse)
     app.multiselect(key="topic").select(coarse[0]).run()
-    table = app.dataframe[0].value
+    table = with_table(app).dataframe[0].value
     assert 0 < len(table) < 36 and set(table["topic"]) == {table["topic"].iloc[0]}
 
 
@@ -192,7 +205,7 @@ def test_an_open_paper_from_the_url_is_ringed_on_the_map_and_can_be_closed(app_e
     # The ring is drawn over the chart, so opening a paper leaves the figure, which the browser
     # then does not redraw.
     assert figure == map_chart_data(started(color="topic_label", labels="none"))["figure"]
-    table = app.dataframe[0].value
+    table = with_table(app).dataframe[0].value
     assert ring_of(app) is not None and not figure["layout"].get("annotations")
     assert app.selectbox(key="color").value == "topic_label"
     card = [m.value for m in app.markdown]

@@ -65,6 +65,7 @@ from .map_view import (  # noqa: F401
     paper_buttons,
     paper_card,
     paper_list,
+    paper_list_on_demand,
     search_example,
     search_in_view,
     similar_in_view,

@@ -198,6 +198,17 @@ def paper_list(papers: pd.DataFrame, key: str, what: str = "papers") -> None:
     )
 
 
+def paper_list_on_demand(papers: pd.DataFrame, key: str, what: str = "papers") -> None:
+    """`paper_list` in a collapsed expander, made only once a reader opens it (session state
+    `{key}-open`, kept across reruns): a table under the map held back the map's first draw by 0.4 s
+    on the 3,340 ICML titles."""
+    opened = f"{key}-open"
+    # One label whatever the count: a new label is a new expander, closed again after each filter change.
+    with st.expander(f"The {what}, as a table", key=opened, on_change="rerun"):
+        if st.session_state.get(opened):
+            paper_list(papers, key=key, what=what)
+
+
 def paper_buttons(papers: pd.DataFrame, key: str) -> None:
     """One link-like button per paper of a ranking (opening its page), with its subfield and similarity below."""
     for number, paper in enumerate(papers.itertuples(index=False), start=1):
