@@ -49,7 +49,7 @@ def test_map_page_shows_every_paper_coloured_by_subfield(app_env):
     )  # ids travel with the points
     assert any(a["text"] for a in figure["layout"]["annotations"])  # topic labels drawn
     # The table of the papers shown is made only once opened: it held back the map's first draw.
-    assert len(app.dataframe) == 0 and app.expander[0].label == "The papers shown, as a table"
+    assert [len(t.value) for t in app.dataframe] == [0] and app.expander[0].label == "The papers shown, as a table"
     with_table(app)
     assert len(app.dataframe) == 1 and len(app.dataframe[0].value) == 36
     app.multiselect(key="subfield").select(app.multiselect(key="subfield").options[0].rsplit(" (", 1)[0]).run()
