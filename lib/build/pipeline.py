@@ -1,6 +1,7 @@
 """Run every stage through the on-disk cache: file -> papers -> keywords, subfields -> vectors -> map -> topics.
 
-(That is the data flow; keywords and subfields, needing only the papers, run last or beside the others.)
+(That is the data flow; keywords need only the papers and subfields the papers and their vectors, for
+the neighbours; both run beside the others, or last.)
 
 Each stage's cache key is made of its upstream keys and its own parameters, so changing one
 parameter recomputes that stage and what depends on it, nothing else.
