@@ -23,7 +23,6 @@ from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption, selection_summary
 
 SIMILAR = 20
-SHOWN_TABLE = "shown_table"
 
 view = ui_state.current_view()
 papers, shown = view.papers, view.shown
@@ -137,7 +136,7 @@ def topic_map() -> None:
         st.caption(
             "Click a point to see its paper; draw a box or lasso (toolbar above the map) to list the papers inside."
         )
-        ui_state.paper_list_on_demand(shown, key=SHOWN_TABLE, what="papers shown")
+        ui_state.paper_list_on_demand(shown, key="shown_table", what="papers shown")
 
 
 topic_map()
