@@ -48,7 +48,7 @@ def test_one_worker_gives_the_same_map(planted_file, tmp_path, in_one_process):
 
 
 def test_a_worker_killed_mid_build_loses_no_paper(planted_file, tmp_path, in_one_process, two_workers):
-    pids = list(two_workers.client.run(os.getpid).values())
+    address, pid = next(iter(two_workers.client.run(os.getpid).items()))
     built, failed = [], []
 
     def run():
@@ -59,13 +59,16 @@ def test_a_worker_killed_mid_build_loses_no_paper(planted_file, tmp_path, in_one
 
     builder = threading.Thread(target=run)
     builder.start()
-    time.sleep(0.5)  # the cluster is running partitions now: the embedding alone takes longer
+    # Killed as soon as it runs one of the build's tasks (a fixed wait lost the race: the build ended first).
+    deadline = time.monotonic() + 60
+    while not two_workers.client.processing(workers=[address]).get(address) and time.monotonic() < deadline:
+        time.sleep(0.005)
     assert builder.is_alive(), "the build ended before a worker could be killed"
-    os.kill(pids[0], signal.SIGKILL)
+    os.kill(pid, signal.SIGKILL)
     builder.join(timeout=120)
     assert not failed, failed
     pd.testing.assert_frame_equal(in_one_process, built[0].papers)
-    assert pids[0] not in two_workers.client.run(os.getpid).values(), "the killed worker is still there"
+    assert pid not in two_workers.client.run(os.getpid).values(), "the killed worker is still there"
 
 
 def test_no_scheduler_at_the_address_is_one_sentence(planted_file, tmp_path, capsys):

@@ -97,6 +97,9 @@ def test_an_upload_is_saved_in_the_uploads_folder_offered_and_opened(env):
     app.button(key="open_data_set").click().run()
     assert not app.exception, app.exception
     assert "9 of 9 papers" in shown_papers(app)
+    app.session_state["shown_table-open"] = True  # the map's table of its papers, opened
+    app.switch_page("pages/map.py").run()
+    assert not app.exception, app.exception
     assert XSS_TITLE in set(app.dataframe[0].value["title"])  # a title stays text
 
 

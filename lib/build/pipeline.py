@@ -329,7 +329,7 @@ def _run_stages(
         raise InputError(f"{input_path}: no paper could be read from its {report.records_read} records{first}")
     texts = analysis_texts(papers)
 
-    # On a large list, on two cores or more, a worker process (or the given runner) makes the side
+    # On a large list, on two cores or more, worker processes (or the given runner) make the side
     # stages not in the cache while this one embeds, projects and finds topics. One the cache seems to
     # hold is computed here, only if its artifact turns out damaged when read.
     missing = [name for name in SIDE_STAGE_NAMES if not cache.has(name, keys[name])]
