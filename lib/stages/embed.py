@@ -119,8 +119,9 @@ class TfidfSvdEmbedder:
     def fit_embed(self, texts: Sequence[str]) -> tuple[np.ndarray, TfidfSvdModel]:
         """`fit`, and the texts' vectors from the same TF-IDF pass (what `fit(texts).embed(texts)` gives)."""
         # scikit-learn is imported here, not above: a cache hit never fits and should not pay its import.
-        from sklearn.decomposition import TruncatedSVD
         from sklearn.feature_extraction.text import TfidfVectorizer
+
+        from lib.stages.sparse_svd import truncated_svd
 
         vectorizer = TfidfVectorizer(
             **_TFIDF_SETTINGS,
@@ -133,16 +134,16 @@ class TfidfSvdEmbedder:
             empty = np.zeros(0, dtype=np.float32)
             model = TfidfSvdModel(empty.astype(str), empty, np.zeros((self.n_components, 0), dtype=np.float32))
             return model.embed(texts), model
+        from sklearn.preprocessing import normalize
+
         # SVD needs fewer components than either side of the matrix; tiny corpora keep all of TF-IDF.
         n_components = min(self.n_components, tfidf.shape[0] - 1, tfidf.shape[1] - 1)
         if n_components < 2:
-            components = np.eye(tfidf.shape[1], dtype=np.float32)
+            components, rows = np.eye(tfidf.shape[1], dtype=np.float32), tfidf.toarray()
         else:
-            svd = TruncatedSVD(n_components=n_components, algorithm="randomized", random_state=self.random_state)
-            components = svd.fit(tfidf).components_.astype(np.float32)
-        from sklearn.preprocessing import normalize
-
-        vectors = normalize(np.asarray(tfidf @ components.T)).astype(np.float32)
+            # By columns: the SVD reads the matrix a block of terms at a time.
+            components, _, rows = truncated_svd(tfidf.tocsc(), n_components, self.random_state)
+        vectors = normalize(rows).astype(np.float32)
         return vectors, TfidfSvdModel(vectorizer.get_feature_names_out().astype(str), vectorizer.idf_, components)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
