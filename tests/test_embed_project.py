@@ -214,6 +214,14 @@ def test_a_model_that_cannot_be_loaded_is_a_named_error(minilm, tmp_path):
         SentenceTransformerEmbedder(tmp_path / "no-model-here").embed(["a paper"])
 
 
+def test_the_query_model_embeds_the_corpus_as_the_fit_did():
+    planted_texts = [r["abstract"] for r in planted_records()]
+    vectors, model = TfidfSvdEmbedder(n_components=8).fit_embed(planted_texts)
+    assert np.allclose(model.embed(planted_texts), vectors, atol=1e-5)
+    assert np.allclose(model.embed(planted_texts[5:7]), vectors[5:7], atol=1e-5)  # a few texts: a few terms
+    assert np.all(model.embed(["zzzz qqqq"]) == 0)
+
+
 def test_a_tfidf_cosine_splits_exactly_over_the_terms_it_rests_on():
     planted_texts = [r["abstract"] for r in planted_records()]
     vectors, model = TfidfSvdEmbedder().fit_embed(planted_texts)
