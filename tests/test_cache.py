@@ -11,11 +11,12 @@ from conftest import ended_pid
 from lib.build.cache import (
     CACHE_VERSION,
     ArtifactCache,
-    arrays_bytes,
+    atomic_write,
     atomic_write_bytes,
     file_digest,
     make_key,
     read_arrays,
+    write_arrays,
 )
 
 
@@ -49,14 +50,25 @@ def test_frames_and_arrays_round_trip_with_their_parameters(tmp_path):
     assert cache.get("embed", "missing") is None
 
 
-def test_named_arrays_round_trip_the_same_bytes_each_time_and_deflate_only_text():
+def arrays_bytes(arrays):
+    buffer = io.BytesIO()
+    write_arrays(buffer, arrays)
+    return buffer.getvalue()
+
+
+def test_named_arrays_round_trip_the_same_bytes_each_time_and_deflate_only_text(tmp_path):
     arrays = {
         "terms": np.array(["graph", "neural network"] * 500),
         "components": np.random.default_rng(0).random((4, 1000)),
     }
     data = arrays_bytes(arrays)
     assert data == arrays_bytes(dict(reversed(arrays.items())))
-    back = read_arrays(data)
+    # Written to a file as it is made: the same bytes as in memory, and the digest and size returned are the file's.
+    digest, size = atomic_write(tmp_path / "arrays.npz", lambda stream: write_arrays(stream, arrays))
+    assert (tmp_path / "arrays.npz").read_bytes() == data
+    assert (digest, size) == (file_digest(tmp_path / "arrays.npz"), len(data))
+    back = read_arrays(io.BytesIO(data))
+    assert all(np.array_equal(v, read_arrays(tmp_path / "arrays.npz")[k]) for k, v in back.items())
     assert all(np.array_equal(back[name], arrays[name]) and back[name].dtype == arrays[name].dtype for name in arrays)
     # Random numbers do not deflate, and deflating a corpus's SVD directions costs seconds: stored as is.
     with zipfile.ZipFile(io.BytesIO(data)) as archive:

@@ -144,7 +144,7 @@ def test_build_writes_the_papers_embeddings_in_table_order_and_the_query_model(p
     vectors = np.load(tmp_path / "out" / "embeddings.npy", allow_pickle=False)
     assert vectors.dtype == np.float32
     assert np.array_equal(vectors, HashingEmbedder().embed(analysis_texts(table)))  # row i is paper i
-    assert str(read_arrays((tmp_path / "out" / "query_model.npz").read_bytes())["embedder"]) == "test-hashing"
+    assert str(read_arrays(tmp_path / "out" / "query_model.npz")["embedder"]) == "test-hashing"
     meta = json.loads((tmp_path / "out" / "papers.json").read_text())
     assert meta["files"] == OUTPUT_FILES and meta["embedding_dim"] == vectors.shape[1]
     assert is_built(tmp_path / "out")
@@ -165,7 +165,7 @@ def test_build_writes_each_levels_topic_summaries_as_the_table_gives_them(plante
 
 def test_default_build_writes_a_query_model_without_pickle(planted_file, tmp_path):
     build(planted_file, cache_dir=tmp_path / "cache", out_dir=tmp_path / "out")
-    query_model = read_arrays((tmp_path / "out" / "query_model.npz").read_bytes())  # allow_pickle=False inside
+    query_model = read_arrays(tmp_path / "out" / "query_model.npz")  # allow_pickle=False inside
     assert str(query_model["embedder"]) == "tfidf-svd"
     dim = np.load(tmp_path / "out" / "embeddings.npy").shape[1]
     assert query_model["components"].shape == (dim, len(query_model["terms"])) == (dim, len(query_model["idf"]))

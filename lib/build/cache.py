@@ -15,10 +15,11 @@ import os
 import re
 import tempfile
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, BinaryIO, Union
 
 # NumPy and pandas are imported where used: a cache hit (keys, digests, file copies) needs neither,
 # and the CLI's answer to "already built" should not wait for them.
@@ -32,10 +33,14 @@ CACHE_VERSION = 1
 
 def file_digest(path: str | Path) -> str:
     """SHA-256 of a file's bytes, read in chunks."""
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+        return _stream_digest(handle)
+
+
+def _stream_digest(handle: BinaryIO) -> str:
+    digest = hashlib.sha256()
+    for block in iter(lambda: handle.read(1 << 20), b""):
+        digest.update(block)
     return digest.hexdigest()
 
 
@@ -45,8 +50,29 @@ def make_key(*parts: Any) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write `data` to `path` so that readers see the old file or the whole new one, never a part.
+class _DigestingWriter:
+    """A write-only stream into `handle` that hashes and counts what passes; it cannot seek, so a
+    zip archive written to it goes front to back, whatever the file underneath."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle, self.digest, self.size = handle, hashlib.sha256(), 0
+
+    def write(self, data: bytes) -> int:
+        self.handle.write(data)
+        self.digest.update(data)
+        self.size += len(data)
+        return len(data)
+
+    def tell(self) -> int:
+        return self.size
+
+    def flush(self) -> None:
+        self.handle.flush()
+
+
+def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> tuple[str, int]:
+    """Write `path` through `write(stream)` so that readers see the old file or the whole new one,
+    never a part; the new file's SHA-256 and size. Nothing is held in memory but what `write` holds.
 
     The temp file is named for the writing process and locked (`flock`) until its rename, so the
     next write of `path` removes the temp files of writers that died (SIGKILL, power loss) before
@@ -58,13 +84,20 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             exclusive_lock(handle.fileno(), wait=True)  # released when closed, after the rename
-            handle.write(data)
+            stream = _DigestingWriter(handle)
+            write(stream)  # type: ignore[arg-type]
             handle.flush()
             os.fsync(handle.fileno())
             os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+    return stream.digest.hexdigest(), stream.size
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> tuple[str, int]:
+    """`atomic_write` of bytes in memory."""
+    return atomic_write(path, lambda stream: stream.write(data))
 
 
 def exclusive_lock(fd: int, *, wait: bool) -> bool:
@@ -130,31 +163,33 @@ def array_bytes(array: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-def arrays_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
-    """Named arrays as an `.npz` file that `np.load` reads without pickle.
+def write_arrays(stream: BinaryIO, arrays: Mapping[str, np.ndarray]) -> None:
+    """Named arrays as an `.npz` file that `np.load` reads without pickle, written to `stream` as made.
 
     Unlike `np.savez`, which stamps each member with the current time, the same arrays always give
-    the same bytes, so a rebuild from cache writes what a clean build writes. Text arrays are
-    deflated (fixed-width strings shrink 20-fold); numbers are stored as they are: SVD directions
-    deflate by 7% at 30 MB/s, 15 s of a corpus build for the query model alone.
+    the same bytes, so a rebuild from cache writes what a clean build writes; and no array's bytes
+    are copied whole in memory (a corpus's SVD directions are 0.5 GB). Text arrays are deflated
+    (fixed-width strings shrink 20-fold); numbers are stored as they are: SVD directions deflate by
+    7% at 30 MB/s, 15 s of a corpus build for the query model alone.
     """
     import numpy as np
 
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
+    if not isinstance(stream, _DigestingWriter):  # one layout (front to back) for files and buffers alike
+        stream = _DigestingWriter(stream)
+    with zipfile.ZipFile(stream, "w") as archive:  # type: ignore[arg-type]
         for name in sorted(arrays):
             array = np.asarray(arrays[name])
             member = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             member.compress_type = zipfile.ZIP_STORED if array.dtype.kind in "biufc" else zipfile.ZIP_DEFLATED
-            archive.writestr(member, array_bytes(array))
-    return buffer.getvalue()
+            with archive.open(member, "w", force_zip64=array.nbytes > 1 << 30) as entry:
+                np.lib.format.write_array(entry, array, allow_pickle=False)
 
 
-def read_arrays(data: bytes) -> dict[str, np.ndarray]:
-    """The named arrays of `.npz` bytes, read without pickle."""
+def read_arrays(source: str | Path | BinaryIO) -> dict[str, np.ndarray]:
+    """The named arrays of an `.npz` file (a path or an open binary file), read without pickle."""
     import numpy as np
 
-    with np.load(io.BytesIO(data), allow_pickle=False) as archive:
+    with np.load(source, allow_pickle=False) as archive:
         return {name: archive[name] for name in archive.files}
 
 
@@ -193,15 +228,17 @@ class ArtifactCache:
             if meta.get("key") != key or meta.get("cache_version") != CACHE_VERSION:
                 return None
             artifact, _ = self._paths(stage, key, meta["kind"])
-            data = artifact.read_bytes()
-            if hashlib.sha256(data).hexdigest() != meta["sha256"]:
-                return None
-            if meta["kind"] == "parquet":
-                value: ArtifactValue = pd.read_parquet(io.BytesIO(data))
-            elif meta["kind"] == "npz":
-                value = read_arrays(data)
-            else:
-                value = np.load(io.BytesIO(data), allow_pickle=False)
+            # Checked and read through one open file: a writer renaming a new one in meanwhile changes nothing here.
+            with open(artifact, "rb") as handle:
+                if _stream_digest(handle) != meta["sha256"]:
+                    return None
+                handle.seek(0)
+                if meta["kind"] == "parquet":
+                    value: ArtifactValue = pd.read_parquet(handle)
+                elif meta["kind"] == "npz":
+                    value = read_arrays(handle)  # array by array, never the file's bytes whole
+                else:
+                    value = np.load(handle, allow_pickle=False)
         except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
             return None  # missing or damaged: the caller recomputes and overwrites
         return Artifact(value, meta)
@@ -211,21 +248,24 @@ class ArtifactCache:
         import numpy as np
         import pandas as pd
 
-        if isinstance(value, pd.DataFrame):
-            kind, data = "parquet", frame_bytes(value)
-        elif isinstance(value, dict):
-            kind, data = "npz", arrays_bytes(value)
+        if isinstance(value, dict):
+            artifact, sidecar = self._paths(stage, key, kind := "npz")
+            digest, size = atomic_write(artifact, partial(write_arrays, arrays=value))
         else:
-            kind, data = "npy", array_bytes(np.asarray(value))
-        artifact, sidecar = self._paths(stage, key, kind)
-        atomic_write_bytes(artifact, data)
+            kind, data = (
+                ("parquet", frame_bytes(value))
+                if isinstance(value, pd.DataFrame)
+                else ("npy", array_bytes(np.asarray(value)))
+            )
+            artifact, sidecar = self._paths(stage, key, kind)
+            digest, size = atomic_write_bytes(artifact, data)
         record = {
             **meta,
             "stage": stage,
             "key": key,
             "kind": kind,
             "cache_version": CACHE_VERSION,
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "bytes": len(data),
+            "sha256": digest,
+            "bytes": size,
         }
         atomic_write_bytes(sidecar, json.dumps(record, indent=1, sort_keys=True, default=str).encode())
