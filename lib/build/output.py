@@ -10,6 +10,7 @@ SHA-256, the build's parameters and its load report.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -152,7 +153,8 @@ def copy_output(source: Path, target: Path) -> None:
         return
     (target / SIDECAR_FILE).unlink(missing_ok=True)  # as in write_output: never a mix of old and new
     for name in (*OUTPUT_FILES.values(), SIDECAR_FILE):
-        atomic_write_bytes(target / name, (source / name).read_bytes())
+        with open(source / name, "rb") as original:
+            atomic_write(target / name, partial(shutil.copyfileobj, original))  # a block at a time
 
 
 def read_papers(path: str | Path) -> pd.DataFrame:
