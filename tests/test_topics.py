@@ -5,7 +5,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from lib.errors import ParameterError
 from lib.schema import OUTPUT_COLUMNS, analysis_texts
-from lib.stages.topic_labels import PhraseUse, label_levels, label_topics
+from lib.stages.topic_labels import PhraseUse, fewest_users, label_levels, label_topics
 from lib.stages.topics import (
     MAX_FINE_TOPICS,
     MAX_NEAREST_SHARE,
@@ -303,6 +303,33 @@ def test_summaries_from_phrase_counts_made_beforehand_are_the_same():
     use = PhraseUse(analysis_texts(table))
     for level in ("coarse", "fine"):
         pd.testing.assert_frame_equal(topic_summaries(table, level, use=use), topic_summaries(table, level))
+
+
+def test_leaving_out_phrases_too_few_papers_use_changes_no_label_or_summary():
+    """Labels and summaries take phrases two of a topic's papers use: on a map whose topics all have
+    two papers or more, the phrases of one paper may be left out, which a corpus's build does for speed."""
+    from conftest import SEED_SAMPLE
+
+    from lib.stages.embed import TfidfSvdEmbedder
+    from lib.stages.load import load_papers
+    from lib.stages.project import project
+
+    papers = load_papers(SEED_SAMPLE).papers
+    texts = analysis_texts(papers)
+    coords = project(TfidfSvdEmbedder().embed(texts))
+    levels = find_topics(coords)
+    assert fewest_users(levels.coarse, levels.fine) == 2
+    every, shared = PhraseUse(texts), PhraseUse(texts, min_users=2)
+    assert len(shared.keys) < len(every.keys) / 2  # most phrases are one paper's
+    labels = label_levels(levels, texts, use=every)
+    assert label_levels(levels, texts, use=shared) == labels
+    table = topics_table(papers, levels, *labels).assign(x=coords[:, 0], y=coords[:, 1])
+    for level in ("coarse", "fine"):
+        pd.testing.assert_frame_equal(
+            topic_summaries(table, level, use=shared), topic_summaries(table, level, use=every)
+        )
+    # A topic of one paper is labelled by that paper's phrases: then none may be left out.
+    assert fewest_users(np.array([0, 0, 1]), np.array([0, 1, 2])) == 1
 
 
 def test_summaries_can_find_the_centre_in_the_embedding_space():

@@ -312,7 +312,7 @@ def _run_stages(
     from lib.stages.load import load_papers
     from lib.stages.project import project
     from lib.stages.taxonomy import load_taxonomy
-    from lib.stages.topic_labels import PhraseUse, label_levels
+    from lib.stages.topic_labels import PhraseUse, fewest_users, label_levels
     from lib.stages.topics import find_topics, level_summaries, topics_table
 
     stages = _StageRunner(cache, progress, specs, keys)
@@ -365,7 +365,7 @@ def _run_stages(
         def topics_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
             levels = find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
             # The labels' phrase counts serve the Topics page's summaries too: made here once, not per server.
-            use = PhraseUse(texts)
+            use = PhraseUse(texts, fewest_users(levels.coarse, levels.fine))
             topics = topics_table(papers, levels, *label_levels(levels, texts, use=use))
             mapped = topics.assign(x=coords[:, 0].astype(np.float64), y=coords[:, 1].astype(np.float64))
             return topics, {"summaries": summary_records(level_summaries(mapped, use))}

@@ -121,10 +121,23 @@ def verb_words(texts: Sequence[str]) -> set[str]:
     return {w for w, n in marker.items() if n and 3 * n >= total[w] and n > article[w]}
 
 
-class PhraseUse:
-    """Which candidate phrases (plural twins folded) each paper uses; `by_topic` turns that into per-topic shares."""
+def fewest_users(*levels: np.ndarray) -> int:
+    """How many papers must use a phrase for it to label or summarise any topic of these levels (topic
+    per paper, one array per level): two of a topic's papers must (`PhraseUse.themes`,
+    `lib.stages.topics.topic_summaries`), or its one paper in a topic of one."""
+    smallest = min((np.unique(topics, return_counts=True)[1].min() for topics in levels if len(topics)), default=1)
+    return int(min(2, smallest))
 
-    def __init__(self, texts: Sequence[str]) -> None:
+
+class PhraseUse:
+    """Which candidate phrases (plural twins folded) each paper uses; `by_topic` turns that into per-topic shares.
+
+    Phrases fewer than `min_users` papers use are left out (`fewest_users` tells how many labels and
+    summaries need): over a corpus most phrases are one paper's, and judging each (its shown form, a
+    modifier or a verb, a whole-field phrase) took a fifth of the topics stage.
+    """
+
+    def __init__(self, texts: Sequence[str], min_users: int = 1) -> None:
         self.n_texts = len(texts)
         counter = CountVectorizer(analyzer=candidate_phrases)
         try:
@@ -136,15 +149,16 @@ class PhraseUse:
         # Fold plural twins into one column; show each as its most used form and the corpus's casing.
         # As Python strings: a fixed-width array of them takes its longest phrase's width for every one
         # (272 bytes each over 20,000 abstracts, 2 million of them over a corpus).
-        self.keys, column_of_phrase = np.unique(
-            np.array([singular(p) for p in phrases], dtype=object), return_inverse=True
-        )
-        self.shown = _shown_forms(
-            phrases, np.asarray(used.sum(axis=0)).ravel(), column_of_phrase, len(self.keys), display_case(texts)
-        )
+        keys, column_of_phrase = np.unique(np.array([singular(p) for p in phrases], dtype=object), return_inverse=True)
         fold = sparse.csr_matrix((np.ones(len(phrases)), (np.arange(len(phrases)), column_of_phrase)))
-        self.counts = (used @ fold).tocsr()  # how often each paper uses each phrase
+        counts = (used @ fold).tocsr()  # how often each paper uses each phrase
+        kept = np.flatnonzero(np.asarray(counts.sign().sum(axis=0)).ravel() >= min_users)
+        self.keys = keys[kept]
+        self.counts = counts[:, kept].tocsr() if len(kept) < len(keys) else counts
         self.used = self.counts.sign().tocsr()
+        self.shown = _shown_forms(
+            phrases, np.asarray(used.sum(axis=0)).ravel(), column_of_phrase, kept, display_case(texts)
+        )
         self.overall = np.asarray(self.used.sum(axis=0)).ravel() / len(texts)
         self.words = np.array([k.count(" ") + 1 for k in self.keys])
         self.multiword = self.words > 1
@@ -262,7 +276,8 @@ def label_topics(topics: np.ndarray, texts: Sequence[str], min_share: float = 0.
     than one paper or a minority in it; a one-word label gives way to a well-used phrase holding it
     (`_compose_label`), and two topics wanting one label settle it by share (`_assign`).
     """
-    return _labels(PhraseUse(texts), np.asarray(topics), min_share)
+    topics = np.asarray(topics)
+    return _labels(PhraseUse(texts, fewest_users(topics)), topics, min_share)
 
 
 def label_levels(
@@ -270,7 +285,7 @@ def label_levels(
 ) -> tuple[dict[int, str], dict[int, str]]:
     """`label_topics` for the coarse and the fine level, reading the texts once (none at all when
     their `PhraseUse` is given)."""
-    use = PhraseUse(texts) if use is None else use
+    use = PhraseUse(texts, fewest_users(levels.coarse, levels.fine)) if use is None else use
     return _labels(use, levels.coarse, min_share), _labels(use, levels.fine, min_share, levels.coarse)
 
 
@@ -332,13 +347,14 @@ def _assign(topic_ids: Sequence[int], candidates: Sequence[Sequence[tuple[str, f
 
 
 def _shown_forms(
-    phrases: np.ndarray, uses: np.ndarray, column_of_phrase: np.ndarray, n_keys: int, cased: dict[str, str]
+    phrases: np.ndarray, uses: np.ndarray, column_of_phrase: np.ndarray, columns: np.ndarray, cased: dict[str, str]
 ) -> list[str]:
-    """Per folded column, its most used variant ("diffusion models" or "diffusion model"), cased as the corpus writes it."""
-    best: list[tuple[float, str]] = [(-1, "")] * n_keys
+    """For each of the folded `columns`, its most used variant ("diffusion models" or "diffusion
+    model"), cased as the corpus writes it."""
+    best: list[tuple[float, str]] = [(-1, "")] * (int(column_of_phrase.max()) + 1)
     for phrase, count, column in zip(phrases, uses, column_of_phrase):
         best[column] = max(best[column], (count, phrase))
-    return [" ".join(cased.get(w, w) for w in phrase.split(" ")) for _, phrase in best]
+    return [" ".join(cased.get(w, w) for w in best[column][1].split(" ")) for column in columns]
 
 
 def _compose_label(ranked: Sequence[tuple[str, float]], taken: set[str]) -> str:

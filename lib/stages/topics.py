@@ -14,7 +14,7 @@ from sklearn.neighbors import NearestNeighbors
 
 from lib.errors import ParameterError
 from lib.schema import analysis_texts
-from lib.stages.topic_labels import PhraseUse, dense_row
+from lib.stages.topic_labels import PhraseUse, dense_row, fewest_users
 
 MAX_TOPICS = 15
 MAX_FINE_TOPICS = 60
@@ -214,7 +214,7 @@ def topic_summaries(
         if len(space) != len(papers):
             raise ParameterError(f"vectors must have one row per paper ({len(papers)}); got {len(space)}")
         space = space / np.maximum(np.linalg.norm(space, axis=1, keepdims=True), 1e-12)
-    use = PhraseUse(analysis_texts(papers)) if use is None else use
+    use = PhraseUse(analysis_texts(papers), fewest_users(topics)) if use is None else use
     topic_ids, sizes, per_topic = use.by_topic(topics)
     column_of_shown = {shown.lower(): column for column, shown in enumerate(use.shown)}
     rows = []
@@ -270,7 +270,10 @@ def topic_summaries(
 def level_summaries(papers: pd.DataFrame, use: PhraseUse | None = None) -> dict[str, pd.DataFrame]:
     """`topic_summaries` (defaults) of every level in `LEVELS`, counting the papers' phrases once
     (not at all when their `PhraseUse` is given)."""
-    use = PhraseUse(analysis_texts(papers)) if use is None else use
+    if use is None:
+        use = PhraseUse(
+            analysis_texts(papers), fewest_users(papers["topic"].to_numpy(), papers["topic_fine"].to_numpy())
+        )
     return {level: topic_summaries(papers, level, use=use) for level in LEVELS}
 
 
