@@ -87,6 +87,9 @@ def _is_modifier(phrase: str) -> bool:
     return word in _MODIFIER_WORDS or (word not in _NOUNS_LIKE_MODIFIERS and word.endswith(_MODIFIER_ENDINGS))
 
 
+# Auxiliaries the stop words leave in ("Does the curvature ...?"): verbs on any list, however few
+# papers it has to tell verbs by (`verb_words`). Judged as shown: the key of "does" is "doe".
+_AUXILIARY_VERBS = frozenset("does did doing having shall".split())
 # A word the corpus mostly writes after these ("we validate", "to explain", "has seen") is a verb there.
 _VERB_MARKERS = frozenset(
     "we to can cannot may might will would could should must also has have had been never there".split()
@@ -166,7 +169,13 @@ class PhraseUse:
         # "time series" over "series": a phrase a little rarer than the word inside it is the concept.
         self.length_bonus = 1 + 1.0 * (self.words - 1)
         verbs = verb_words(texts)
-        self.nameable = np.array([not _is_modifier(k) and k not in verbs for k in self.keys], dtype=bool)
+        self.nameable = np.array(
+            [
+                not _is_modifier(key) and key not in verbs and shown.lower().rsplit(" ", 1)[-1] not in _AUXILIARY_VERBS
+                for key, shown in zip(self.keys, self.shown)
+            ],
+            dtype=bool,
+        )
         self.field = np.array([is_field_phrase(k) for k in self.keys], dtype=bool)
 
     def by_topic(self, topics: np.ndarray) -> tuple[list[int], np.ndarray, sparse.csr_matrix]:
