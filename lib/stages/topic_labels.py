@@ -8,13 +8,13 @@ for each topic's keywords.
 from __future__ import annotations
 
 import re
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import sparse
-from sklearn.feature_extraction.text import CountVectorizer
 
 from lib.stages.phrases import candidate_phrases, display_case, singular, singular_word
 
@@ -124,6 +124,24 @@ def verb_words(texts: Sequence[str]) -> set[str]:
     return {w for w, n in marker.items() if n and 3 * n >= total[w] and n > article[w]}
 
 
+def phrase_counts(texts: Sequence[str]) -> tuple[sparse.csr_matrix, list[str]]:
+    """How often each text (row) uses each candidate phrase (column), and the phrases, in the order
+    first met: what scikit-learn's CountVectorizer counts, without its dict per text, its Python int
+    per use and its sort of every phrase (2 million over a corpus) that `PhraseUse` does not need."""
+    column_of: dict[str, int] = {}
+    columns = array("q")
+    ends = [0]
+    for text in texts:
+        columns.extend([column_of.setdefault(phrase, len(column_of)) for phrase in candidate_phrases(text)])
+        ends.append(len(columns))
+    counts = sparse.csr_matrix(
+        (np.ones(len(columns), dtype=np.int64), np.frombuffer(columns, dtype=np.int64), np.array(ends)),
+        shape=(len(texts), len(column_of)),
+    )
+    counts.sum_duplicates()
+    return counts, list(column_of)
+
+
 def fewest_users(*levels: np.ndarray) -> int:
     """How many papers must use a phrase for it to label or summarise any topic of these levels (topic
     per paper, one array per level): two of a topic's papers must (`PhraseUse.themes`,
@@ -142,13 +160,10 @@ class PhraseUse:
 
     def __init__(self, texts: Sequence[str], min_users: int = 1) -> None:
         self.n_texts = len(texts)
-        counter = CountVectorizer(analyzer=candidate_phrases)
-        try:
-            used = counter.fit_transform(texts).tocsr()
-        except ValueError:  # no phrase in any text
+        used, phrases = phrase_counts(texts)
+        if not phrases:
             self.keys, self.shown, self.used, self.counts = np.array([], dtype=object), [], None, None
             return
-        phrases = counter.get_feature_names_out()
         # Fold plural twins into one column; show each as its most used form and the corpus's casing.
         # As Python strings: a fixed-width array of them takes its longest phrase's width for every one
         # (272 bytes each over 20,000 abstracts, 2 million of them over a corpus).
