@@ -170,10 +170,11 @@ class PhraseUse:
         keys, column_of_phrase = np.unique(np.array([singular(p) for p in phrases], dtype=object), return_inverse=True)
         fold = sparse.csr_matrix((np.ones(len(phrases)), (np.arange(len(phrases)), column_of_phrase)))
         counts = (used @ fold).tocsr()  # how often each paper uses each phrase
-        kept = np.flatnonzero(np.asarray(counts.sign().sum(axis=0)).ravel() >= min_users)
-        self.keys = keys[kept]
-        self.counts = counts[:, kept].tocsr() if len(kept) < len(keys) else counts
-        self.used = self.counts.sign().tocsr()
+        users = counts.sign().tocsr()
+        kept = np.flatnonzero(np.asarray(users.sum(axis=0)).ravel() >= min_users)
+        if len(kept) < len(keys):
+            counts, users = counts[:, kept].tocsr(), users[:, kept].tocsr()
+        self.keys, self.counts, self.used = keys[kept], counts, users
         self.shown = _shown_forms(
             phrases, np.asarray(used.sum(axis=0)).ravel(), column_of_phrase, kept, display_case(texts)
         )
