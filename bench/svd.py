@@ -32,14 +32,10 @@ sys.path.insert(0, str(REPO))
 BASELINE, PAPERMAP = "scikit-learn TruncatedSVD", "PaperMap truncated_svd"
 
 
-def _rss_gb() -> float:
+def _memory_gb(field: str) -> float:
+    """This process's `field` of /proc/self/status in GB: VmRSS now, VmHWM the peak."""
     with open("/proc/self/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1e6
-
-
-def _peak_gb() -> float:
-    with open("/proc/self/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1e6
+        return next(int(line.split()[1]) for line in status if line.startswith(field)) / 1e6
 
 
 def contender(kind: str, matrix_path: str) -> None:
@@ -50,7 +46,7 @@ def contender(kind: str, matrix_path: str) -> None:
 
     tfidf = sparse.load_npz(matrix_path).tocsr()
     Path("/proc/self/clear_refs").write_text("5")  # the peak (VmHWM) counts from here
-    loaded = _rss_gb()
+    loaded = _memory_gb("VmRSS")
     start = time.perf_counter()
     if kind == BASELINE:
         from sklearn.decomposition import TruncatedSVD
@@ -62,7 +58,7 @@ def contender(kind: str, matrix_path: str) -> None:
 
         projected = truncated_svd(tfidf.tocsc(), 128, 42).rows
     normalize(projected).astype(np.float32)
-    seconds, extra_gb = time.perf_counter() - start, _peak_gb() - loaded
+    seconds, extra_gb = time.perf_counter() - start, _memory_gb("VmHWM") - loaded
     kept = float(np.sum(projected.astype(np.float64) ** 2) / tfidf.multiply(tfidf).sum())
     print(json.dumps({"seconds": seconds, "extra_gb": extra_gb, "kept": kept}))
 
