@@ -101,7 +101,9 @@ def display_case(texts: Sequence[str]) -> dict[str, str]:
         # Title case ("Vision-Language", a sentence's first word) is how ordinary words are
         # capitalised, so it counts for the lower-case form; a shouted "VISION-LANGUAGE" in one
         # title then loses to fifty "Vision-Language" ones.
-        mixed = any(c.isupper() for part in re.split(r"[-+]", word) for c in part[1:])
+        # Most words have no capital past their first letter: they skip the split.
+        tail = word[1:]
+        mixed = tail != tail.lower() and any(c.isupper() for part in re.split(r"[-+]", word) for c in part[1:])
         lower = word.lower()
         if lower not in forms:
             forms[lower] = Counter()
