@@ -11,6 +11,8 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain, compress, repeat
+from operator import itemgetter, not_
 
 import pandas as pd
 
@@ -154,8 +156,8 @@ def extract_keywords(
         tokens = _tokens(texts)
         units = _units(tokens, [acronym_definitions(t) for t in tokens], statistics.acronyms, statistics.long_forms)
         docs = _phrase_docs(units, statistics)
-    nounness: dict[str, float] = {}
-    return [_best_phrases(doc, statistics, top_n, nounness) for doc in docs]
+    shared: dict[str, tuple[float, float, bool, float]] = {}
+    return [_best_phrases(doc, statistics, top_n, shared) for doc in docs]
 
 
 def keyword_statistics(texts: Sequence[str]) -> KeywordStatistics:
@@ -244,33 +246,47 @@ def _phrase_docs(units: Sequence[Sequence[tuple[str, int]]], statistics: Keyword
     return [_count_phrases(chunks, statistics.relational) for chunks in _pieces(runs, openers, statistics.gerunds)]
 
 
-def _best_phrases(doc: _Doc, statistics: KeywordStatistics, top_n: int, nounness: dict[str, float]) -> list[str]:
-    """One text's `top_n` keyphrases as shown; `nounness` memoises `_nounness` across texts."""
-    n, document_frequency = statistics.n, statistics.document_frequency
+def _best_phrases(
+    doc: _Doc, statistics: KeywordStatistics, top_n: int, shared: dict[str, tuple[float, float, bool, float]]
+) -> list[str]:
+    """One text's `top_n` keyphrases as shown; `shared` memoises `_corpus_factors` of the phrases
+    several texts use (a phrase one text uses is scored once: a memo of those would only grow)."""
     score = {}
     for key, count, first, _, ended in doc.entries():
-        idf = math.log((n + 1) / (document_frequency[key] + 1))
-        if " " in key:
-            # A word run many texts repeat is a term of the field ("reinforcement learning",
-            # "large language model"), the kind authors list; one few texts use is the paper's own
-            # ("spurious local minima"). Either counts; a run in between is more often a passing one.
-            specificity = IDF_FLOOR + max(idf, math.log(document_frequency[key]))
-        else:
-            specificity = SINGLE_IDF_FLOOR + idf
+        factors = shared.get(key)
+        if factors is None:
+            factors = _corpus_factors(key, statistics)
+            if statistics.document_frequency[key] > 1:
+                shared[key] = factors
+        specificity, length, complete_in_corpus, nounness = factors
         position = 1 + TITLE_BONUS * (first == 0) + POSITION_BONUS / (1 + first)
         # A phrase said once in one paper only is more often a chance word run than a concept.
-        repeated = 1.0 if count > 1 or document_frequency[key] > 1 else SINGLETON
-        length = 1 + LENGTH_BONUS * key.count(" ")
-        if key not in nounness:
-            nounness[key] = _nounness(key, statistics.tail, statistics.relational)
+        repeated = 1.0 if count > 1 or statistics.document_frequency[key] > 1 else SINGLETON
         # A phrase the text always continues ("arbitrary linear" dynamical systems) is a fragment,
         # unless the corpus often ends a run with it: "deep learning" in "deep learning models".
-        complete = 1.0 if ended or statistics.ends[key] >= TAIL_SHARE * statistics.uses[key] else FRAGMENT
-        score[key] = (1 + math.log(count)) * specificity * position * repeated * length * complete * nounness[key]
+        complete = 1.0 if ended or complete_in_corpus else FRAGMENT
+        score[key] = (1 + math.log(count)) * specificity * position * repeated * length * complete * nounness
     ranked = sorted(score, key=lambda k: (-score[k], k))  # ties alphabetical: deterministic
     chosen = _distinct(ranked, dict(zip(doc.keys, doc.numbers[0::3])), score, top_n, statistics.uses)
     forms = dict(zip(doc.keys, doc.forms))
     return [" ".join(statistics.cased.get(w, w) for w in forms[k].split(" ")) for k in chosen]
+
+
+def _corpus_factors(key: str, statistics: KeywordStatistics) -> tuple[float, float, bool, float]:
+    """What a phrase's score takes from the corpus alone: its specificity, its length bonus, whether
+    the corpus often ends a run with it, and its `_nounness`."""
+    n, document_frequency = statistics.n, statistics.document_frequency
+    idf = math.log((n + 1) / (document_frequency[key] + 1))
+    if " " in key:
+        # A word run many texts repeat is a term of the field ("reinforcement learning",
+        # "large language model"), the kind authors list; one few texts use is the paper's own
+        # ("spurious local minima"). Either counts; a run in between is more often a passing one.
+        specificity = IDF_FLOOR + max(idf, math.log(document_frequency[key]))
+    else:
+        specificity = SINGLE_IDF_FLOOR + idf
+    length = 1 + LENGTH_BONUS * key.count(" ")
+    complete_in_corpus = statistics.ends[key] >= TAIL_SHARE * statistics.uses[key]
+    return specificity, length, complete_in_corpus, _nounness(key, statistics.tail, statistics.relational)
 
 
 def _chunks(
@@ -400,6 +416,10 @@ def _is_break(unit: str) -> bool:
     )
 
 
+_FORM = itemgetter(2)
+_NUMBERS = itemgetter(0, 1, 3)  # count, first sentence, uses at a run's end
+
+
 class _Doc:
     """One text's counted phrases, packed: a key's entry is its position in `keys` (singular keys),
     `forms` (the surface form first written) and `numbers` (count, first sentence, uses at a run's
@@ -409,9 +429,10 @@ class _Doc:
 
     def __init__(self, phrases: Mapping[str, list]) -> None:
         """From `phrases`: singular key -> [count, first sentence, surface form, uses at a run's end]."""
-        self.keys = tuple(sys.intern(key) for key in phrases)
-        self.forms = tuple(sys.intern(entry[2]) for entry in phrases.values())
-        self.numbers = array("i", [n for count, first, _, ended in phrases.values() for n in (count, first, ended)])
+        # map() and itemgetter, not generators: built once per text of a corpus.
+        self.keys = tuple(map(sys.intern, phrases))
+        self.forms = tuple(map(sys.intern, map(_FORM, phrases.values())))
+        self.numbers = array("i", chain.from_iterable(map(_NUMBERS, phrases.values())))
 
     def entries(self) -> Iterator[tuple[str, int, int, str, int]]:
         """(key, count, first sentence, surface form, uses at a run's end) per phrase."""
@@ -430,10 +451,11 @@ def _count_phrases(
     phrases: dict[str, list] = {}
     for chunk in chunks:
         units = [u for u, _ in chunk]
-        keys = [phrase_key(u) for u in units]
+        keys = list(map(_unit_key, units))
+        long_forms = list(map(str.__contains__, units, repeat(" ")))
         # A long form inside a phrase reads singular, as its acronym did: "LLM efficiency" ->
         # "large language model efficiency".
-        inner = [k if " " in u else u for u, k in zip(units, keys)]
+        inner = [k if long else u for u, k, long in zip(units, keys, long_forms)]
         for end in range(len(units)):
             last = units[end]
             multiword = " " in last
@@ -466,10 +488,14 @@ def _count_phrases(
                 if end == len(units) - 1:
                     entry[3] += 1
         if words is not None:
-            words.update(k for k, u in zip(keys, units) if " " not in u)
+            words.update(compress(keys, map(not_, long_forms)))
         if tails is not None and " " not in units[-1]:
             tails[keys[-1]] += 1
     return _Doc(phrases)
+
+
+# A text's units are words of a few hundred thousand, each met many times: their keys are memoised.
+_unit_key = lru_cache(maxsize=1 << 18)(phrase_key)
 
 
 def _is_participle(word: str) -> bool:
@@ -534,7 +560,9 @@ def _distinct(
         if head in GENERIC_HEADS and rest in candidates:  # "reasoning capability": "reasoning" says it
             continue
         key = f" {' '.join(_stem(w) for w in phrase.replace('-', ' ').split())} "
-        if any(key in c or _overlap(key, c) for c in spaced):
+        # Only phrases of three words or more can overlap in two without one holding the other.
+        long = key.count(" ") > 3
+        if any(key in c or (long and c.count(" ") > 3 and _overlap(key, c)) for c in spaced):
             continue
         inner = [i for i, c in enumerate(spaced) if c in key]
         if inner:
