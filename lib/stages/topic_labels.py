@@ -15,6 +15,7 @@ from itertools import chain, compress
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 
 from lib.stages.phrases import candidate_phrases, display_case, singular, singular_word
@@ -169,20 +170,17 @@ class PhraseUse:
         # Fold plural twins into one column; show each as its most used form and the corpus's casing.
         # As Python strings: a fixed-width array of them takes its longest phrase's width for every one
         # (272 bytes each over 20,000 abstracts, 2 million of them over a corpus).
-        # Keys are numbered as first met; only the kept ones are sorted (np.unique sorted all 2 million
-        # of a corpus, 5 s), so columns run in alphabetical order of their keys.
-        key_ids: dict[str, int] = {}
-        column_of_phrase = np.array([key_ids.setdefault(singular(p), len(key_ids)) for p in phrases])
-        keys = list(key_ids)
+        # Keys are numbered as first met (a hash table in C; np.unique sorted all 2 million of a corpus,
+        # 5 s); only the kept ones are sorted, so columns run in alphabetical order of their keys.
+        column_of_phrase, keys = pd.factorize(np.array([singular(p) for p in phrases], dtype=object))
         fold = sparse.csr_matrix(
             (np.ones(len(phrases)), (np.arange(len(phrases)), column_of_phrase)), shape=(len(phrases), len(keys))
         )
         counts = (used @ fold).tocsr()  # how often each paper uses each phrase
         users = counts.sign().tocsr()
         enough = np.flatnonzero(np.asarray(users.sum(axis=0)).ravel() >= min_users)
-        kept = np.array(sorted(enough, key=keys.__getitem__), dtype=np.int64)
-        self.counts, self.used = counts[:, kept].tocsr(), users[:, kept].tocsr()
-        self.keys = np.array([keys[column] for column in kept], dtype=object)
+        kept = enough[np.argsort(keys[enough])]
+        self.counts, self.used, self.keys = counts[:, kept].tocsr(), users[:, kept].tocsr(), keys[kept]
         self.shown = _shown_forms(
             phrases, np.asarray(used.sum(axis=0)).ravel(), column_of_phrase, kept, display_case(texts)
         )
