@@ -131,6 +131,11 @@ class KeywordStatistics:
     cased: dict[str, str]
 
 
+# What a phrase's score takes from the corpus alone (`_corpus_factors`): specificity, length bonus,
+# whether the corpus often ends a run with it, nounness.
+CorpusFactors = tuple[float, float, bool, float]
+
+
 def extract_keywords(
     texts: Sequence[str], top_n: int = 10, statistics: KeywordStatistics | None = None
 ) -> list[list[str]]:
@@ -156,7 +161,7 @@ def extract_keywords(
         tokens = _tokens(texts)
         units = _units(tokens, [acronym_definitions(t) for t in tokens], statistics.acronyms, statistics.long_forms)
         docs = _phrase_docs(units, statistics)
-    shared: dict[str, tuple[float, float, bool, float]] = {}
+    shared: dict[str, CorpusFactors] = {}
     return [_best_phrases(doc, statistics, top_n, shared) for doc in docs]
 
 
@@ -247,7 +252,7 @@ def _phrase_docs(units: Sequence[Sequence[tuple[str, int]]], statistics: Keyword
 
 
 def _best_phrases(
-    doc: _Doc, statistics: KeywordStatistics, top_n: int, shared: dict[str, tuple[float, float, bool, float]]
+    doc: _Doc, statistics: KeywordStatistics, top_n: int, shared: dict[str, CorpusFactors]
 ) -> list[str]:
     """One text's `top_n` keyphrases as shown; `shared` memoises `_corpus_factors` of the phrases
     several texts use (a phrase one text uses is scored once: a memo of those would only grow)."""
@@ -272,7 +277,7 @@ def _best_phrases(
     return [" ".join(statistics.cased.get(w, w) for w in forms[k].split(" ")) for k in chosen]
 
 
-def _corpus_factors(key: str, statistics: KeywordStatistics) -> tuple[float, float, bool, float]:
+def _corpus_factors(key: str, statistics: KeywordStatistics) -> CorpusFactors:
     """What a phrase's score takes from the corpus alone: its specificity, its length bonus, whether
     the corpus often ends a run with it, and its `_nounness`."""
     n, document_frequency = statistics.n, statistics.document_frequency
