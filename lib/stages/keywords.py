@@ -251,9 +251,7 @@ def _phrase_docs(units: Sequence[Sequence[tuple[str, int]]], statistics: Keyword
     return [_count_phrases(chunks, statistics.relational) for chunks in _pieces(runs, openers, statistics.gerunds)]
 
 
-def _best_phrases(
-    doc: _Doc, statistics: KeywordStatistics, top_n: int, shared: dict[str, CorpusFactors]
-) -> list[str]:
+def _best_phrases(doc: _Doc, statistics: KeywordStatistics, top_n: int, shared: dict[str, CorpusFactors]) -> list[str]:
     """One text's `top_n` keyphrases as shown; `shared` memoises `_corpus_factors` of the phrases
     several texts use (a phrase one text uses is scored once: a memo of those would only grow)."""
     score = {}
