@@ -256,15 +256,16 @@ def _best_phrases(doc: _Doc, statistics: KeywordStatistics, top_n: int, shared: 
     several texts use (a phrase one text uses is scored once: a memo of those would only grow)."""
     score = {}
     for key, count, first, _, ended in doc.entries():
-        factors = shared.get(key)
+        in_several = statistics.document_frequency[key] > 1
+        factors = shared.get(key) if in_several else None
         if factors is None:
             factors = _corpus_factors(key, statistics)
-            if statistics.document_frequency[key] > 1:
+            if in_several:
                 shared[key] = factors
         specificity, length, complete_in_corpus, nounness = factors
         position = 1 + TITLE_BONUS * (first == 0) + POSITION_BONUS / (1 + first)
         # A phrase said once in one paper only is more often a chance word run than a concept.
-        repeated = 1.0 if count > 1 or statistics.document_frequency[key] > 1 else SINGLETON
+        repeated = 1.0 if count > 1 or in_several else SINGLETON
         # A phrase the text always continues ("arbitrary linear" dynamical systems) is a fragment,
         # unless the corpus often ends a run with it: "deep learning" in "deep learning models".
         complete = 1.0 if ended or complete_in_corpus else FRAGMENT
