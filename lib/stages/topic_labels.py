@@ -179,10 +179,10 @@ class PhraseUse:
         phrase_uses = np.asarray(used.sum(axis=0)).ravel()
         counts = (used @ fold).tocsr()  # how often each paper uses each phrase
         del used, fold  # the topics stage's peak: both side workers are alive then
-        users = counts.sign().tocsr()
-        enough = np.flatnonzero(np.asarray(users.sum(axis=0)).ravel() >= min_users)
+        enough = np.flatnonzero(counts.getnnz(axis=0) >= min_users)  # a stored count is a paper using the phrase
         kept = enough[np.argsort(keys[enough])]
-        self.counts, self.used, self.keys = counts[:, kept].tocsr(), users[:, kept].tocsr(), keys[kept]
+        self.counts, self.keys = counts[:, kept].tocsr(), keys[kept]
+        self.used = self.counts.sign()
         self.shown = _shown_forms(phrases, phrase_uses, column_of_phrase, kept, display_case(texts))
         self.overall = np.asarray(self.used.sum(axis=0)).ravel() / len(texts)
         self.words = np.array([k.count(" ") + 1 for k in self.keys])
