@@ -1,10 +1,12 @@
 import pytest
 from conftest import SEED_SAMPLE
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lib.schema import analysis_texts
 from lib.stages.keywords import extract_keywords
 from lib.stages.load import load_papers
-from lib.stages.phrases import STOP_WORDS, candidate_phrases, singular
+from lib.stages.phrases import MAX_NGRAM, STOP_WORDS, candidate_phrases, singular
 
 
 def test_candidates_never_cross_or_touch_stop_words_or_punctuation():
@@ -15,6 +17,31 @@ def test_candidates_never_cross_or_touch_stop_words_or_punctuation():
         words = phrase.split()
         assert words[0] not in STOP_WORDS and words[-1] not in STOP_WORDS
         assert 1 <= len(words) <= 3
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["graph", "neural", "nets", "of", "the", "x", "3d", ",", ".", "(", "gpt-4", "lora+"]),
+        max_size=12,
+    )
+)
+def test_candidates_are_each_run_of_words_n_grams_in_order(tokens):
+    # The definition, spelled out: runs of words between breaks (stop words, punctuation, a lone
+    # letter), each giving its words, then its 2-word phrases, up to MAX_NGRAM words.
+    runs, run = [], []
+    for token in tokens:
+        if len(token) < 2 or token in STOP_WORDS:
+            runs, run = runs + [run] * bool(run), []
+        else:
+            run.append(token)
+    expected = [
+        " ".join(run[i : i + n])
+        for run in runs + [run]
+        for n in range(1, MAX_NGRAM + 1)
+        for i in range(len(run) - n + 1)
+    ]
+    assert candidate_phrases(" ".join(tokens)) == expected
 
 
 def test_markup_is_not_a_phrase():

@@ -8,7 +8,6 @@ for each topic's keywords.
 from __future__ import annotations
 
 import re
-from array import array
 from collections import Counter
 from collections.abc import Sequence
 from itertools import chain, compress
@@ -18,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from lib.stages.phrases import candidate_phrases, display_case, singular, singular_word
+from lib.stages.phrases import display_case, phrase_counts, singular, singular_word
 
 if TYPE_CHECKING:
     from lib.stages.topics import TopicLevels
@@ -125,24 +124,6 @@ def verb_words(texts: Sequence[str]) -> set[str]:
 
     total, marker, article = folded(uses), folded(after_marker), folded(after_article)
     return {w for w, n in marker.items() if n and 3 * n >= total[w] and n > article[w]}
-
-
-def phrase_counts(texts: Sequence[str]) -> tuple[sparse.csr_matrix, list[str]]:
-    """How often each text (row) uses each candidate phrase (column), and the phrases, in the order
-    first met: what scikit-learn's CountVectorizer counts, without its dict per text, its Python int
-    per use and its sort of every phrase (2 million over a corpus) that `PhraseUse` does not need."""
-    column_of: dict[str, int] = {}
-    columns = array("i")  # 32-bit, as the counts: 20 million uses over a corpus, in the topics stage's peak
-    ends = [0]
-    for text in texts:
-        columns.extend([column_of.setdefault(phrase, len(column_of)) for phrase in candidate_phrases(text)])
-        ends.append(len(columns))
-    counts = sparse.csr_matrix(
-        (np.ones(len(columns), dtype=np.int32), np.frombuffer(columns, dtype=np.int32), np.array(ends)),
-        shape=(len(texts), len(column_of)),
-    )
-    counts.sum_duplicates()
-    return counts, list(column_of)
 
 
 def fewest_users(*levels: np.ndarray) -> int:
