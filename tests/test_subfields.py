@@ -5,12 +5,14 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import SEED_SAMPLE, planted_records
+from sklearn.feature_extraction.text import TfidfVectorizer
 
 from lib.errors import ParameterError, TaxonomyError
 from lib.paths import DEFAULT_TAXONOMY, REPO_ROOT
 from lib.schema import MAP_COLUMNS, analysis_texts
 from lib.stages.load import load_papers
-from lib.stages.subfields import SUBFIELD_COLUMNS, assign_subfields, entry_similarity
+from lib.stages.phrases import candidate_phrases, phrase_counts
+from lib.stages.subfields import SUBFIELD_COLUMNS, assign_subfields, entry_similarity, tfidf_rows
 from lib.stages.taxonomy import UNASSIGNED, load_taxonomy, parse_taxonomy
 
 IJCAI_TAXONOMY = REPO_ROOT / "data" / "taxonomy" / "ijcai2023.yaml"
@@ -244,6 +246,16 @@ def test_the_19_paper_seed_is_filed_by_its_own_words():
         by_text[next(t for t in texts if "partial differential equation" in t)] == "Application-Driven Machine Learning"
     )
     assert result["subfield_confident"].mean() > 0.5 and (result["subfield"] != result["area"]).any()
+
+
+def test_tfidf_rows_weigh_phrases_as_scikit_learns_vectorizer():
+    texts = [*analysis_texts(load_papers(SEED_SAMPLE).papers), "", "the of and", "model model models"]
+    vectorizer = TfidfVectorizer(analyzer=candidate_phrases, sublinear_tf=True)
+    expected = vectorizer.fit_transform(texts)
+    counts, phrases = phrase_counts(texts)
+    weights = tfidf_rows(counts)[:, np.argsort([vectorizer.vocabulary_[p] for p in phrases])]  # its columns sorted
+    assert weights.shape == expected.shape
+    np.testing.assert_allclose(weights.toarray(), expected.toarray(), rtol=0, atol=1e-15)
 
 
 def test_a_list_whose_papers_share_no_word_keeps_its_own_words():

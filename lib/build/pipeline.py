@@ -70,8 +70,9 @@ SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than i
 # subfields 7: profiles and neighbours from the embed stage's vectors (were its own TF-IDF and SVD-100).
 # topics 6: its record holds both levels' topic summaries (the output's topics.json).
 # topics 7: auxiliaries ("Does") name no topic. embed 3: the SVD is lib.stages.sparse_svd's, a block of terms
-# at a time (was scikit-learn's TruncatedSVD).
-STAGE_VERSIONS = {"load": 4, "keywords": 4, "subfields": 7, "embed": 3, "project": 6, "topics": 7}
+# at a time (was scikit-learn's TruncatedSVD). subfields 8: TF-IDF weighed by `lib.stages.subfields.tfidf_rows`
+# (equal to scikit-learn's but for the last bit of a float).
+STAGE_VERSIONS = {"load": 4, "keywords": 4, "subfields": 8, "embed": 3, "project": 6, "topics": 7}
 
 # progress(stage, stages done, stages in all): called before each stage and once at the end.
 Progress = Callable[[str, int, int], None]
