@@ -98,26 +98,51 @@ def write_output(
     """`papers.parquet`, its rows' embeddings, the query model, the topic summaries by level
     (`summary_records`) and the `papers.json` sidecar, each written atomically, the sidecar last;
     it records each file's SHA-256."""
+    return finish_output(
+        out_dir, table, vectors, meta, write_model_files(out_dir, vectors, query_model, topic_summaries)
+    )
+
+
+def write_model_files(
+    out_dir: Path,
+    vectors: np.ndarray,
+    query_model: dict[str, np.ndarray],
+    topic_summaries: Mapping[str, SummaryRecords],
+) -> dict[str, str]:
+    """The output files the papers table does not enter: its rows' embeddings, the query model and the
+    topic summaries, each written atomically, the old sidecar removed first (until `finish_output` writes
+    the new one, nothing may pass the folder as built). Their SHA-256 by file name.
+
+    A build writes them while its last side stage runs: the query model is 0.7 GB at 87,690 papers."""
     import numpy as np
 
-    # Each file made as it is written, none held beside another: the query model is 0.7 GB at 87,690 papers.
+    (out_dir / SIDECAR_FILE).unlink(missing_ok=True)
+    # Each file made as it is written, none held beside another.
     writers = {
-        PAPERS_FILE: lambda stream: stream.write(frame_bytes(table)),
         EMBEDDINGS_FILE: lambda stream: stream.write(array_bytes(vectors.astype(np.float32))),
         QUERY_MODEL_FILE: partial(write_arrays, arrays=query_model),
         # Keys sorted: the records come from the cache's sidecar (sorted) or fresh, the bytes the same.
         TOPICS_FILE: lambda stream: stream.write(json.dumps(topic_summaries, sort_keys=True).encode()),
     }
-    # The old sidecar goes first: until the new one is written, nothing may pass the folder as built.
-    (out_dir / SIDECAR_FILE).unlink(missing_ok=True)
-    digests = {name: atomic_write(out_dir / name, write)[0] for name, write in writers.items()}
+    return {name: atomic_write(out_dir / name, write)[0] for name, write in writers.items()}
+
+
+def finish_output(
+    out_dir: Path, table: pd.DataFrame, vectors: np.ndarray, meta: dict[str, Any], model_files: Mapping[str, str]
+) -> Path:
+    """`papers.parquet`, then the `papers.json` sidecar, beside the files `write_model_files` wrote
+    (`model_files`: their SHA-256); the sidecar records every file's."""
+    digests = {
+        **model_files,
+        PAPERS_FILE: atomic_write(out_dir / PAPERS_FILE, lambda s: s.write(frame_bytes(table)))[0],
+    }
     sidecar = {
         **meta,
         "rows": len(table),
         "columns": list(table.columns),
         "embedding_dim": int(vectors.shape[1]),
         "files": OUTPUT_FILES,
-        "sha256": digests,
+        "sha256": {name: digests[name] for name in OUTPUT_FILES.values()},
     }
     atomic_write_bytes(out_dir / SIDECAR_FILE, json.dumps(sidecar, indent=1, default=str).encode())
     return out_dir / PAPERS_FILE

@@ -24,12 +24,13 @@ from lib.build.output import (
     OUTPUT_FILES,
     PAPERS_FILE,
     copy_output,
+    finish_output,
     finished,
     map_counts,
     read_papers,
     reuse_output,
     summary_records,
-    write_output,
+    write_model_files,
 )
 from lib.build.parallel import (
     SIDE_STAGE_NAMES,
@@ -222,8 +223,9 @@ def build(
             report_progress,
             runner,
             partition_size,
+            None if out_dir is None else Path(out_dir),
         )
-        table, vectors, query_model, summaries, report, stages = result
+        table, vectors, model_files, report, stages = result
 
         report_progress("write", len(stages.runs), len(STAGES))
         start = time.perf_counter()
@@ -241,12 +243,12 @@ def build(
                 "counts": counts,
                 "load_report": report.to_dict(),
             }
-            out_path = write_output(Path(out_dir), table, vectors, query_model(), summaries, meta)
+            out_path = finish_output(Path(out_dir), table, vectors, meta, model_files.digests)
             try:
                 copy_output(Path(out_dir), output_store)  # so a build into another folder reuses it too
             except OSError:
                 pass  # only a shortcut for later builds; this one is done
-        stages.runs.append(StageRun("write", time.perf_counter() - start, False))
+        stages.runs.append(StageRun("write", model_files.seconds + time.perf_counter() - start, False))
         report_progress("done", len(stages.runs), len(STAGES))
         return BuildResult(report, counts, stages.runs, out_path, table)
 
@@ -304,9 +306,10 @@ def _run_stages(
     progress: Progress,
     runner: Runner | None,
     partition_size: int | None,
-) -> tuple[pd.DataFrame, np.ndarray, Callable[[], dict[str, np.ndarray]], dict[str, Any], LoadReport, _StageRunner]:
-    """Every stage through the cache: the papers table, its vectors, what reads the query model back,
-    the topic summaries by level (`lib.build.output.summary_records`), the load report."""
+    out_dir: Path | None,
+) -> tuple[pd.DataFrame, np.ndarray, _ModelFiles, LoadReport, _StageRunner]:
+    """Every stage through the cache: the papers table, its vectors, the output files written into
+    `out_dir` (when given) while the last side stage ran (`lib.build.output.write_model_files`), the load report."""
     import numpy as np
 
     from lib.schema import PAPER_COLUMNS, analysis_texts, conform
@@ -346,6 +349,13 @@ def _run_stages(
         vectors, query_model = fit_embed(embedder, texts)
         return {"vectors": vectors, **query_model}, {}
 
+    def query_model() -> dict[str, np.ndarray]:
+        # Read back for the output, not held: its SVD directions over every term are 0.6 GB at 87,690
+        # papers, which topics, keywords and subfields would otherwise run beside.
+        embedded = stages.again("embed", embed_stage)
+        embedded.pop("vectors")
+        return embedded
+
     with side_runner as running:
 
         def runner_of(name: str) -> Runner:
@@ -374,6 +384,13 @@ def _run_stages(
 
         topics, topics_meta = stages.run("topics", topics_stage)
         subfields, _ = stages.run("subfields", lambda: (subfields_made.result(), {}))
+        model_files = _ModelFiles({}, 0.0)
+        if out_dir is not None:
+            # Written now, while the keywords are still being made, instead of after them; not before the
+            # subfields, whose worker would still be alive beside the query model (0.7 GB at 87,690 papers).
+            start = time.perf_counter()
+            digests = write_model_files(out_dir, vectors, query_model(), topics_meta["summaries"])
+            model_files = _ModelFiles(digests, time.perf_counter() - start)
         keywords, _ = stages.run("keywords", lambda: (keywords_made.result(), {}))
     table = papers.assign(
         keywords=[list(k) for k in keywords["keywords"]],
@@ -394,14 +411,15 @@ def _run_stages(
         y=coords[:, 1],
     )
 
-    def query_model() -> dict[str, np.ndarray]:
-        # Read back for the output, not held: its SVD directions over every term are 0.6 GB at 87,690
-        # papers, which topics, keywords and subfields would otherwise run beside.
-        embedded = stages.again("embed", embed_stage)
-        embedded.pop("vectors")
-        return embedded
+    return conform(table, OUTPUT_COLUMNS), vectors, model_files, report, stages
 
-    return conform(table, OUTPUT_COLUMNS), vectors, query_model, topics_meta["summaries"], report, stages
+
+@dataclass(frozen=True)
+class _ModelFiles:
+    """The output files a build wrote before its papers table was whole: their SHA-256 by name, and the seconds it took."""
+
+    digests: dict[str, str]
+    seconds: float
 
 
 class _StageRunner:
