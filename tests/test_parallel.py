@@ -96,6 +96,31 @@ def test_each_batch_runs_in_its_own_worker_beside_the_others():
     assert ran_at < started + 3.0, "the second batch waited for the first"
 
 
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="process priority is POSIX's")
+def test_a_background_batch_runs_nicer_than_the_build_and_a_foreground_one_does_not():
+    own = os.nice(0)  # os.nice(0) changes nothing and tells the niceness
+    with lib.build.parallel.WorkerProcess() as runner:
+        foreground = runner.map([(os.nice, (0,))])[0]
+        background = runner.map([(os.nice, (0,))], background=True)[0]
+        assert foreground.result() == own
+        assert background.result() == min(19, own + lib.build.parallel.BACKGROUND_NICENESS) > own
+
+
+def test_the_subfields_are_sent_as_a_background_batch():
+    class Recording(lib.build.parallel.InProcess):
+        batches: list = []
+
+        def map(self, calls, background=False):
+            self.batches.append(([function.__name__ for function, _ in calls], background))
+            return super().map(calls, background)
+
+    runner = Recording()  # its calls run only when asked for: none is
+    lib.build.parallel.start_subfields(
+        pd.DataFrame(columns=lib.build.parallel.SIDE_COLUMNS), [], None, None, None, runner
+    )
+    assert runner.batches == [(["subfields_table"], True)]
+
+
 def test_small_lists_and_cached_stages_start_no_worker(planted_file, tmp_path, monkeypatch):
     ran = recording_worker(tmp_path, monkeypatch)
     run(planted_file, tmp_path, "cache")  # 36 papers: below SIDE_STAGES_FROM

@@ -97,7 +97,8 @@ class DaskRunner:
             raise ClusterError(f"cannot reach {where} ({error})") from None
         return self
 
-    def map(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]) -> list[_Future]:
+    def map(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]], background: bool = False) -> list[_Future]:
+        # `background` is ignored: the cluster's scheduler places the tasks, and their workers' priority is the cluster's.
         closed = _dask()[1].client.ClosedClientError
         # pure=False: each call is its own task, even when two calls are the same (no result shared by key).
         # Each task carries its own slice of the papers, sent once, so Dask's "large graph" advice does not apply.
