@@ -386,7 +386,7 @@ def _run_stages(
         subfields, _ = stages.run("subfields", lambda: (subfields_made.result(), {}))
         model_files = _ModelFiles({}, 0.0)
         if out_dir is not None:
-            # Written now, while the keywords are still being made, instead of after them; not before the
+            # Written before waiting for the keywords, in case they are still being made; not before the
             # subfields, whose worker would still be alive beside the query model (0.7 GB at 87,690 papers).
             start = time.perf_counter()
             digests = write_model_files(out_dir, vectors, query_model(), topics_meta["summaries"])
