@@ -11,7 +11,7 @@ from lib.errors import ParameterError, TaxonomyError
 from lib.paths import DEFAULT_TAXONOMY, REPO_ROOT
 from lib.schema import MAP_COLUMNS, analysis_texts
 from lib.stages.load import load_papers
-from lib.stages.phrases import candidate_phrases, phrase_counts
+from lib.stages.phrases import candidate_phrases, phrase_counts, stacked_counts
 from lib.stages.subfields import SUBFIELD_COLUMNS, assign_subfields, entry_similarity, tfidf_rows
 from lib.stages.taxonomy import UNASSIGNED, load_taxonomy, parse_taxonomy
 
@@ -256,6 +256,24 @@ def test_tfidf_rows_weigh_phrases_as_scikit_learns_vectorizer():
     weights = tfidf_rows(counts)[:, np.argsort([vectorizer.vocabulary_[p] for p in phrases])]  # its columns sorted
     assert weights.shape == expected.shape
     np.testing.assert_allclose(weights.toarray(), expected.toarray(), rtol=0, atol=1e-15)
+
+
+def test_counts_of_more_texts_stacked_on_a_lists_equal_the_counts_of_both():
+    texts = analysis_texts(load_papers(SEED_SAMPLE).papers)
+    more = [e.text for e in load_taxonomy(DEFAULT_TAXONOMY).entries]  # phrases of their own, and the seed's
+    both, phrases = phrase_counts([*texts, *more])
+    stacked = stacked_counts(phrase_counts(texts), more)
+    assert stacked.shape == both.shape and len(phrases) > phrase_counts(texts)[0].shape[1]
+    assert (stacked != both).nnz == 0 and stacked.dtype == both.dtype
+
+
+def test_phrase_counts_made_beforehand_file_every_paper_the_same():
+    # A build counts the phrases once, for the topics' labels and for the subfields, and hands them in.
+    texts, _ = planted_texts(20)
+    taxonomy = load_taxonomy(DEFAULT_TAXONOMY)
+    pd.testing.assert_frame_equal(
+        assign_subfields(texts, taxonomy, counts=phrase_counts(texts)), assign_subfields(texts, taxonomy)
+    )
 
 
 def test_a_list_whose_papers_share_no_word_keeps_its_own_words():

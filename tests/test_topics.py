@@ -5,6 +5,7 @@ from sklearn.metrics import adjusted_rand_score
 
 from lib.errors import ParameterError
 from lib.schema import OUTPUT_COLUMNS, analysis_texts
+from lib.stages.phrases import phrase_counts
 from lib.stages.topic_labels import PhraseUse, fewest_users, label_levels, label_topics
 from lib.stages.topics import (
     MAX_FINE_TOPICS,
@@ -323,6 +324,9 @@ def test_leaving_out_phrases_too_few_papers_use_changes_no_label_or_summary():
     assert len(shared.keys) < len(every.keys) / 2  # most phrases are one paper's
     labels = label_levels(levels, texts, use=every)
     assert label_levels(levels, texts, use=shared) == labels
+    # A build counts the phrases before this stage, for the subfields too, and hands them in.
+    counted = PhraseUse(texts, min_users=2, counts=phrase_counts(texts))
+    assert label_levels(levels, texts, use=counted) == labels and list(counted.keys) == list(shared.keys)
     table = topics_table(papers, levels, *labels).assign(x=coords[:, 0], y=coords[:, 1])
     for level in ("coarse", "fine"):
         pd.testing.assert_frame_equal(

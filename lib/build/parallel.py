@@ -94,13 +94,20 @@ def keyword_statistics(texts: list[str]) -> Any:
 
 
 def subfields_table(
-    papers: pd.DataFrame, texts: list[str], vectors: np.ndarray, taxonomy: Any, params: Any
+    papers: pd.DataFrame, texts: list[str], vectors: np.ndarray, taxonomy: Any, params: Any, counts: Any = None
 ) -> pd.DataFrame:
-    """The subfields table of the whole list, its papers compared by `vectors` (`params` is the build's `BuildParams`)."""
+    """The subfields table of the whole list, its papers compared by `vectors` (`params` is the build's
+    `BuildParams`; `counts` the texts' `lib.stages.phrases.phrase_counts`, when made beforehand)."""
     from lib.stages.declared_areas import file_papers
 
     return file_papers(
-        papers, texts, taxonomy, params.subfield_min_score, vectors=vectors, use_declared=params.declared_areas
+        papers,
+        texts,
+        taxonomy,
+        params.subfield_min_score,
+        vectors=vectors,
+        use_declared=params.declared_areas,
+        counts=counts,
     )
 
 
@@ -204,7 +211,7 @@ class _Sent:
     """A call sent to the worker process: its value when the worker sends it, else computed here."""
 
     def __init__(self, function: Callable[..., Any], arguments: tuple[Any, ...]) -> None:
-        self.local = _Later(function, arguments)
+        self.local: _Later | None = _Later(function, arguments)
         self.done = threading.Condition()
         self.state: tuple[bool, Any] | None = None  # (sent by the worker, value)
 
@@ -212,6 +219,8 @@ class _Sent:
         with self.done:
             if self.state is None:
                 self.state = (sent, value)
+                if sent:  # its arguments, kept in case the worker failed, are not needed any more
+                    self.local = None
                 self.done.notify_all()
 
     def result(self) -> Any:
@@ -256,13 +265,20 @@ def start_keywords(
 
 
 def start_subfields(
-    papers: pd.DataFrame, texts: list[str], vectors: np.ndarray, taxonomy: Any, params: Any, runner: Runner
+    papers: pd.DataFrame,
+    texts: list[str],
+    vectors: np.ndarray,
+    taxonomy: Any,
+    params: Any,
+    runner: Runner,
+    counts: Any = None,
 ) -> Handle:
-    """Start the subfields stage on `runner`; the handle's result is its table."""
+    """Start the subfields stage on `runner`; the handle's result is its table (`counts`: see `subfields_table`)."""
     # In the background: the keywords, started first, take longer, and the build's own stages are ahead
     # of it. At 87,690 papers on two cores, sharing them in three equal parts made the keywords the
     # build's last 20-30 s; in the background the build took 171-197 s against 206-225 s.
-    return runner.map([(subfields_table, (papers[SIDE_COLUMNS], texts, vectors, taxonomy, params))], background=True)[0]
+    call = (subfields_table, (papers[SIDE_COLUMNS], texts, vectors, taxonomy, params, counts))
+    return runner.map([call], background=True)[0]
 
 
 def _partition_key(stage_key: str, start: int, stop: int) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from lib.stages.phrases import PhraseCounts
 from lib.stages.subfields import SUBFIELD_COLUMNS, assign_subfields
 from lib.stages.taxonomy import UNASSIGNED, Taxonomy, parse_taxonomy
 
@@ -76,6 +77,7 @@ def file_papers(
     random_state: int = 42,
     declared_from: pd.DataFrame | None = None,
     use_declared: bool = True,
+    counts: PhraseCounts | None = None,
 ) -> pd.DataFrame:
     """Each paper's area and subfield (`FILED_COLUMNS`, one row per paper, in order).
 
@@ -85,7 +87,7 @@ def file_papers(
     names; a paper with a declared area is filed there (score 1, confident, `subfield_inferred`
     False) and the classifier files the rest. Otherwise the classifier files every paper in
     `taxonomy`, as it does when `use_declared` is False.
-    `inferred_area` is always the classifier's area. `vectors` and `random_state` are the
+    `inferred_area` is always the classifier's area. `vectors`, `random_state` and `counts` are the
     classifier's (`lib.stages.subfields.assign_subfields`).
     """
     if not use_declared:
@@ -93,12 +95,12 @@ def file_papers(
     elif declared_from is None and declares_areas(papers):
         declared_from = papers
     if declared_from is None:
-        filed = assign_subfields(texts, taxonomy, min_score, vectors=vectors, random_state=random_state)
+        filed = assign_subfields(texts, taxonomy, min_score, vectors=vectors, random_state=random_state, counts=counts)
         return filed.assign(subfield_inferred=True, inferred_area=filed["area"]).astype(FILED_COLUMNS)
     declared_tax, entry_of = declared_taxonomy(
         pd.concat([declared_from, papers])[["declared_area", "declared_subarea"]], taxonomy
     )
-    filed = assign_subfields(texts, declared_tax, min_score, vectors=vectors, random_state=random_state)
+    filed = assign_subfields(texts, declared_tax, min_score, vectors=vectors, random_state=random_state, counts=counts)
     inferred_area = filed["area"].to_numpy()
     has = (papers["declared_area"] != "").to_numpy()
     entries = [entry_of.get((a, s), a) for a, s in zip(papers["declared_area"], papers["declared_subarea"])]

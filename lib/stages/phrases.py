@@ -75,11 +75,18 @@ class _Numbering(dict):
         return number
 
 
-def phrase_counts(texts: Sequence[str]) -> tuple[sparse.csr_matrix, list[str]]:
+# What `phrase_counts` returns: how often each text (row) uses each phrase (column), and the phrases.
+PhraseCounts = tuple[sparse.csr_matrix, list[str]]
+
+
+def phrase_counts(texts: Sequence[str], known: Sequence[str] = ()) -> PhraseCounts:
     """How often each text (row) uses each candidate phrase (column), and the phrases, in the order
     first met: what scikit-learn's CountVectorizer counts, without its dict per text, its Python int
-    per use and its sort of every phrase (2 million over a corpus) that no caller needs."""
-    column_of = _Numbering()
+    per use and its sort of every phrase (2 million over a corpus) that no caller needs.
+
+    The columns start with the `known` phrases (another list's, in its order), so that more texts
+    are counted in that list's columns: `stacked_counts`."""
+    column_of = _Numbering(zip(known, range(len(known))))
     columns = array("i")  # 32-bit, as the counts: 20 million uses over a corpus, in the topics stage's peak
     ends = [0]
     for text in texts:
@@ -91,6 +98,16 @@ def phrase_counts(texts: Sequence[str]) -> tuple[sparse.csr_matrix, list[str]]:
     )
     counts.sum_duplicates()
     return counts, list(column_of)
+
+
+def stacked_counts(first: PhraseCounts, texts: Sequence[str]) -> sparse.csr_matrix:
+    """`phrase_counts` of the texts counted in `first` followed by `texts`, from `first` (a list's
+    counts, made once for all its uses): the same matrix, counting only `texts`."""
+    counts, phrases = first
+    more = phrase_counts(texts, known=phrases)[0]
+    # `first`'s rows lack only the columns of phrases new in `texts`: the same arrays, a wider shape.
+    widened = sparse.csr_matrix((counts.data, counts.indices, counts.indptr), shape=(counts.shape[0], more.shape[1]))
+    return sparse.vstack([widened, more], format="csr")
 
 
 def singular(phrase: str) -> str:

@@ -20,7 +20,7 @@ from threadpoolctl import (
 from lib.errors import ParameterError
 from lib.neighbours import knn_graph, normalize_rows
 from lib.stages.embed import TfidfSvdEmbedder
-from lib.stages.phrases import phrase_counts
+from lib.stages.phrases import PhraseCounts, phrase_counts, stacked_counts
 from lib.stages.taxonomy import UNASSIGNED, Taxonomy
 
 # The columns `assign_subfields` returns, with their dtypes (documented in lib/schema.py).
@@ -47,6 +47,7 @@ def assign_subfields(
     alpha: float = 0.5,
     min_papers: int = 30,
     random_state: int = 42,
+    counts: PhraseCounts | None = None,
 ) -> pd.DataFrame:
     """File each text under an area and its finest confident subfield, using the whole corpus.
 
@@ -61,7 +62,8 @@ def assign_subfields(
        most similar papers, score = (1 - alpha) * own + alpha * mean of the neighbours' scores.
 
     Views 2 and 3 compare papers by the cosine of `vectors`, one row per text: the map's embeddings,
-    so a build computes them once (default: `TfidfSvdEmbedder(random_state=random_state)`'s).
+    so a build computes them once (default: `TfidfSvdEmbedder(random_state=random_state)`'s). So may
+    view 1's phrase counts: `counts`, `phrase_counts(texts)` made beforehand (the topics' labels count the same).
 
     A group of fewer than `min_papers` papers is too small for profiles and neighbours: it uses
     view 1 alone. A paper is confident in its best entry when its own evidence and its neighbours'
@@ -90,7 +92,7 @@ def assign_subfields(
     if vectors is not None and len(vectors) != len(texts):
         raise ParameterError(f"vectors must have one row per text ({len(texts)}); got {len(vectors)}")
     entries = taxonomy.entries
-    own = entry_similarity(texts, taxonomy)
+    own = entry_similarity(texts, taxonomy, counts)
     corpus = None
     if len(texts) >= min_papers:
         if vectors is None:
@@ -132,11 +134,15 @@ def assign_subfields(
     return pd.DataFrame(rows, columns=list(SUBFIELD_COLUMNS)).astype(SUBFIELD_COLUMNS)
 
 
-def entry_similarity(texts: Sequence[str], taxonomy: Taxonomy) -> np.ndarray:
-    """(n_texts, n_entries) TF-IDF cosine of each text with each entry; an entry scores at least its best descendant."""
+def entry_similarity(texts: Sequence[str], taxonomy: Taxonomy, counts: PhraseCounts | None = None) -> np.ndarray:
+    """(n_texts, n_entries) TF-IDF cosine of each text with each entry; an entry scores at least its
+    best descendant. `counts`: `phrase_counts(texts)`, when made beforehand."""
     entries = taxonomy.entries
+    entry_texts = [e.text for e in entries]
     # Weighted over papers and entries together so that IDF reflects this corpus's own vocabulary.
-    weights = tfidf_rows(phrase_counts([*texts, *(e.text for e in entries)])[0])
+    weights = tfidf_rows(
+        phrase_counts([*texts, *entry_texts])[0] if counts is None else stacked_counts(counts, entry_texts)
+    )
     scores = (weights[: len(texts)] @ weights[len(texts) :].T).toarray()
     column = {e.name: i for i, e in enumerate(entries)}
     # An entry fits as well as its best-fitting descendant: an area with many varied children

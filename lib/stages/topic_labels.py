@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from lib.stages.phrases import display_case, phrase_counts, singular, singular_word
+from lib.stages.phrases import PhraseCounts, display_case, phrase_counts, singular, singular_word
 
 if TYPE_CHECKING:
     from lib.stages.topics import TopicLevels
@@ -142,9 +142,10 @@ class PhraseUse:
     modifier or a verb, a whole-field phrase) took a fifth of the topics stage.
     """
 
-    def __init__(self, texts: Sequence[str], min_users: int = 1) -> None:
+    def __init__(self, texts: Sequence[str], min_users: int = 1, counts: PhraseCounts | None = None) -> None:
+        """`counts`: `phrase_counts(texts)`, when made beforehand (the subfields' scorer counts the same)."""
         self.n_texts = len(texts)
-        used, phrases = phrase_counts(texts)
+        used, phrases = phrase_counts(texts) if counts is None else counts
         if not phrases:
             self.keys, self.shown, self.used, self.counts = np.array([], dtype=object), [], None, None
             return
