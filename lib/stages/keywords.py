@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, compress, repeat
-from operator import itemgetter, not_
+from itertools import chain
+from operator import itemgetter
 
 import pandas as pd
 
@@ -216,10 +216,11 @@ def _corpus(texts: Sequence[str]) -> tuple[KeywordStatistics, list[_Doc]]:
     del runs, openers
     words: Counter = Counter()
     tails: Counter = Counter()
+    described: dict[str, _Unit] = {}
     docs = []
     for i, chunks in enumerate(pieces):
         pieces[i] = None  # each text's units go once its phrases are counted
-        docs.append(_count_phrases(chunks, relational, words, tails))
+        docs.append(_count_phrases(chunks, described, relational, words, tails))
     del pieces
     document_frequency = Counter(key for doc in docs for key in doc.keys)
     uses: Counter = Counter()
@@ -248,7 +249,11 @@ def _corpus(texts: Sequence[str]) -> tuple[KeywordStatistics, list[_Doc]]:
 def _phrase_docs(units: Sequence[Sequence[tuple[str, int]]], statistics: KeywordStatistics) -> list[_Doc]:
     """Each text's counted phrases, its words' roles taken from the corpus's statistics."""
     runs, openers = _chunks(units, statistics.verbs, statistics.maybe_verbs)
-    return [_count_phrases(chunks, statistics.relational) for chunks in _pieces(runs, openers, statistics.gerunds)]
+    described: dict[str, _Unit] = {}
+    return [
+        _count_phrases(chunks, described, statistics.relational)
+        for chunks in _pieces(runs, openers, statistics.gerunds)
+    ]
 
 
 def _best_phrases(doc: _Doc, statistics: KeywordStatistics, top_n: int, shared: dict[str, CorpusFactors]) -> list[str]:
@@ -445,57 +450,93 @@ class _Doc:
 
 def _count_phrases(
     chunks: Sequence[Sequence[tuple[str, int]]],
+    described: dict[str, _Unit],
     relational: Set[str],
     words: Counter | None = None,
     tails: Counter | None = None,
 ) -> _Doc:
     """Count each text's 1-3-unit phrases that may stand alone: no generic word alone, no adjective or
-    participle last. `words` and `tails`, when given, count the singular words inside its runs and
-    those that end one (`_tail_share`)."""
+    participle last. `described` memoises `_describe` over a corpus (`relational` its relational nouns).
+    `words` and `tails`, when given, count the singular words inside its runs and those that end one
+    (`_tail_share`).
+
+    Runs are short (1.7 units on average over a corpus), so each unit is one lookup and each phrase
+    is spelled out by length: lists of the run's keys and forms, sliced and joined, took a third longer."""
     phrases: dict[str, list] = {}
+    inside: list[str] = []
+    run_ends: list[str] = []
     for chunk in chunks:
-        units = [u for u, _ in chunk]
-        keys = list(map(_unit_key, units))
-        long_forms = list(map(str.__contains__, units, repeat(" ")))
-        # A long form inside a phrase reads singular, as its acronym did: "LLM efficiency" ->
-        # "large language model efficiency".
-        inner = [k if long else u for u, k, long in zip(units, keys, long_forms)]
-        for end in range(len(units)):
-            last = units[end]
-            multiword = " " in last
-            if not multiword and ((last in GENERIC_MODIFIERS and last not in GENERIC_HEADS) or _is_participle(last)):
+        keys: list[str] = []
+        inner: list[str] = []
+        last = len(chunk) - 1
+        for end, (unit, sentence) in enumerate(chunk):
+            description = described.get(unit)
+            if description is None:
+                description = described[unit] = _describe(unit, relational)
+            key, inner_form, ending, long_form = description
+            keys.append(key)
+            inner.append(inner_form)
+            if not long_form:
+                inside.append(key)
+            if ending == _ENDS_NOTHING:
                 continue
-            for start in range(max(0, end - MAX_NGRAM + 1), end + 1):
-                if (
-                    start == end
-                    and not multiword
-                    and (
-                        last in GENERIC_HEADS
-                        or last in GENERIC_MODIFIERS
-                        or last in relational
-                        or _is_adjective(last)
-                        or last[0].isdigit()
-                    )
-                ):
-                    continue
-                key = " ".join(inner[start:end] + [keys[end]])
-                # At most MAX_NGRAM words, a long form counted by its words: "LLM agent
-                # optimization" is no keyphrase; a long form alone may be longer. A run that repeats
-                # a word ("noise noise", a list's words run together) names nothing.
-                if start < end and (key.count(" ") >= MAX_NGRAM or len(set(keys[start : end + 1])) <= end - start):
-                    continue
-                entry = phrases.get(key)
+            # (key, form, first unit's sentence) of each phrase ending here, longest first. At most
+            # MAX_NGRAM words, a long form counted by its words: "LLM agent optimization" is no
+            # keyphrase; a long form alone may be longer. A run that repeats a word ("noise noise",
+            # a list's words run together) names nothing.
+            found = []
+            if end >= 2 and keys[end - 2] != keys[end - 1] and keys[end - 2] != key and keys[end - 1] != key:
+                head = f"{inner[end - 2]} {inner[end - 1]} "
+                if head.count(" ") + key.count(" ") < MAX_NGRAM:
+                    found.append((head + key, head + unit, chunk[end - 2][1]))
+            if end >= 1 and keys[end - 1] != key:
+                head = inner[end - 1] + " "
+                if head.count(" ") + key.count(" ") < MAX_NGRAM:
+                    found.append((head + key, head + unit, chunk[end - 1][1]))
+            if ending == _ENDS_ALONE:
+                found.append((key, unit, sentence))
+            for phrase, form, first in found:
+                entry = phrases.get(phrase)
                 if entry is None:
-                    entry = phrases[key] = [1, chunk[start][1], " ".join(inner[start:end] + [units[end]]), 0]
+                    entry = phrases[phrase] = [1, first, form, 0]
                 else:
                     entry[0] += 1
-                if end == len(units) - 1:
+                if end == last:
                     entry[3] += 1
-        if words is not None:
-            words.update(compress(keys, map(not_, long_forms)))
-        if tails is not None and " " not in units[-1]:
-            tails[keys[-1]] += 1
+        if " " not in chunk[-1][0]:
+            run_ends.append(keys[-1])
+    if words is not None:
+        words.update(inside)
+    if tails is not None:
+        tails.update(run_ends)
     return _Doc(phrases)
+
+
+# What a unit may do at the end of a phrase (`_describe`).
+_ENDS_NOTHING, _ENDS_LONGER, _ENDS_ALONE = 0, 1, 2
+# A unit as `_count_phrases` uses it: its key, its form inside a longer phrase, what it may end, whether it is a long form.
+_Unit = tuple[str, str, int, bool]
+
+
+def _describe(unit: str, relational: Set[str]) -> _Unit:
+    """`unit`'s key (last word singular), its form inside a phrase (a long form reads singular there,
+    as its acronym did: "LLM efficiency" -> "large language model efficiency"), and what it may end:
+    nothing (a generic modifier, a participle), only a longer phrase (a generic or relational head,
+    an adjective, a number), or a phrase of its own too (a long form always may)."""
+    key = _unit_key(unit)
+    if " " in unit:
+        return key, key, _ENDS_ALONE, True
+    if (unit in GENERIC_MODIFIERS and unit not in GENERIC_HEADS) or _is_participle(unit):
+        return key, unit, _ENDS_NOTHING, False
+    if (
+        unit in GENERIC_HEADS
+        or unit in GENERIC_MODIFIERS
+        or unit in relational
+        or _is_adjective(unit)
+        or unit[0].isdigit()
+    ):
+        return key, unit, _ENDS_LONGER, False
+    return key, unit, _ENDS_ALONE, False
 
 
 # A text's units are words of a few hundred thousand, each met many times: their keys are memoised.
