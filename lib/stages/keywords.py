@@ -11,9 +11,10 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, compress
 from operator import itemgetter
 
+import numpy as np
 import pandas as pd
 
 from lib.errors import ParameterError
@@ -222,13 +223,7 @@ def _corpus(texts: Sequence[str]) -> tuple[KeywordStatistics, list[_Doc]]:
         pieces[i] = None  # each text's units go once its phrases are counted
         docs.append(_count_phrases(chunks, described, relational, words, tails))
     del pieces
-    document_frequency = Counter(key for doc in docs for key in doc.keys)
-    uses: Counter = Counter()
-    ends: Counter = Counter()
-    for doc in docs:
-        for key, count, _, _, ended in doc.entries():
-            uses[key] += count
-            ends[key] += ended
+    document_frequency, uses, ends = _phrase_totals(docs)
     statistics = KeywordStatistics(
         n=len(texts),
         acronyms=acronyms,
@@ -244,6 +239,26 @@ def _corpus(texts: Sequence[str]) -> tuple[KeywordStatistics, list[_Doc]]:
         cased=display_case(texts),
     )
     return statistics, docs
+
+
+def _phrase_totals(docs: Sequence[_Doc]) -> tuple[Counter, Counter, Counter]:
+    """Per phrase over `docs`: the texts using it, its uses, and its uses at a run's end.
+
+    Counted in C where it can be: a text uses most of its phrases once (a phrase's uses are its
+    texts plus the few extra uses) and ends a run with them at most once. A loop over the 6 million
+    entries of 87,690 abstracts took twice as long."""
+    keys = list(chain.from_iterable(doc.keys for doc in docs))
+    numbers = np.frombuffer(b"".join(doc.numbers.tobytes() for doc in docs), dtype=np.intc).reshape(-1, 3)
+    texts = Counter(keys)
+    uses = Counter(texts)
+    extra = numbers[:, 0] - 1
+    for i in np.flatnonzero(extra).tolist():
+        uses[keys[i]] += int(extra[i])
+    ended = numbers[:, 2]
+    ends = Counter(compress(keys, (ended > 0).tolist()))
+    for i in np.flatnonzero(ended > 1).tolist():
+        ends[keys[i]] += int(ended[i]) - 1
+    return texts, uses, ends
 
 
 def _phrase_docs(units: Sequence[Sequence[tuple[str, int]]], statistics: KeywordStatistics) -> list[_Doc]:
@@ -351,6 +366,10 @@ def _pieces(runs: Sequence[Sequence[Sequence[tuple[str, int]]]], openers: set[in
     for chunks in runs:
         pieces = []
         for chunk in chunks:
+            if len(chunk) == 1:  # most runs: cut only by a gerund, which leaves nothing
+                if chunk[0][0] not in gerunds:
+                    pieces.append(chunk)
+                continue
             run = []
             for j, unit in enumerate(chunk):
                 word = unit[0]
