@@ -210,19 +210,15 @@ def _corpus(texts: Sequence[str]) -> tuple[KeywordStatistics, list[_Doc]]:
     units = _units(tokens, definitions, acronyms, long_forms)
     del tokens, definitions
     verbs, maybe_verbs, relational = _word_roles(units)
-    runs, openers = _chunks(units, verbs, maybe_verbs)
-    del units
-    gerunds = _gerunds(runs)
-    pieces = _pieces(runs, openers, gerunds)
-    del runs, openers
+    runs, gerunds = _chunks(units, verbs, maybe_verbs)
     words: Counter = Counter()
     tails: Counter = Counter()
     described: dict[str, _Unit] = {}
     docs = []
-    for i, chunks in enumerate(pieces):
-        pieces[i] = None  # each text's units go once its phrases are counted
-        docs.append(_count_phrases(chunks, described, relational, words, tails))
-    del pieces
+    for i, own in enumerate(units):
+        docs.append(_count_phrases(_pieces(own, runs[i], gerunds), described, relational, words, tails))
+        units[i] = runs[i] = None  # each text's units go once its phrases are counted
+    del units, runs
     document_frequency, uses, ends = _phrase_totals(docs)
     statistics = KeywordStatistics(
         n=len(texts),
@@ -263,11 +259,11 @@ def _phrase_totals(docs: Sequence[_Doc]) -> tuple[Counter, Counter, Counter]:
 
 def _phrase_docs(units: Sequence[Sequence[tuple[str, int]]], statistics: KeywordStatistics) -> list[_Doc]:
     """Each text's counted phrases, its words' roles taken from the corpus's statistics."""
-    runs, openers = _chunks(units, statistics.verbs, statistics.maybe_verbs)
+    runs, _ = _chunks(units, statistics.verbs, statistics.maybe_verbs)
     described: dict[str, _Unit] = {}
     return [
-        _count_phrases(chunks, described, statistics.relational)
-        for chunks in _pieces(runs, openers, statistics.gerunds)
+        _count_phrases(_pieces(own, own_runs, statistics.gerunds), described, statistics.relational)
+        for own, own_runs in zip(units, runs)
     ]
 
 
@@ -315,16 +311,22 @@ def _corpus_factors(key: str, statistics: KeywordStatistics) -> CorpusFactors:
 
 def _chunks(
     docs: Sequence[Sequence[tuple[str, int]]], verbs: Set[str], maybe_verbs: Set[str]
-) -> tuple[list[list[list[tuple[str, int]]]], set[int]]:
+) -> tuple[list[array], set[str]]:
     """Per text, its runs of content units: what lies between stop words, punctuation, verbs and
-    adverbs (`_word_roles` tells the verbs). Also the ids of the runs whose first unit opens a text or
-    follows a colon (one that does always starts a run: a colon ends one). By run, not by unit: a
-    unit is a tuple that every use of the same word in the same sentence of any text shares (`_units`)."""
+    adverbs (`_word_roles` tells the verbs), as (start, stop) positions in its units, flat. Also the
+    -ing words the corpus uses as verbs: they rarely follow another word of their run ("evaluating",
+    against "mathematical reasoning").
+
+    Positions, not lists of units: over 87,690 abstracts the runs' lists held 0.4 GB; `_pieces`
+    spells one text's out when its phrases are counted."""
     breaks = {"": True, ":": True}
+    ing: dict[str, bool] = {}
+    gerund_uses: Counter = Counter()
+    gerund_heads: Counter = Counter()
     runs = []
-    openers = set()
     for units in docs:
-        chunks, run = [], []
+        bounds = array("i")
+        start = -1  # the open run's first position, or none open
         for i, unit in enumerate(units):
             word = unit[0]
             stop = breaks.get(word)
@@ -335,61 +337,53 @@ def _chunks(
                     i + 1 < len(units) and units[i + 1][0] in _DETERMINERS
                 )
             if not stop:
-                if i == 0 or units[i - 1][0] == ":":
-                    openers.add(id(run))  # run is empty here: the colon, a break, ended the one before
-                run.append(unit)
-            elif run:
-                chunks.append(run)
+                is_ing = ing.get(word)
+                if is_ing is None:
+                    is_ing = ing[word] = word.endswith("ing") and " " not in word
+                if is_ing:
+                    gerund_uses[word] += 1
+                    if start >= 0:
+                        gerund_heads[word] += 1
+                if start < 0:
+                    start = i
+            elif start >= 0:
+                bounds.extend((start, i))
+                start = -1
+        if start >= 0:
+            bounds.extend((start, len(units)))
+        runs.append(bounds)
+    gerunds = {w for w, c in gerund_uses.items() if (gerund_heads[w] + 1) / (c + 2) < GERUND_HEAD_SHARE}
+    return runs, gerunds
+
+
+def _pieces(units: Sequence[tuple[str, int]], runs: array, gerunds: Set[str]) -> list[list[tuple[str, int]]]:
+    """One text's runs (`_chunks`), cut at their verbs in -ing: a gerund, or one that opens the text
+    or a title's part ("Evaluating ...", "OCN: Learning ...") or comes right before a long form
+    ("fine-tuning LLMs")."""
+    pieces = []
+    for start, stop in zip(runs[0::2], runs[1::2]):
+        if stop - start == 1:  # most runs: cut only by a gerund, which leaves nothing
+            if units[start][0] not in gerunds:
+                pieces.append([units[start]])
+            continue
+        opens = start == 0 or units[start - 1][0] == ":"
+        run = []
+        for j in range(start, stop):
+            unit = units[j]
+            word = unit[0]
+            if (
+                word.endswith("ing")
+                and " " not in word
+                and (word in gerunds or (j + 1 < stop and ((j == start and opens) or " " in units[j + 1][0])))
+            ):
+                if run:
+                    pieces.append(run)
                 run = []
+            else:
+                run.append(unit)
         if run:
-            chunks.append(run)
-        runs.append(chunks)
-    return runs, openers
-
-
-def _gerunds(runs: Sequence[Sequence[Sequence[tuple[str, int]]]]) -> set[str]:
-    """The -ing words the corpus uses as verbs: they rarely follow another word of their run
-    ("evaluating", against "mathematical reasoning")."""
-    gerund_uses = Counter(
-        u for chunks in runs for chunk in chunks for u, _ in chunk if u.endswith("ing") and " " not in u
-    )
-    gerund_heads = Counter(
-        u for chunks in runs for chunk in chunks for u, _ in chunk[1:] if u.endswith("ing") and " " not in u
-    )
-    return {w for w, c in gerund_uses.items() if (gerund_heads[w] + 1) / (c + 2) < GERUND_HEAD_SHARE}
-
-
-def _pieces(runs: Sequence[Sequence[Sequence[tuple[str, int]]]], openers: set[int], gerunds: Set[str]) -> list:
-    """The runs cut at their verbs in -ing: a gerund, or one that opens the text or a title's part
-    ("Evaluating ...", "OCN: Learning ...") or comes right before a long form ("fine-tuning LLMs")."""
-    out = []
-    for chunks in runs:
-        pieces = []
-        for chunk in chunks:
-            if len(chunk) == 1:  # most runs: cut only by a gerund, which leaves nothing
-                if chunk[0][0] not in gerunds:
-                    pieces.append(chunk)
-                continue
-            run = []
-            for j, unit in enumerate(chunk):
-                word = unit[0]
-                if (
-                    word.endswith("ing")
-                    and " " not in word
-                    and (
-                        word in gerunds
-                        or (j + 1 < len(chunk) and ((j == 0 and id(chunk) in openers) or " " in chunk[j + 1][0]))
-                    )
-                ):
-                    if run:
-                        pieces.append(run)
-                    run = []
-                else:
-                    run.append(unit)
-            if run:
-                pieces.append(run)
-        out.append(pieces)
-    return out
+            pieces.append(run)
+    return pieces
 
 
 def _word_roles(docs: Sequence[Sequence[tuple[str, int]]]) -> tuple[set[str], set[str], set[str]]:
