@@ -8,9 +8,9 @@ import re
 import string
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from itertools import groupby
+from itertools import chain, groupby
 
 import numpy as np
 from scipy import sparse
@@ -68,10 +68,16 @@ def candidate_phrases(text: str) -> list[str]:
 
 
 class _Numbering(dict):
-    """Numbers keys as first met: a missing key gets the next number, so a lookup is all a use takes."""
+    """Numbers keys as first met, from `first` on: a missing key gets the next number, so a lookup is
+    all a use takes. `known` keys keep the numbers they come with."""
+
+    def __init__(self, known: dict[str, int] | None = None, first: int = 0) -> None:
+        super().__init__(known or {})
+        self.next = first
 
     def __missing__(self, key: str) -> int:
-        self[key] = number = len(self)
+        self[key] = number = self.next
+        self.next += 1
         return number
 
 
@@ -79,35 +85,43 @@ class _Numbering(dict):
 PhraseCounts = tuple[sparse.csr_matrix, list[str]]
 
 
-def phrase_counts(texts: Sequence[str], known: Sequence[str] = ()) -> PhraseCounts:
+def phrase_counts(texts: Sequence[str]) -> PhraseCounts:
     """How often each text (row) uses each candidate phrase (column), and the phrases, in the order
     first met: what scikit-learn's CountVectorizer counts, without its dict per text, its Python int
-    per use and its sort of every phrase (2 million over a corpus) that no caller needs.
-
-    The columns start with the `known` phrases (another list's, in its order), so that more texts
-    are counted in that list's columns: `stacked_counts`."""
-    column_of = _Numbering(zip(known, range(len(known))))
-    columns = array("i")  # 32-bit, as the counts: 20 million uses over a corpus, in the topics stage's peak
-    ends = [0]
-    for text in texts:
-        columns.extend(map(column_of.__getitem__, candidate_phrases(text)))
-        ends.append(len(columns))
-    counts = sparse.csr_matrix(
-        (np.ones(len(columns), dtype=np.int32), np.frombuffer(columns, dtype=np.int32), np.array(ends)),
-        shape=(len(texts), len(column_of)),
-    )
-    counts.sum_duplicates()
-    return counts, list(column_of)
+    per use and its sort of every phrase (2 million over a corpus) that no caller needs."""
+    column_of = _Numbering()
+    return _counted(map(candidate_phrases, texts), column_of), list(column_of)
 
 
 def stacked_counts(first: PhraseCounts, texts: Sequence[str]) -> sparse.csr_matrix:
     """`phrase_counts` of the texts counted in `first` followed by `texts`, from `first` (a list's
     counts, made once for all its uses): the same matrix, counting only `texts`."""
     counts, phrases = first
-    more = phrase_counts(texts, known=phrases)[0]
+    candidates = [candidate_phrases(text) for text in texts]
+    used = set(chain.from_iterable(candidates))
+    # Only the phrases `texts` use are looked up among `first`'s: numbering all of them took a dict of
+    # 3 million at 87,690 papers. Phrases new in `texts` are numbered after `first`'s, as first met.
+    column_of = _Numbering({p: i for i, p in enumerate(phrases) if p in used}, first=len(phrases))
+    more = _counted(candidates, column_of)
     # `first`'s rows lack only the columns of phrases new in `texts`: the same arrays, a wider shape.
     widened = sparse.csr_matrix((counts.data, counts.indices, counts.indptr), shape=(counts.shape[0], more.shape[1]))
     return sparse.vstack([widened, more], format="csr")
+
+
+def _counted(candidates: Iterable[list[str]], column_of: _Numbering) -> sparse.csr_matrix:
+    """How often each text (row, given by its candidate phrases) uses each column of `column_of`,
+    which numbers the phrases not yet in it."""
+    columns = array("i")  # 32-bit, as the counts: 20 million uses over a corpus, in the topics stage's peak
+    ends = [0]
+    for phrases in candidates:
+        columns.extend(map(column_of.__getitem__, phrases))
+        ends.append(len(columns))
+    counts = sparse.csr_matrix(
+        (np.ones(len(columns), dtype=np.int32), np.frombuffer(columns, dtype=np.int32), np.array(ends)),
+        shape=(len(ends) - 1, column_of.next),
+    )
+    counts.sum_duplicates()
+    return counts
 
 
 def singular(phrase: str) -> str:
