@@ -13,9 +13,6 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
-from threadpoolctl import (
-    threadpool_limits,  # installed with scikit-learn, which uses it the same way
-)
 
 from lib.errors import ParameterError
 from lib.neighbours import knn_graph, normalize_rows
@@ -98,10 +95,7 @@ def assign_subfields(
         if vectors is None:
             vectors = TfidfSvdEmbedder(random_state=random_state).embed(texts)
         vectors = normalize_rows(vectors)
-        # One BLAS thread: these tall, thin products gain little from threads, and on a busy laptop
-        # spinning threads made this step 5-10x slower (3,340 titles: 8 s instead of 0.9 s).
-        with threadpool_limits(limits=1, user_api="blas"):
-            corpus = vectors, knn_graph(vectors, n_neighbors)
+        corpus = vectors, knn_graph(vectors, n_neighbors)
 
     scores = np.zeros_like(own)
     confident = np.zeros(own.shape, dtype=bool)
