@@ -100,7 +100,7 @@ def stacked_counts(first: PhraseCounts, texts: Sequence[str]) -> sparse.csr_matr
     candidates = [candidate_phrases(text) for text in texts]
     used = set(chain.from_iterable(candidates))
     # Only the phrases `texts` use are looked up among `first`'s: numbering all of them took a dict of
-    # 3 million at 87,690 papers. Phrases new in `texts` are numbered after `first`'s, as first met.
+    # 2 million at 87,690 papers. Phrases new in `texts` are numbered after `first`'s, as first met.
     column_of = _Numbering({p: i for i, p in enumerate(phrases) if p in used}, first=len(phrases))
     more = _counted(candidates, column_of)
     # `first`'s rows lack only the columns of phrases new in `texts`: the same arrays, a wider shape.
