@@ -36,6 +36,21 @@ def on_cluster(planted_file, cache, runner, partition_size):
     )
 
 
+def _stages_imported() -> bool:
+    import sys
+
+    return all(name in sys.modules for name in ("lib.stages.keywords", "lib.stages.declared_areas", "scipy.sparse"))
+
+
+def test_workers_import_the_stages_before_any_task_restarted_ones_too():
+    # Else a task's first imports race the unpickling of another's SciPy arguments on the worker's
+    # other thread, and Python's import locks fail one of them (a `_DeadlockError`).
+    with DaskRunner(workers=1) as runner:
+        assert list(runner.client.run(_stages_imported).values()) == [True]
+        runner.client.restart()
+        assert list(runner.client.run(_stages_imported).values()) == [True]
+
+
 @pytest.mark.parametrize("partition_size", [7, 50, None])
 def test_two_workers_give_the_map_of_one_process(planted_file, tmp_path, in_one_process, two_workers, partition_size):
     built = on_cluster(planted_file, tmp_path / "cache", two_workers, partition_size)

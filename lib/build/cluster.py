@@ -29,6 +29,27 @@ def _dask() -> tuple[Any, Any]:
     return dask, distributed
 
 
+def _stage_importer(distributed: Any) -> Any:
+    """A worker plugin importing the stages' modules on each worker, restarted ones too, before its first task.
+
+    A worker unpickles a large task's arguments (the subfields' phrase counts, a SciPy matrix) on a
+    thread of its own while its task thread runs the keyword statistics, each importing SciPy and
+    scikit-learn for the first time: Python's import locks then stopped one of them with a
+    `_DeadlockError` (one build in six of a 36-paper list on a 1-worker cluster). Made here, where
+    Dask is known to be installed; it reaches the workers pickled by value.
+    """
+
+    class ImportStages(distributed.WorkerPlugin):
+        name = "papermap-import-stages"
+
+        def setup(self, worker: Any) -> None:
+            import lib.build.parallel
+            import lib.stages.declared_areas
+            import lib.stages.keywords  # noqa: F401
+
+    return ImportStages()
+
+
 class _Future:
     """A Dask future whose failure is one sentence."""
 
@@ -91,6 +112,7 @@ class DaskRunner:
                 self.client = distributed.Client(self.cluster)
             else:
                 self.client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
+            self.client.register_plugin(_stage_importer(distributed))
         except (OSError, TimeoutError) as error:
             self.__exit__(None)
             where = f"the Dask scheduler at {self.scheduler}" if self.scheduler else "a local Dask cluster"
