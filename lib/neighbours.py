@@ -4,6 +4,10 @@ Shared by the stages (`knn_cosine` for the UMAP layout, `knn_graph` for the subf
 paper graph), the map's growth (`ranked_rows`, `lib.build.extend`) and search (`cosine_similarity`,
 `lib.views.search`). Rows given to `knn_cosine`, `knn_graph` and `ranked_rows` must be
 L2-normalised (`normalize_rows`); `cosine_similarity` divides by the norms itself.
+
+`knn_cosine`, `knn_graph` and `ranked_rows` rank exact similarities (`lib.exact.products`: the
+rows on a grid, multiplied in float64 without rounding), so near-ties come out the same on every
+BLAS kernel and thread count, and exact ties go to the lower row.
 """
 
 from __future__ import annotations
@@ -16,8 +20,10 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits  # installed with scikit-learn, which uses it the same way
 
-# A block of similarities (rows x points) holds at most this many entries (64 MB of float32).
-BLOCK_ENTRIES = 1 << 24
+from lib import exact
+
+# A block of similarities (rows x points) holds at most this many entries (64 MB of float64).
+BLOCK_ENTRIES = 1 << 23
 # Threads making `knn_graph`'s blocks, each holding one block at a time.
 GRAPH_THREADS = min(4, os.cpu_count() or 1)
 
@@ -47,8 +53,9 @@ def knn_cosine(
     k = min(k, n)
     indices = np.empty((m, k), dtype=np.int64)
     distances = np.empty((m, k), dtype=np.float32)
+    queries, base = exact.snap(queries), exact.snap(base)
     for start, stop in _blocks(m, n):
-        sims = queries[start:stop] @ base.T
+        sims = queries[start:stop] @ base.T  # exact: see `lib.exact.products`
         if self_query:  # ties among duplicates must not push a point out of its own first place
             sims[np.arange(stop - start), np.arange(start, stop)] = 2.0  # above any cosine similarity
         top_idx, top_sims = _top_k(sims, k)
@@ -96,10 +103,11 @@ def knn_graph(vectors: np.ndarray, n_neighbors: int) -> sp.csr_matrix:
     """
     n = len(vectors)
     k = min(n_neighbors, n - 1)
+    vectors = exact.snap(vectors)
 
     def block_neighbours(block: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
         start, stop = block
-        similarity = vectors[start:stop] @ vectors.T
+        similarity = vectors[start:stop] @ vectors.T  # exact: see `lib.exact.products`
         local = np.arange(len(similarity))
         similarity[local, start + local] = -2.0  # below any cosine: a paper is not its own neighbour
         # `_top_k`, not a full argpartition: at 87,690 papers that was most of the subfields stage.
@@ -116,7 +124,7 @@ def knn_graph(vectors: np.ndarray, n_neighbors: int) -> sp.csr_matrix:
 
 def ranked_rows(queries: np.ndarray, base: np.ndarray, k: int) -> np.ndarray:
     """Indices (m, k) of the `k` `base` rows most similar to each `queries` row (dot product: cosine
-    for L2-normalised rows), best first, ties by row, ordered by an exact stable sort.
+    for L2-normalised rows), best first, ties by row, ordered by a stable sort of exact similarities.
 
     `knn_cosine` is several times faster but orders similarities within float32 rounding near 2
     (about 1e-7) by row, so a near-tie can come out the other way; this keeps the order exact.
@@ -124,9 +132,10 @@ def ranked_rows(queries: np.ndarray, base: np.ndarray, k: int) -> np.ndarray:
     fit in memory at once.
     """
     k = min(k, len(base))
+    base = exact.snap(base)
     return np.vstack(
         [
-            np.argsort(-(block @ base.T), axis=1, kind="stable")[:, :k]
+            np.argsort(-(exact.snap(block) @ base.T), axis=1, kind="stable")[:, :k]
             for block in np.array_split(queries, max(1, len(queries) // 1024))
         ]
     )

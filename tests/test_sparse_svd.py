@@ -55,7 +55,7 @@ def test_directions_are_orthonormal_sorted_and_signed_and_rows_are_the_projectio
     assert np.all(np.diff(values) <= 0)
     largest = components[np.arange(16), np.abs(components).argmax(axis=1)]
     assert np.all(largest > 0)
-    assert rows.dtype == np.float32 and rows == pytest.approx(tfidf @ components.T, abs=1e-5)
+    assert rows.dtype == np.float64 and rows == pytest.approx(tfidf @ components.T, abs=1e-5)
 
 
 def test_same_seed_same_bytes_and_blocks_change_nothing_but_rounding(tfidf, monkeypatch):

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from lib import exact
 from lib.errors import PaperMapError, ParameterError
 
 
@@ -135,25 +136,26 @@ class TfidfSvdEmbedder:
         return self.fit_embed(texts)[1]
 
     def fit_embed(self, texts: Sequence[str]) -> tuple[np.ndarray, TfidfSvdModel]:
-        """`fit`, and the texts' vectors from the same TF-IDF pass (what `fit(texts).embed(texts)` gives)."""
+        """`fit`, and the texts' vectors from the same TF-IDF pass (what `fit(texts).embed(texts)` gives,
+        but for the grid the vectors are snapped to: the same bits on any machine, see `lib.exact`)."""
         # scikit-learn is imported here, not above: a cache hit never fits and should not pay its import.
-        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.feature_extraction.text import CountVectorizer
 
         from lib.stages.sparse_svd import truncated_svd
 
-        vectorizer = TfidfVectorizer(
-            **_TFIDF_SETTINGS,
+        settings = {key: value for key, value in _TFIDF_SETTINGS.items() if key != "sublinear_tf"}
+        counter = CountVectorizer(
+            **settings,
             min_df=2 if len(texts) >= 50 else 1,  # words seen once cannot link two papers
             max_df=0.5 if len(texts) >= 50 else 1.0,
         )
         try:
-            tfidf = vectorizer.fit_transform(texts)
+            counts = counter.fit_transform(texts)
         except ValueError:  # no text, or no usable word in any text
             empty = np.zeros(0, dtype=np.float32)
             model = TfidfSvdModel(empty.astype(str), empty, np.zeros((self.n_components, 0), dtype=np.float32))
             return model.embed(texts), model
-        from sklearn.preprocessing import normalize
-
+        tfidf, idf = _tfidf(counts)
         # SVD needs fewer components than either side of the matrix; tiny corpora keep all of TF-IDF.
         n_components = min(self.n_components, tfidf.shape[0] - 1, tfidf.shape[1] - 1)
         if n_components < 2:
@@ -161,11 +163,24 @@ class TfidfSvdEmbedder:
         else:
             tfidf = tfidf.tocsc()  # by columns, as the SVD reads it a block of terms at a time; no CSR kept beside it
             components, _, rows = truncated_svd(tfidf, n_components, self.random_state)
-        vectors = normalize(rows).astype(np.float32)
-        return vectors, TfidfSvdModel(vectorizer.get_feature_names_out().astype(str), vectorizer.idf_, components)
+        vectors = exact.snap(exact.unit_rows(rows)).astype(np.float32)  # grid points: exact in float32
+        return vectors, TfidfSvdModel(counter.get_feature_names_out().astype(str), idf, components)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.fit_embed(texts)[0]
+
+
+def _tfidf(counts: Any) -> tuple[Any, np.ndarray]:
+    """The TF-IDF rows (CSR float32, unit length) and IDF (float32) of a (texts x terms) counts
+    matrix, weighed as `TfidfVectorizer(sublinear_tf=True)` weighs them but with `lib.exact`'s
+    logarithm: NumPy's differs in the last bit between CPUs, and the SVD would carry that on."""
+    from sklearn.preprocessing import normalize
+
+    weights = counts.astype(np.float64)
+    users = np.bincount(weights.indices, minlength=weights.shape[1])  # texts using each term
+    idf = exact.log((1 + weights.shape[0]) / (1 + users)) + 1
+    weights.data = (1 + exact.log(weights.data)) * idf[weights.indices]
+    return normalize(weights).astype(np.float32), idf.astype(np.float32)
 
 
 class EmbedderUnavailable(PaperMapError):

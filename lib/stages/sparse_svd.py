@@ -6,6 +6,9 @@ vocabulary (the range finder's products and their LU copies): at 87,691 abstract
 randomized range finder (Halko, Martinsson and Tropp 2011) runs on the rows' side: power iterations
 of X Xᵀ, applied one block of columns (terms) at a time, so besides the output only row-side blocks
 (papers x columns) and one block of terms are held.
+
+The dense side is float64: BLAS rounds differently on every kernel, and float64 keeps that noise
+near 1e-16, far below the grid `lib.exact.snap` puts the embeddings on (see `lib.exact`).
 """
 
 from __future__ import annotations
@@ -17,14 +20,14 @@ from scipy import sparse
 
 from lib.errors import ParameterError
 
-# Terms per block of the matrix's columns: each block's products are (terms x columns) dense, 36 MB
-# at 138 columns in float32; larger blocks save little time.
+# Terms per block of the matrix's columns: each block's products are (terms x columns) dense, 72 MB
+# at 138 columns in float64; larger blocks save little time.
 TERMS_PER_BLOCK = 65_536
 
 
 class TruncatedSvd(NamedTuple):
     """components: (n_components, n_columns) float32, orthonormal rows (scikit-learn's `components_`);
-    singular_values: (n_components,), largest first; rows: (n_rows, n_components) float32, the
+    singular_values: (n_components,), largest first; rows: (n_rows, n_components) float64, the
     matrix's rows in those directions (X componentsᵀ, scikit-learn's `fit_transform`)."""
 
     components: np.ndarray
@@ -56,12 +59,12 @@ def truncated_svd(
         raise ParameterError(
             f"n_iter must be at least 1 and n_oversamples at least 0; got {n_iter} and {n_oversamples}"
         )
-    by_column = sparse.csc_matrix(matrix, dtype=np.float32)  # no copy when it already is one
+    by_column = sparse.csc_matrix(matrix, dtype=np.float32)  # no copy when it already is one; float64 per block
     starts = range(0, n_columns, TERMS_PER_BLOCK)
 
     def blocks():
         for start in starts:
-            yield start, by_column[:, start : start + TERMS_PER_BLOCK]
+            yield start, by_column[:, start : start + TERMS_PER_BLOCK].astype(np.float64)
 
     def times_gram(rows: np.ndarray) -> np.ndarray:
         """X Xᵀ rows, one block of terms at a time."""
@@ -71,25 +74,26 @@ def truncated_svd(
         return product
 
     size = min(n_components + n_oversamples, n_rows)
-    basis = np.random.default_rng(random_state).standard_normal((n_rows, size), dtype=np.float32)
+    basis = np.random.default_rng(random_state).standard_normal((n_rows, size))
     for _ in range(n_iter):
         basis = _orthonormal(times_gram(basis))
 
     # B = Qᵀ X has the singular values and right vectors of X's projection on the basis; B Bᵀ is small.
     gram = np.zeros((size, size))
     for _, block in blocks():
-        projected = np.asarray(block.T @ basis, dtype=np.float64)  # Bᵀ's rows for these terms
+        projected = block.T @ basis  # Bᵀ's rows for these terms
         gram += projected.T @ projected
     eigenvalues, eigenvectors = np.linalg.eigh(gram)
     top = np.argsort(-eigenvalues, kind="stable")[:n_components]
     singular_values = np.sqrt(np.clip(eigenvalues[top], 0, None))
-    # B's entries are float32 products, so B Bᵀ resolves singular values down to about sqrt(eps) of the largest.
+    # B Bᵀ resolves singular values down to about sqrt(eps) of the largest (float32's, to keep the
+    # rank the same as when B was float32).
     present = singular_values > singular_values[0] * np.sqrt(np.finfo(np.float32).eps)
     scale = np.where(present, 1 / np.where(present, singular_values, 1), 0)
     # Vᵀ = diag(1/s) Wᵀ B = (Xᵀ Q W diag(1/s))ᵀ
-    left = basis @ (eigenvectors[:, top] * scale).astype(np.float32)
+    left = basis @ (eigenvectors[:, top] * scale)
     components = np.empty((n_components, n_columns), dtype=np.float32)
-    rows = np.zeros((n_rows, n_components), dtype=np.float32)
+    rows = np.zeros((n_rows, n_components))
     for start, block in blocks():
         directions = block.T @ left  # these terms' columns of the components, as rows
         components[:, start : start + block.shape[1]] = directions.T
@@ -103,5 +107,5 @@ def truncated_svd(
 
 
 def _orthonormal(columns: np.ndarray) -> np.ndarray:
-    """An orthonormal basis of the columns' span, as float32 (QR in float64: the columns may be near-parallel)."""
-    return np.linalg.qr(columns.astype(np.float64))[0].astype(np.float32)
+    """An orthonormal basis of the columns' span."""
+    return np.linalg.qr(columns)[0]

@@ -14,6 +14,7 @@ import pandas as pd
 import scipy.sparse as sp
 from sklearn.preprocessing import normalize
 
+from lib import exact
 from lib.errors import ParameterError
 from lib.neighbours import knn_graph, normalize_rows
 from lib.stages.embed import TfidfSvdEmbedder
@@ -156,8 +157,8 @@ def tfidf_rows(counts: sp.csr_matrix) -> sp.csr_matrix:
     took half as long again."""
     weights = counts.astype(np.float64)
     users = weights.getnnz(axis=0)  # a stored count is a text using the phrase
-    idf = np.log((1 + weights.shape[0]) / (1 + users)) + 1
-    weights.data = (1 + np.log(weights.data)) * idf[weights.indices]
+    idf = exact.log((1 + weights.shape[0]) / (1 + users)) + 1  # the same bits on any CPU (lib.exact)
+    weights.data = (1 + exact.log(weights.data)) * idf[weights.indices]
     return normalize(weights)  # the vectorizer's own row scaling
 
 
@@ -191,7 +192,7 @@ def _profile_similarity(own: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     lead = np.where(top > 0, (top - second) / np.where(top > 0, top, 1), 0.0)
     membership = sp.csr_matrix((lead, (best, np.arange(len(own)))), shape=(own.shape[1], len(own)))
     profiles = normalize_rows(membership @ vectors)
-    return (vectors @ profiles.T).astype(np.float64)
+    return exact.products(vectors, profiles)  # exact, so a near-tie goes the same way on any BLAS
 
 
 def _clear_lead(scores: np.ndarray) -> np.ndarray:
