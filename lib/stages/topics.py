@@ -9,11 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.cluster import KMeans
 from sklearn.neighbors import NearestNeighbors
 
 from lib.errors import ParameterError
 from lib.schema import analysis_texts
+from lib.stages.kmeans import kmeans
 from lib.stages.topic_labels import PhraseUse, dense_row, fewest_users
 
 MAX_TOPICS = 15
@@ -80,24 +80,25 @@ def find_topics(
     if k_fine == 1:
         fine, centres = np.zeros(n, dtype=np.int64), coords.mean(axis=0, keepdims=True)
     else:
-        model = KMeans(n_clusters=k_fine, n_init=10, random_state=random_state).fit(dense)
-        centres = model.cluster_centers_
+        model = kmeans(dense, k_fine, random_state)
+        centres = model.centres
         fine = np.empty(n, dtype=np.int64)
-        fine[~sparse_mask] = model.labels_
+        fine[~sparse_mask] = model.labels
         if sparse_mask.any():
             # The topic of the nearest dense point: on the map a stray takes its neighbours' colour.
             nearest = (
-                NearestNeighbors(n_neighbors=1).fit(dense).kneighbors(coords[sparse_mask], return_distance=False)[:, 0]
+                NearestNeighbors(n_neighbors=1, algorithm="kd_tree")
+                .fit(dense)
+                .kneighbors(coords[sparse_mask], return_distance=False)[:, 0]
             )
-            fine[sparse_mask] = model.labels_[nearest]
+            fine[sparse_mask] = model.labels[nearest]
     sizes = np.bincount(fine, minlength=k_fine)
     if k_coarse == 1:
         coarse_of_fine = np.zeros(k_fine, dtype=np.int64)
     elif k_coarse == k_fine:
         coarse_of_fine = np.arange(k_fine)
     else:
-        grouping = KMeans(n_clusters=k_coarse, n_init=10, random_state=random_state)
-        coarse_of_fine = grouping.fit(centres, sample_weight=sizes).labels_
+        coarse_of_fine = kmeans(centres, k_coarse, random_state, sample_weight=sizes).labels
     coarse = coarse_of_fine[fine]
     return TopicLevels(_by_size(coarse, coords), _by_size(fine, coords), sparse_mask)
 
@@ -109,7 +110,10 @@ def sparse_points(coords: np.ndarray) -> np.ndarray:
     n = len(coords)
     if n < 2 * SPARSE_NEIGHBOUR:
         return np.zeros(n, dtype=bool)
-    distances, _ = NearestNeighbors(n_neighbors=SPARSE_NEIGHBOUR + 1).fit(coords).kneighbors(coords)
+    # A k-d tree measures distances element by element; brute force would use BLAS (lib.exact).
+    distances, _ = (
+        NearestNeighbors(n_neighbors=SPARSE_NEIGHBOUR + 1, algorithm="kd_tree").fit(coords).kneighbors(coords)
+    )
     reach = distances[:, -1]
     typical = np.median(reach)
     if typical == 0:

@@ -7,6 +7,11 @@ knowingly: the neighbours are exact, found by blocked matrix products, and each 
 all sampled edges at once from the positions at the start of the epoch (umap-learn moves one edge
 at a time); the per-point step is clipped like umap-learn's per-edge step so hubs cannot overshoot.
 
+The same vectors give the same layout, to the bit, on any BLAS and (past the SGD's powers, see
+`optimize_layout`) any CPU: neighbours are ranked on exact similarities, the exponentials are
+`lib.exact`'s, and the initial layout comes from sparse products and sums in a fixed order
+(`spectral_init`, `pca_2d`) instead of LAPACK's eigensolvers, whose last bits vary with the kernel.
+
 Shapes: vectors (n, d) float32 with L2-normalised rows (zero rows allowed); knn indices (n, k)
 int64 and distances (n, k) float32, sorted nearest first, the point itself first for a self-query;
 graphs are symmetric scipy.sparse CSR (n, n); layouts (n, 2) float32.
@@ -17,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from lib import exact
 from lib.neighbours import knn_cosine
 
 SMOOTH_K_TOLERANCE = 1e-5
@@ -45,7 +51,7 @@ def smooth_knn_dist(
     lo, hi, mid = np.zeros(n), np.full(n, np.inf), np.ones(n)
     active = np.ones(n, dtype=bool)
     for _ in range(n_iter):
-        psum = np.exp(-shifted[active] / mid[active, None]).sum(axis=1)
+        psum = exact.exp(-shifted[active] / mid[active, None]).sum(axis=1)
         done = np.abs(psum - target) < SMOOTH_K_TOLERANCE
         idx = np.flatnonzero(active)
         over = psum > target
@@ -67,7 +73,7 @@ def membership_weights(
 ) -> np.ndarray:
     """exp(-(d - rho) / sigma), 1 within rho; 0 for a point and itself."""
     shifted = distances.astype(np.float64) - rho[:, None]
-    weights = np.where(shifted <= 0, 1.0, np.exp(-np.maximum(shifted, 0) / sigma[:, None]))
+    weights = np.where(shifted <= 0, 1.0, exact.exp(-np.maximum(shifted, 0) / sigma[:, None]))
     if self_query:
         weights[indices == np.arange(len(indices))[:, None]] = 0.0
     return weights
@@ -94,21 +100,20 @@ def find_ab_params(spread: float = 1.0, min_dist: float = 0.1) -> tuple[float, f
     without importing scipy.optimize, which costs 0.4 s in a fresh process.
     """
     x = np.linspace(0, spread * 3, 300)
-    y = np.where(x < min_dist, 1.0, np.exp(-(x - min_dist) / spread))
-    log_x = np.log(np.where(x > 0, x, 1.0))
+    y = np.where(x < min_dist, 1.0, exact.exp(-(x - min_dist) / spread))
+    log_x = exact.log(np.where(x > 0, x, 1.0))
     params, damping = np.array([1.0, 1.0]), 1e-3
 
     def residual(p):
-        return 1.0 / (1.0 + p[0] * x ** (2 * p[1])) - y
+        return 1.0 / (1.0 + p[0] * exact.power(x, 2 * p[1])) - y
 
     for _ in range(200):
         a, b = params
-        xb = x ** (2 * b)
+        xb = exact.power(x, 2 * b)
         f2 = (1.0 / (1.0 + a * xb)) ** 2
         jacobian = np.column_stack([-xb * f2, -2 * a * xb * log_x * f2])
         r = residual(params)
-        normal = jacobian.T @ jacobian
-        step = np.linalg.solve(normal + damping * np.diag(np.diag(normal)), -jacobian.T @ r)
+        step = _solve_damped(jacobian, r, damping)
         if (residual(params + step) ** 2).sum() < (r**2).sum():
             params, damping = params + step, damping * 0.3
         else:
@@ -118,37 +123,68 @@ def find_ab_params(spread: float = 1.0, min_dist: float = 0.1) -> tuple[float, f
     return float(params[0]), float(params[1])
 
 
-def spectral_init(graph: sp.csr_matrix, vectors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The graph's Laplacian eigenmap (2 non-trivial eigenvectors), or PCA of `vectors` where the graph
-    is disconnected or the eigensolver does not converge; scaled to 10 units with a little seeded noise."""
-    from scipy.sparse.csgraph import connected_components
-    from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, eigsh
+def _solve_damped(jacobian: np.ndarray, residual: np.ndarray, damping: float) -> np.ndarray:
+    """The Levenberg-Marquardt step for two parameters, by Cramer's rule over sums in a fixed order."""
+    j0, j1 = jacobian[:, 0], jacobian[:, 1]
+    n00, n01, n11 = (j0 * j0).sum(), (j0 * j1).sum(), (j1 * j1).sum()
+    g0, g1 = -(j0 * residual).sum(), -(j1 * residual).sum()
+    n00, n11 = n00 * (1 + damping), n11 * (1 + damping)
+    determinant = n00 * n11 - n01 * n01
+    return np.array([(g0 * n11 - n01 * g1) / determinant, (n00 * g1 - n01 * g0) / determinant])
 
-    n = graph.shape[0]
-    layout = None
+
+# Power iterations for the initial layouts. They need not converge: UMAP only starts from the
+# layout, and 300 steps of the graph's diffusion already give its broad shape (bench/map_quality.py).
+SPECTRAL_ITERATIONS = 300
+PCA_ITERATIONS = 300
+
+
+def spectral_init(graph: sp.csr_matrix, vectors: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The graph's Laplacian eigenmap (its 2 leading non-trivial eigenvectors, by subspace
+    iteration), or PCA of `vectors` where the graph is disconnected; scaled to 10 units with a
+    little seeded noise."""
+    from scipy.sparse.csgraph import connected_components
+
     if connected_components(graph, directed=False)[0] == 1:
-        degree = np.asarray(graph.sum(axis=1)).ravel()
-        scale = sp.diags(1.0 / np.sqrt(degree))
-        # Top eigenvectors of D^-1/2 A D^-1/2 are the bottom ones of the normalised Laplacian; ARPACK
-        # finds largest eigenvalues much faster than smallest.
-        adjacency = (scale @ graph @ scale).astype(np.float64)
-        try:
-            if n < 200:
-                values, vectors_ = np.linalg.eigh(adjacency.toarray())
-            else:
-                v0 = rng.uniform(-1, 1, n)
-                ncv = min(n - 1, max(2 * 3 + 1, int(np.sqrt(n))))
-                values, vectors_ = eigsh(adjacency, k=3, which="LA", ncv=ncv, tol=1e-4, v0=v0, maxiter=n * 5)
-            order = np.argsort(values)[::-1][1:3]
-            layout = vectors_[:, order]
-        except (ArpackError, ArpackNoConvergence):
-            layout = None
-    if layout is None:
+        degree = np.asarray(graph.sum(axis=1), dtype=np.float64).ravel()
+        scale = 1.0 / np.sqrt(degree)
+        trivial = _unit(np.sqrt(degree))  # D^1/2 1: the eigenvector of eigenvalue 1, left out
+
+        def diffuse(columns: np.ndarray) -> np.ndarray:
+            # (I + D^-1/2 A D^-1/2) / 2: the eigenvectors of the normalised Laplacian's smallest
+            # eigenvalues, as the largest of an operator with no negative eigenvalue.
+            moved = (columns + scale[:, None] * (graph @ (scale[:, None] * columns))) / 2
+            return moved - trivial[:, None] * _dots(trivial, moved)
+
+        layout = _leading_pair(diffuse, rng.standard_normal((len(degree), 2)), SPECTRAL_ITERATIONS)
+    else:
         layout = pca_2d(vectors)
     layout = fix_signs(layout)
     peak = np.abs(layout).max()
     layout = layout * (10.0 / peak) if peak > 0 else layout
     return (layout + rng.normal(scale=1e-4, size=layout.shape)).astype(np.float32)
+
+
+def _dots(vector: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """`vector` . each column, as sums in NumPy's fixed pairwise order (BLAS's order varies)."""
+    return np.array([(vector * column).sum() for column in columns.T])
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    length = np.sqrt((vector * vector).sum())
+    return vector / length if length > 0 else vector
+
+
+def _leading_pair(apply, start: np.ndarray, iterations: int) -> np.ndarray:
+    """Two columns spanning the leading eigenvectors of the symmetric operator `apply`, by
+    `iterations` steps of subspace iteration from `start` (n, 2), kept orthonormal by Gram-Schmidt."""
+    columns = start
+    for _ in range(iterations):
+        columns = apply(columns)
+        first = _unit(columns[:, 0])
+        second = _unit(columns[:, 1] - first * _dots(first, columns[:, 1:])[0])
+        columns = np.column_stack([first, second])
+    return columns
 
 
 def fix_signs(coords: np.ndarray) -> np.ndarray:
@@ -163,16 +199,35 @@ def fix_signs(coords: np.ndarray) -> np.ndarray:
 
 
 def pca_2d(vectors: np.ndarray) -> np.ndarray:
-    """The first two principal axes (zeros where there is no spread: identical points stay put)."""
+    """The first two principal axes (zeros where there is no spread: identical points stay put).
+
+    The covariance is exact (`lib.exact.products` of the vectors on their grid, less the mean's
+    outer product) and its axes are found by subspace iteration, so every machine gets the same bits.
+    """
     coords = np.zeros((len(vectors), 2))
     if len(vectors) < 2 or vectors.shape[1] == 0 or np.ptp(vectors, axis=0).max() == 0:
         return coords
-    centred = vectors - vectors.mean(axis=0)
-    # Covariance eigenvectors: d x d, cheap for any n.
-    values, axes = np.linalg.eigh(centred.T.astype(np.float64) @ centred)
-    k = min(2, axes.shape[1])
-    coords[:, :k] = centred @ axes[:, ::-1][:, :k]
+    points = exact.snap(vectors)
+    totals = points.sum(axis=0)  # exact: grid points
+    covariance = exact.products(points.T, points.T) - np.outer(totals, totals) / len(points)
+    start = np.random.default_rng(0).standard_normal((points.shape[1], 2))
+
+    def times_covariance(columns: np.ndarray) -> np.ndarray:
+        return np.column_stack([(covariance * column).sum(axis=1) for column in columns.T])
+
+    axes = _leading_pair(times_covariance, start, PCA_ITERATIONS)
+    centred = points - totals / len(points)
+    k = min(2, points.shape[1])
+    coords[:, :k] = np.column_stack([(centred * axis).sum(axis=1) for axis in axes.T[:k]])
     return coords
+
+
+def _power(x: np.ndarray, exponent: np.float32) -> np.ndarray:
+    """x ** exponent for positive float32 `x`, as e^(exponent ln x): NumPy's float32 power is SVML's
+    on AVX-512 and the C library's elsewhere, but its float32 exp and log give the same bits on
+    AVX2 and AVX-512 (not on CPUs with neither). `lib.exact.power` is the same everywhere but 70
+    times slower, and the SGD takes about 400,000 powers an epoch at 3,000 papers."""
+    return np.exp(exponent * np.log(x))
 
 
 def epochs_per_sample(weights: np.ndarray) -> np.ndarray:
@@ -223,7 +278,7 @@ def optimize_layout(
         dx, dy = x[h] - ox[t], y[h] - oy[t]
         d2 = dx * dx + dy * dy
         d2 = np.maximum(d2, np.float32(1e-12))  # coincident points: no attraction (dx = dy = 0)
-        pow_b = d2**b
+        pow_b = _power(d2, b)
         coef = -two_ab * pow_b / (d2 * (a * pow_b + 1))
         ax, ay = np.clip(coef * dx, -CLIP, CLIP), np.clip(coef * dy, -CLIP, CLIP)
 
@@ -233,7 +288,7 @@ def optimize_layout(
         nd2 = nx * nx + ny * ny
         apart = nd2 > 0
         nd2 = np.maximum(nd2, np.float32(1e-12))
-        ncoef = two_gb / ((np.float32(0.001) + nd2) * (a * nd2**b + 1))
+        ncoef = two_gb / ((np.float32(0.001) + nd2) * (a * _power(nd2, b) + 1))
         # umap-learn pushes coincident distinct points by the full clip in each axis, and skips a point drawn as its own sample.
         rx = np.where(apart, np.clip(ncoef * nx, -CLIP, CLIP), CLIP)
         ry = np.where(apart, np.clip(ncoef * ny, -CLIP, CLIP), CLIP)
@@ -321,9 +376,12 @@ def place(
     sigma, _ = smooth_knn_dist(
         np.hstack([np.zeros((len(distances), 1), np.float32), distances]), k, local_connectivity=0.0
     )
-    weights = np.exp(-distances.astype(np.float64) / sigma[:, None])
+    weights = exact.exp(-distances.astype(np.float64) / sigma[:, None])
     mean_weights = weights / weights.sum(axis=1, keepdims=True)
-    coords = np.einsum("ik,ikd->id", mean_weights, map_layout[indices].astype(np.float64))
+    neighbour_coords = np.asarray(map_layout, dtype=np.float64)[indices]  # (m, k, 2)
+    coords = np.zeros((len(indices), 2))
+    for j in range(k):  # in a fixed order: einsum's depends on the CPU's SIMD width
+        coords += mean_weights[:, j, None] * neighbour_coords[:, j]
     if refine_epochs <= 0:
         return coords
     rng = np.random.default_rng(0) if rng is None else rng
