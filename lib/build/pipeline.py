@@ -72,8 +72,10 @@ SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than i
 # topics 6: its record holds both levels' topic summaries (the output's topics.json).
 # topics 7: auxiliaries ("Does") name no topic. embed 3: the SVD is lib.stages.sparse_svd's, a block of terms
 # at a time (was scikit-learn's TruncatedSVD). subfields 8: TF-IDF weighed by `lib.stages.subfields.tfidf_rows`
-# (equal to scikit-learn's but for the last bit of a float).
-STAGE_VERSIONS = {"load": 4, "keywords": 4, "subfields": 8, "embed": 3, "project": 6, "topics": 7}
+# (equal to scikit-learn's but for the last bit of a float). embed 4, project 7, topics 8, subfields 9: the
+# same bits on any BLAS kernel and CPU (lib.exact): vectors snapped to a grid, exact neighbours, UMAP's
+# initial layout by subspace iteration, k-means of lib.stages.kmeans.
+STAGE_VERSIONS = {"load": 4, "keywords": 4, "subfields": 9, "embed": 4, "project": 7, "topics": 8}
 
 # progress(stage, stages done, stages in all): called before each stage and once at the end.
 Progress = Callable[[str, int, int], None]
@@ -232,6 +234,8 @@ def build(
         out_path = None
         counts = map_counts(table)
         if out_dir is not None:
+            from lib.exact import environment
+
             meta = {
                 "input": str(input_path),
                 "input_sha256": input_digest,
@@ -242,6 +246,7 @@ def build(
                 "keys": keys,
                 "counts": counts,
                 "load_report": report.to_dict(),
+                "environment": environment(),  # what to compare when two maps of one list differ
             }
             out_path = finish_output(Path(out_dir), table, vectors, meta, model_files.digests)
             try:
