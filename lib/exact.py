@@ -100,6 +100,7 @@ def environment() -> dict[str, Any]:
     import importlib.metadata
     import platform
 
+    import scipy.linalg  # noqa: F401  loads SciPy's BLAS, so the record never depends on what a build happened to import
     from threadpoolctl import threadpool_info
 
     try:
@@ -112,10 +113,13 @@ def environment() -> dict[str, Any]:
         "packages": {
             name: importlib.metadata.version(name) for name in ("numpy", "scipy", "scikit-learn", "pandas", "pyarrow")
         },
-        "blas": [
-            {key: info.get(key) for key in ("filepath", "internal_api", "version", "architecture", "num_threads")}
-            for info in threadpool_info()
-            if info.get("user_api") == "blas"
-        ],
+        "blas": sorted(  # in a fixed order, not the order the libraries were loaded in
+            (
+                {key: info.get(key) for key in ("filepath", "internal_api", "version", "architecture", "num_threads")}
+                for info in threadpool_info()
+                if info.get("user_api") == "blas"
+            ),
+            key=lambda library: str(library["filepath"]),
+        ),
         "numpy_simd": [target for target in __cpu_dispatch__ if __cpu_features__.get(target)],
     }
