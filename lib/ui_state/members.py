@@ -14,13 +14,36 @@ _PASSPHRASE_KEY = "papermap_passphrase"
 _REFUSED_KEY = "papermap_passphrase_refused"
 
 
+def unchosen_address() -> str | None:
+    """Why this server must show nothing, or None: started outside PaperMap's folder, Streamlit read
+    no `.streamlit/config.toml` and listens on every network interface, which nobody chose."""
+    if st.get_option("server.address"):
+        return None
+    return (
+        "PaperMap was started outside its project folder, so Streamlit did not read its settings and listens on "
+        "every network interface; nothing is shown. Start it from the project folder, or choose with "
+        "`--server.address 127.0.0.1` (this machine only) or `--server.address 0.0.0.0` (a reading group's network)."
+    )
+
+
+def local_session() -> bool:
+    """Whether this session's request came from this machine straight to this loopback server (`members.is_local_request`)."""
+    headers = dict(st.context.headers)
+    return members.is_local_request(
+        str(st.get_option("server.address") or ""),
+        int(st.get_option("server.port")),
+        st.context.ip_address,
+        headers or None,  # a served session always has its request's headers; none means an in-process AppTest
+    )
+
+
 def editing_rule() -> members.EditingRule:
-    """The server's members rule, from its listening address, `st.secrets` and environment."""
+    """The members rule for this session, from its request, `st.secrets` and the environment."""
     try:
         secrets = st.secrets.to_dict()
     except FileNotFoundError:  # none, or one that does not parse: no rule, so a served dashboard is read-only
         secrets = {}
-    return members.editing_rule(str(st.get_option("server.address") or ""), secrets, os.environ)
+    return members.editing_rule(local_session(), secrets, os.environ)
 
 
 def _logged_in_email() -> str | None:
@@ -41,8 +64,8 @@ def refusal() -> str:
     rule = editing_rule()
     if rule.rule == "read-only":
         return (
-            "This dashboard is served to the network without a members rule, so it is read-only: its owner can set "
-            "a passphrase (`python -m lib passphrase`) or a login to allow members to edit."
+            "This dashboard is reached from another machine or through a proxy and has no members rule, so it is "
+            "read-only here: its owner can set a passphrase (`python -m lib passphrase`) or a login to allow members to edit."
         )
     ways = [way for way, on in (("log in", rule.login), ("give the group's passphrase", rule.passphrase_hash)) if on]
     return f"Only members can change this; {' or '.join(ways)} on the Reading lists page."
