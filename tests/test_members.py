@@ -93,7 +93,9 @@ LOCAL = {"Host": "127.0.0.1:8501", "User-Agent": "x"}
         ("127.0.0.1", "127.0.0.1", {**LOCAL, "Forwarded": "for=203.0.113.9"}, False),
         ("127.0.0.1", "127.0.0.1", {"Host": "papers.example.org"}, False),
         ("127.0.0.1", "10.0.0.5", LOCAL, False),
-        ("127.0.0.1", None, LOCAL, False),  # unsure who connects: closed
+        ("127.0.0.1", None, LOCAL, True),  # Streamlit reports 127.0.0.1 and ::1 as None
+        ("127.0.0.1", "127.0.0.2", {"Host": "127.0.0.1:8501"}, True),
+        ("127.0.0.1", object(), LOCAL, False),  # not an address: closed
         ("0.0.0.0", "127.0.0.1", {"Host": "0.0.0.0:8501"}, False),  # served to the network
         ("", "127.0.0.1", LOCAL, False),
         ("127.0.0.1", object(), None, True),  # no request at all: an in-process AppTest session

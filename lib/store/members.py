@@ -106,7 +106,7 @@ def is_local_request(server_address: str, server_port: int, peer: object, header
     """Whether a session's request came from this machine straight to this loopback server.
 
     All must hold, else it is not (fails closed): the server listens on loopback only; the peer is
-    a loopback address; no proxy's forwarding header is present; and the Host the browser asked for
+    a loopback address (None: 127.0.0.1 or ::1, as Streamlit reports them); no proxy's forwarding header is present; and the Host the browser asked for
     is this server by its own address or `localhost`, on its own port (a forwarder elsewhere, even on
     127.0.0.2 or another port, is asked for by its own address). `headers` None means the session has
     no HTTP request at all (Streamlit's in-process AppTest), which no visitor can reach.
@@ -115,7 +115,8 @@ def is_local_request(server_address: str, server_port: int, peer: object, header
         return False
     if headers is None:
         return True
-    if not isinstance(peer, str) or not is_loopback(peer):
+    # Streamlit's `st.context.ip_address` is None for a peer at 127.0.0.1 or ::1, and a string otherwise.
+    if peer is not None and (not isinstance(peer, str) or not is_loopback(peer)):
         return False
     lowered = {str(name).lower(): str(value) for name, value in headers.items()}
     if any(name in lowered for name in FORWARDING_HEADERS):
