@@ -313,3 +313,45 @@ def test_with_a_passphrase_set_only_members_edit_and_everyone_views(lists_db, mo
     assert app.session_state["papermap_passphrase"] == ""  # the passphrase is not kept in the session
     edit_table(app, {1: {"#": 1}})
     assert [e.title for e in stored(lists_db, "Club")] == ["Second", "First"]
+
+
+def damage_middle(path):
+    """Overwrite the file past its first page (its header), as a failing disk or a torn copy would."""
+    data = bytearray(path.read_bytes())
+    data[4096:] = b"\xa5" * (len(data) - 4096)
+    path.write_bytes(bytes(data))
+
+
+def test_a_damaged_database_is_one_sentence_without_a_traceback_or_server_paths(lists_db):
+    make_list(lists_db, "Theory club", [f"Paper {n}" for n in range(40)])
+    with closing(rl.connect(lists_db)) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    damage_middle(lists_db)
+    app = open_page()
+    assert not app.exception
+    shown = " ".join(plain(e.value) for e in app.error)
+    assert "Nothing was changed: the reading-lists database is damaged" in shown
+    assert str(lists_db.parent) not in shown and "sqlite" not in shown.lower()
+
+
+def test_a_full_disk_loses_no_list_and_says_so(lists_db, monkeypatch):
+    make_list(lists_db, "Theory club", ["Paper one", "Paper two"])
+    connect = rl.connect
+
+    def full_disk(path):  # the file may not grow: SQLite says the disk is full, as on a full disk
+        db = connect(path)
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        db.execute(f"PRAGMA max_page_count = {pages}")
+        return db
+
+    app = open_page()
+    monkeypatch.setattr(rl, "connect", full_disk)
+    for n in range(30):  # until the file would have to grow
+        app.text_input(key="new_list_name").input(f"Club {n} " + "y" * 60)
+        app.button[0].click().run()
+        assert not app.exception
+        if app.error:
+            break
+    assert "Nothing was changed: the disk that holds the reading lists is full" in plain(app.error[0].value)
+    monkeypatch.setattr(rl, "connect", connect)
+    assert [e.title for e in stored(lists_db, "Theory club")] == ["Paper one", "Paper two"]

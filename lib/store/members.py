@@ -106,9 +106,10 @@ def is_local_request(server_address: str, server_port: int, peer: object, header
     """Whether a session's request came from this machine straight to this loopback server.
 
     All must hold, else it is not (fails closed): the server listens on loopback only; the peer is
-    a loopback address (None: 127.0.0.1 or ::1, as Streamlit reports them); no proxy's forwarding header is present; and the Host the browser asked for
-    is this server by its own address or `localhost`, on its own port (a forwarder elsewhere, even on
-    127.0.0.2 or another port, is asked for by its own address). `headers` None means the session has
+    a loopback address (None: 127.0.0.1 or ::1, as Streamlit reports them); no proxy's forwarding
+    header is present; and the Host the browser asked for is this server by its own address or
+    `localhost`, on its own port (a forwarder elsewhere, even on 127.0.0.2 or another port, is
+    asked for by its own address). `headers` None means the session has
     no HTTP request at all (Streamlit's in-process AppTest), which no visitor can reach.
     """
     if not is_loopback(server_address):

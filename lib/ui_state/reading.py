@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from lib.errors import ReadingListError
-from lib.store import reading_lists
+from lib.store import list_db, reading_lists
 from lib.views.markup import markdown_literal
 
 from .members import may_edit, member_name, refusal
@@ -33,9 +33,13 @@ def reading_lists_path() -> Path:
 
 @contextmanager
 def reading_lists_db() -> Iterator[sqlite3.Connection]:
-    """A connection to the reading-lists database for one run (or callback), closed afterwards."""
-    with closing(reading_lists.connect(reading_lists_path())) as db:
-        yield db
+    """A connection to the reading-lists database for one run (or callback), closed afterwards. A
+    storage failure inside (a damaged file, a full disk) is a `ReadingListError` of one sentence."""
+    try:
+        with closing(reading_lists.connect(reading_lists_path())) as db:
+            yield db
+    except sqlite3.Error as error:
+        raise list_db.storage_error(error) from None
 
 
 def read_lists(action: Callable[..., object], *args: object) -> object:
