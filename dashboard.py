@@ -74,4 +74,5 @@ summary.markdown(f"**{len(shown):,} of {len(papers):,} papers** from {markdown_l
 ui_state.set_view(
     ui_state.View(source=source, papers=papers, shown=shown, filters=filters, report=report, map_dir=map_dir)
 )
+ui_state.note_page(page.url_path)
 page.run()

@@ -355,3 +355,21 @@ def test_a_full_disk_loses_no_list_and_says_so(lists_db, monkeypatch):
     assert "Nothing was changed: the disk that holds the reading lists is full" in plain(app.error[0].value)
     monkeypatch.setattr(rl, "connect", connect)
     assert [e.title for e in stored(lists_db, "Theory club")] == ["Paper one", "Paper two"]
+
+
+def test_a_link_to_another_list_opens_that_list_not_the_one_chosen_before(lists_db):
+    """On the Schedule page with list A chosen, "Open B" (a link with ?list=B) opened A (issue 34)."""
+    make_list(lists_db, "Alpha club", ["Paper one"])
+    make_list(lists_db, "Beta club", ["Paper two"])
+    app = open_page(list="Alpha club")
+    assert app.selectbox(key="list").value == "Alpha club"
+    app.switch_page("pages/schedule.py").run()  # another page, the list still chosen in the session
+    app.switch_page("pages/reading_lists.py")
+    app.query_params["list"] = "Beta club"  # as "Open Beta club" links
+    app.run()
+    assert not app.exception and app.selectbox(key="list").value == "Beta club"
+    app.selectbox(key="list").select("Alpha club").run()  # and choosing on the page still works
+    assert app.selectbox(key="list").value == "Alpha club"
+    app.text_input(key="new_list_name").input("Gamma club")
+    app.button[0].click().run()  # a new list is chosen, whatever the URL said before
+    assert app.selectbox(key="list").value == "Gamma club"

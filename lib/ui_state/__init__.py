@@ -130,5 +130,5 @@ from .table_config import (  # noqa: F401
     TOPIC_COLUMN_CONFIG,
     table_height,
 )
-from .url_widgets import url_multiselect, url_select, url_text, write_url  # noqa: F401
+from .url_widgets import arrived, note_page, url_multiselect, url_select, url_text, write_url  # noqa: F401
 from .view import View, current_view, set_view  # noqa: F401

@@ -18,7 +18,7 @@ from lib.store import list_db, reading_lists
 from lib.views.markup import markdown_literal
 
 from .members import may_edit, member_name, refusal
-from .url_widgets import write_url
+from .url_widgets import arrived, write_url
 from .view import current_view
 
 NEW_LIST = ""  # the "New list…" choice: a list's name is never empty
@@ -81,15 +81,16 @@ def show_list_error() -> None:
 def list_choice(names: list[str], on_change: Callable[[], None] | None = None) -> str | None:
     """A select box of the reading lists `names`, its choice in the URL as ?list=; None when there are none.
 
-    The URL seeds it on a first visit; a callback that creates or renames a list selects it by setting
+    The URL chooses on arriving at the page (a first visit, or a link such as "Open <list>" from
+    another page, `arrived`); a callback that creates or renames a list selects it by setting
     `st.session_state[LIST_KEY]`; a choice that no longer exists falls back to the first list.
     `on_change` runs when the user picks another list.
     """
     if not names:
         write_url(LIST_KEY, "", "")
         return None
-    if st.session_state.get(LIST_KEY) not in names:
-        wanted = st.query_params.get(LIST_KEY)
+    wanted = st.query_params.get(LIST_KEY)
+    if st.session_state.get(LIST_KEY) not in names or (arrived() and wanted in names):
         st.session_state[LIST_KEY] = wanted if wanted in names else names[0]
     name = st.selectbox("Reading list", names, key=LIST_KEY, on_change=on_change, persist_state="session")
     st.query_params[LIST_KEY] = name
