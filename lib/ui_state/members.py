@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import os
+from urllib.parse import unquote
 
 import streamlit as st
 
 from lib.store import members
 
 MEMBER_NAME_KEY = "papermap_member_name"  # "Your name", kept for the whole session
+NAME_COOKIE = "papermap_member_name"  # and in the browser, across reloads and visits
+NAME_COOKIE_SECONDS = 365 * 24 * 3600
+NAME_LENGTH = 60
+_REMEMBER_KEY = "papermap_remember_name"
 _UNLOCKED_KEY = "papermap_editing_unlocked"
 _PASSPHRASE_KEY = "papermap_passphrase"
 _REFUSED_KEY = "papermap_passphrase_refused"
@@ -88,17 +94,41 @@ def _unlock() -> None:
     st.session_state[_REFUSED_KEY] = not accepted
 
 
+def _clean_name(text: str) -> str:
+    return " ".join(str(text).split())[:NAME_LENGTH]
+
+
+def _remember_name() -> None:
+    st.session_state[_REMEMBER_KEY] = _clean_name(st.session_state.get(MEMBER_NAME_KEY, ""))
+
+
+def _name_cookie_script(name: str) -> str:
+    """A script that keeps `name` in this browser's `NAME_COOKIE` for a year (an empty name clears it).
+    The name is JSON in the script, with `<` escaped, so no name can end the script or add markup."""
+    value = json.dumps(name).replace("<", "\\u003c")
+    age = 0 if not name else NAME_COOKIE_SECONDS
+    return (
+        f"<script>document.cookie = '{NAME_COOKIE}=' + encodeURIComponent({value}) + "
+        f"'; path=/; max-age={age}; SameSite=Strict';</script>"
+    )
+
+
 def member_name_box() -> None:
-    """The "Your name" box: the name votes are given in and changes are logged with, for the whole session."""
+    """The "Your name" box: the name votes are given in and changes are logged with. It is kept in
+    a cookie of this browser (`NAME_COOKIE`), so a reload, or the next visit, starts with it."""
     if MEMBER_NAME_KEY not in st.session_state:
-        st.session_state[MEMBER_NAME_KEY] = ""
+        st.session_state[MEMBER_NAME_KEY] = _clean_name(unquote(st.context.cookies.get(NAME_COOKIE) or ""))
     st.text_input(
         "Your name",
         key=MEMBER_NAME_KEY,
-        max_chars=60,
+        max_chars=NAME_LENGTH,
         placeholder="for votes and the history",
-        help="Votes are by name, one per name per paper; changes you make are logged with it.",
+        help="Votes are by name, one per name per paper; changes you make are logged with it. "
+        "This browser remembers it.",
+        on_change=_remember_name,
     )
+    if (name := st.session_state.pop(_REMEMBER_KEY, None)) is not None:
+        st.html(_name_cookie_script(name), unsafe_allow_javascript=True)
 
 
 def member_access() -> None:
