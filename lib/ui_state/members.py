@@ -117,7 +117,8 @@ def member_name_box() -> None:
     """The "Your name" box: the name votes are given in and changes are logged with. It is kept in
     a cookie of this browser (`NAME_COOKIE`), so a reload, or the next visit, starts with it."""
     if MEMBER_NAME_KEY not in st.session_state:
-        st.session_state[MEMBER_NAME_KEY] = _clean_name(unquote(st.context.cookies.get(NAME_COOKIE) or ""))
+        remembered = dict(st.context.cookies).get(NAME_COOKIE)  # a dict first: AppTest's cookies answer any name
+        st.session_state[MEMBER_NAME_KEY] = _clean_name(unquote(remembered)) if isinstance(remembered, str) else ""
     st.text_input(
         "Your name",
         key=MEMBER_NAME_KEY,

@@ -72,6 +72,16 @@ def change_lists(action: Callable[..., object], *args: object, **kwargs: object)
         return None
 
 
+def take_list_error() -> str | None:
+    """The error or refusal a reading-list callback ran into that is not shown yet, taken (None when none)."""
+    return st.session_state.pop(_LIST_ERROR, None)
+
+
+def keep_list_error(message: str) -> None:
+    """Keep `message` for `show_list_error` to show on the next run."""
+    st.session_state[_LIST_ERROR] = message
+
+
 def show_list_error() -> None:
     """Show (once) the error a reading-list callback ran into."""
     if message := st.session_state.pop(_LIST_ERROR, None):
