@@ -45,6 +45,10 @@ from lib.views.filters import filter_papers  # noqa: E402
 from lib.views.markup import markdown_literal  # noqa: E402
 from lib.views.schedule import has_sessions  # noqa: E402
 
+if (unchosen := ui_state.unchosen_address()) is not None:
+    st.error(unchosen)
+    st.stop()
+
 source = ui_state.chosen_source(sys.argv[1:])
 try:
     papers, report, map_dir = ui_state.load_map(source)
@@ -70,4 +74,5 @@ summary.markdown(f"**{len(shown):,} of {len(papers):,} papers** from {markdown_l
 ui_state.set_view(
     ui_state.View(source=source, papers=papers, shown=shown, filters=filters, report=report, map_dir=map_dir)
 )
+ui_state.note_page(page.url_path)
 page.run()

@@ -73,5 +73,6 @@ with listing:
         height=ui_state.table_height(len(available.sets)),
     )
     choice = ui_state.data_set_choice(available)
-    if st.button("Open its map", key="open_data_set", type="primary"):
+    openable = ui_state.may_open(available, choice)
+    if st.button("Open its map", key="open_data_set", type="primary", disabled=not openable):
         ui_state.open_data_set(choice)

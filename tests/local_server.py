@@ -23,10 +23,35 @@ ROUTES = {
 }
 
 
+# path -> where it redirects ({port}: this server's); "localhost" is another host than "127.0.0.1".
+REDIRECTS = {
+    "/to-same-host": "http://127.0.0.1:{port}/echo-credentials",
+    "/to-other-host": "http://localhost:{port}/echo-credentials",
+    "/to-ftp": "ftp://127.0.0.1:{port}/icml/icml2025.json",
+}
+TRICKLE_SECONDS = 0.05  # between two bytes of /trickle.json: its whole body would take about a minute
+
+
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path == "/slow.json":
             time.sleep(3)
+        if self.path in REDIRECTS:
+            self.send_response(302)
+            self.send_header("Location", REDIRECTS[self.path].format(port=self.server.server_address[1]))
+            self.end_headers()
+            return
+        if self.path == "/echo-credentials":  # what credentials reached this host, as JSON
+            sent = {name: self.headers.get(name, "") for name in ("Authorization", "Cookie")}
+            body = json.dumps(sent).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        if self.path == "/trickle.json":
+            self._trickle()
+            return
         status, body, length = ROUTES.get(self.path, (404, b"Not Found", None))
         try:
             self.send_response(status)
@@ -38,6 +63,18 @@ class _Handler(BaseHTTPRequestHandler):
             # The client gave up first (the timeout tests): expected here, and a traceback printed
             # from this thread seconds later would land in whatever test runs then.
             pass
+
+    def _trickle(self) -> None:
+        try:
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(PLANTED_LIST)))
+            self.end_headers()
+            for byte in PLANTED_LIST[:1200]:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(TRICKLE_SECONDS)
+        except ConnectionError:
+            pass  # the client gave up, as it should
 
     def log_message(self, *args) -> None:  # keep test output quiet
         pass

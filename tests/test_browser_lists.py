@@ -236,3 +236,46 @@ def test_a_move_typed_in_the_table_reaches_every_download(lists_app, browser, tm
     assert [unguarded(row["title"]) for row in csv_rows(csv_text)] == moved
     assert tab.dialogs == [] and tab.errors == []
     tab.context.close()
+
+
+def test_your_name_is_remembered_across_a_reload_and_a_hostile_name_stays_text(lists_app, browser):
+    """'Your name' was forgotten on reload, so a member typed it before every vote (issue 34)."""
+    context = browser.new_context(viewport=LAPTOP)
+    tab = _watched_tab(context)
+    _open_list(tab, lists_app, VOTE_LIST)
+    hostile = "Ada </script><img src=x onerror=alert(1)>"
+    tab.get_by_role("textbox", name="Your name").fill(hostile)
+    tab.keyboard.press("Enter")
+    _idle(tab)
+    tab.reload()
+    _idle(tab)
+    assert tab.get_by_role("textbox", name="Your name").input_value() == hostile
+    # No script ran (no alert); a reload of a page's path makes Streamlit probe it (404s in the console).
+    assert tab.dialogs == [] and [error for error in tab.errors if "404 (Not Found)" not in error] == []
+    other = _watched_tab(browser.new_context(viewport=LAPTOP))  # another browser knows no name
+    _open_list(other, lists_app, VOTE_LIST)
+    assert other.get_by_role("textbox", name="Your name").input_value() == ""
+    other.context.close()
+    context.close()
+
+
+def test_a_burst_of_edits_in_the_table_is_saved_whole(lists_app, browser):
+    """Four presenters typed 0.3 s apart (type, Enter, next row): the last was silently lost (issue 34)."""
+    tab = _watched_tab(browser.new_context(viewport=LAPTOP))
+    _open_list(tab, lists_app, DOOMED_LIST)
+    names = ["Ada", "Grace", "Alan", "Edsger"]
+    cells = [_cell(tab, row, "Presenter") for row in range(len(names))]
+    for name, cell in zip(names, cells):
+        tab.mouse.click(*cell)
+        tab.wait_for_timeout(300)  # typed at once, the cell's editor loses the first keys
+        tab.keyboard.type(name, delay=100)  # as a person types
+        tab.keyboard.press("Enter")
+    _idle(tab)
+    with closing(reading_lists.connect(lists_app.db)) as db:
+        stored = [entry.presenter for entry in reading_lists.entries(db, DOOMED_LIST)][: len(names)]
+    assert stored == names
+    tab.reload()
+    _idle(tab)
+    tab.wait_for_function(f"() => ({TABLE_JS})()?.rows?.length > 0")
+    assert [row["Presenter"] for row in _table(tab)["rows"][: len(names)]] == names
+    tab.context.close()

@@ -3,6 +3,7 @@
 import doctest
 import html
 import re
+from dataclasses import replace
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -139,6 +140,7 @@ def test_agenda_of_ordinary_papers_is_written_as_they_read():
                 ("Authors", ", ".join(p.authors)),
                 ("Venue", exports.venue_year(p)),
                 ("Presenter", p.presenter),
+                ("Status", p.status),
                 ("Note", p.note),
             )
         ],
@@ -166,10 +168,17 @@ def test_agenda_renders_markup_in_any_field_as_its_own_text(render):
                 ("Authors", f"{text}, Ada Lovelace"),
                 ("Venue", f"{text} 2025"),
                 ("Presenter", text),
+                ("Status", "to read"),
                 ("Note", text),
             )
         ]
-        + ["Authors: Ada Lovelace, Alan Turing", "Venue: ICML 2025", "Presenter: Grace", "Note: Read section 3."],
+        + [
+            "Authors: Ada Lovelace, Alan Turing",
+            "Venue: ICML 2025",
+            "Presenter: Grace",
+            "Status: to read",
+            "Note: Read section 3.",
+        ],
     ]
 
 
@@ -198,9 +207,11 @@ def test_bibtex_keys_are_stable_and_unique_and_missing_fields_are_left_out():
         "lovelace2025privacy",
         "lovelace2025privacyb",
     ]
-    bare = entry("Ünïcode Élan", 0, authors=(), venue="", year=None, url="")
+    bare = entry("Ünïcode Élan", 0, authors=(), venue="", year=None, url="", presenter="", note="")
     assert exports.citation_key(bare) == "unicode"
-    assert exports.bibtex([bare]) == "@inproceedings{unicode,\n  title = {Ünïcode Élan}\n}\n"
+    assert (
+        exports.bibtex([bare]) == "@inproceedings{unicode,\n  title = {Ünïcode Élan},\n  note = {Status: to read}\n}\n"
+    )
     assert exports.citation_key(entry("", 0, authors=(), year=None)) == "paper"
     assert exports.bibtex([]) == ""
 
@@ -256,7 +267,7 @@ def test_the_markdown_agenda_is_one_list_whatever_its_length(count):
     # One numbered list with one item per paper, each holding its own details: CommonMark, as
     # GitHub and markdown-it render it, starts a new list when a sub-list is indented too little.
     assert html.count("<ol") == 1 and html.count("<ul>") == count and html.rstrip().endswith("</li>\n</ol>")
-    assert f"Member {count - 1}" in html.rsplit("<li>", 3)[-3]  # the last paper's details are inside its item
+    assert f"Member {count - 1}" in html.rsplit("<li>", 4)[-4]  # the last paper's details are inside its item
 
 
 def test_bibtex_names_the_proceedings_and_protects_capitals():
@@ -302,3 +313,21 @@ def test_the_downloaded_map_says_what_it_shows():
         and "<p>2 of 3 papers shown, filtered by Status: Oral; Subfield: A, B.</p>" in page
     )
     assert IMG not in page
+
+
+def test_every_export_carries_what_the_group_recorded():
+    """Status, meeting date and votes reach the agenda, the CSV and BibTeX's note (they reached none)."""
+    recorded = replace(
+        entry("Sparse attention", 0, presenter="Ada", note="Bring questions."),
+        status="read",
+        meeting_date="2026-12-10",
+        votes=("Ada", "Alan"),
+    )
+    agenda = agenda_parts(markdown_html(exports.markdown_agenda("Weekly", [recorded])))[2]
+    assert {"Status: read", "Meeting: 2026-12-10", "Votes: 2 (Ada, Alan)", "Presenter: Ada"} <= set(agenda)
+    (row,) = csv_rows(exports.csv_text([recorded]))
+    assert (row["status"], row["meeting_date"], row["votes"], row["voters"]) == ("read", "2026-12-10", "2", "Ada; Alan")
+    (parsed,) = bibtex_entries(exports.bibtex([recorded])).values()
+    assert latex_text(parsed.fields["note"]) == (
+        "Status: read; meeting 2026-12-10; presenter Ada; votes 2 (Ada, Alan); Bring questions."
+    )

@@ -1,8 +1,10 @@
 """Fetching a paper list over HTTP, against a local server on 127.0.0.1 (never the internet)."""
 
+import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from conftest import REPO
@@ -10,7 +12,7 @@ from local_server import PLANTED_LIST, closed_port_url, paper_server
 
 from lib.errors import FetchError
 from lib.stages.load import load_papers
-from lib.store.fetch import fetch_paper_list
+from lib.store.fetch import fetch_paper_list, request
 from lib.store.sources import SourceAddresses, conference
 
 
@@ -72,6 +74,28 @@ def test_a_refused_connection_says_the_machine_seems_offline(tmp_path):
 def test_a_server_slower_than_the_timeout_did_not_answer(server, tmp_path):
     with pytest.raises(FetchError, match="did not answer"):
         fetch_paper_list(f"{server}/slow.json", tmp_path, timeout=0.5)
+    assert files_in(tmp_path) == []
+
+
+def test_the_timeout_bounds_a_download_that_trickles_in_a_byte_at_a_time(server, tmp_path):
+    started = time.monotonic()
+    with pytest.raises(FetchError, match="took longer than 1 s"):
+        fetch_paper_list(f"{server}/trickle.json", tmp_path, timeout=1)
+    assert time.monotonic() - started < 3  # the server would take a minute
+    assert files_in(tmp_path) == []
+
+
+def test_credentials_go_to_their_own_host_only(server):
+    headers = {"Authorization": "Bearer secret-token", "Cookie": "session=1"}
+    same = json.loads(request(f"{server}/to-same-host", headers=headers, timeout=5))
+    assert same == {"Authorization": "Bearer secret-token", "Cookie": "session=1"}
+    other = json.loads(request(f"{server}/to-other-host", headers=headers, timeout=5))
+    assert other == {"Authorization": "", "Cookie": ""}
+
+
+def test_a_redirect_to_anything_but_http_is_refused(server, tmp_path):
+    with pytest.raises(FetchError, match="non-http address ftp://"):
+        fetch_paper_list(f"{server}/to-ftp", tmp_path, timeout=5)
     assert files_in(tmp_path) == []
 
 

@@ -19,6 +19,11 @@ from lib.stages.load import load_papers
         (r"our results, \emph{collectively showcasing} a coupling", "our results, collectively showcasing a coupling"),
         (r"code at \url{https://example.org/x}", "code at https://example.org/x"),
         (r"improves by 50\% on $\ell_1$ tasks", "improves by 50% on ℓ₁ tasks"),
+        # Fractions and accents keep their meaning (they read "O(frac n k)" and "Θ" before).
+        (r"a $O(\frac n k)$ bound", "a O(n/k) bound"),
+        (r"rates of $\frac{\log n}{n+1}$", "rates of (log n)/(n+1)"),
+        (r"$\widetilde{\Theta}(\sqrt{T})$ regret", "Θ\u0303(√T) regret"),
+        (r"estimates $\hat{x}$ and $\bar x$", "estimates x\u0302 and x\u0304"),
     ],
 )
 def test_inline_latex_reads_as_text(raw, shown):

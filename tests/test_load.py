@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import SHARED_DATA
 
 from lib.errors import InputError, ParameterError
 from lib.schema import PAPER_COLUMNS, SESSION_FIELDS
@@ -756,3 +757,27 @@ def test_shared_list_reads_the_same_in_every_format(shared_data, tmp_path):
         assert result.report.format == fmt and not result.report.skipped
         for column in ("paper_id", "title", "abstract", "authors", "venue", "year", "status", "url"):
             assert result.papers[column].tolist() == reference[column].tolist(), (fmt, column)
+
+
+@pytest.mark.parametrize(
+    "name, venue", [("nips2018.json", "NeurIPS"), ("neurips2024.json", "NeurIPS"), ("icml2025_papers.json", "ICML")]
+)
+def test_venues_from_file_names_are_spelled_as_the_venue_spells_itself(tmp_path, name, venue):
+    path = tmp_path / name
+    path.write_text(json.dumps([{"title": "A paper", "abstract": "Words."}]))
+    assert load_papers(path).papers["venue"].tolist() == [venue]
+
+
+def test_a_paper_copilot_or_field_is_the_openreview_forum(tmp_path):
+    path = tmp_path / "icml2024.json"
+    records = [{"id": "01M0N8VgfB", "title": "A paper", "or": "https://openreview.net/forum?id=01M0N8VgfB"}]
+    path.write_text(json.dumps(records))
+    assert load_papers(path).papers["openreview_url"].tolist() == ["https://openreview.net/forum?id=01M0N8VgfB"]
+
+
+def test_every_icml_2024_paper_gets_its_openreview_forum():
+    path = SHARED_DATA / "icml2024.json"
+    if not path.exists():
+        pytest.skip("../shared is absent")
+    papers = load_papers(path).papers
+    assert len(papers) == 2610 and (papers["openreview_url"].str.startswith("https://openreview.net/forum?id=")).all()

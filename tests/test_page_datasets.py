@@ -196,3 +196,23 @@ def test_under_a_members_rule_a_viewer_cannot_upload_or_fetch(env, monkeypatch):
     assert app.button(key="fetch").disabled and app.file_uploader(key="upload").disabled
     assert any("Only members can change this" in c.value for c in app.caption)
     assert len(listed(app)) >= 1  # viewing and opening the data sets stay open
+
+
+def test_a_viewer_who_is_not_a_member_cannot_start_a_build(env, monkeypatch):
+    """Building is minutes of the server's time: a viewer opens built maps only, by button or by link."""
+    from lib.store.members import hash_passphrase
+
+    app = on_data_sets_page(started())  # a member's first visit built the default map
+    monkeypatch.setenv("PAPERMAP_EDITOR_PASSPHRASE", hash_passphrase("reading group 2026"))
+    app.run()
+    app.selectbox(key="data_set_choice").select("small2024.json").run()
+    assert app.button(key="open_data_set").disabled  # not built: would start a build
+    app.selectbox(key="data_set_choice").select("planted2025.json").run()
+    assert not app.button(key="open_data_set").disabled  # built: opening it is viewing
+    linked = started(data="small2024.json")
+    assert not linked.exception and len(linked.error) == 1
+    assert "The map of small2024.json is not built yet, and only members can start a build" in plain(
+        linked.error[0].value
+    )
+    rows = {r["name"]: r for r in listed(on_data_sets_page(linked))}
+    assert not rows["small2024.json"]["built"]

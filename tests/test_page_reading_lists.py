@@ -113,7 +113,7 @@ def test_entries_show_in_order_as_data_and_are_edited_in_the_table(lists_db):
     entry = stored(lists_db, "Club")[1]
     assert (entry.entry_id, entry.presenter, entry.note) == (first, "Grace", "Bring =questions")
     assert (entry.status, entry.meeting_date) == ("scheduled", "2026-12-08")  # a date schedules a paper to read
-    assert list(app.data_editor[0].value["Presenter"]) == ["", "Grace", ""]  # the table shows what is stored
+    assert list(open_page(list="Club").data_editor[0].value["Presenter"]) == ["", "Grace", ""]  # as stored
     edit_table(app, deleted_rows=[0])
     assert [e.entry_id for e in stored(lists_db, "Club")] == [first, second]
     labels = [b.proto.label for b in app.get("download_button")]
@@ -313,3 +313,63 @@ def test_with_a_passphrase_set_only_members_edit_and_everyone_views(lists_db, mo
     assert app.session_state["papermap_passphrase"] == ""  # the passphrase is not kept in the session
     edit_table(app, {1: {"#": 1}})
     assert [e.title for e in stored(lists_db, "Club")] == ["Second", "First"]
+
+
+def damage_middle(path):
+    """Overwrite the file past its first page (its header), as a failing disk or a torn copy would."""
+    data = bytearray(path.read_bytes())
+    data[4096:] = b"\xa5" * (len(data) - 4096)
+    path.write_bytes(bytes(data))
+
+
+def test_a_damaged_database_is_one_sentence_without_a_traceback_or_server_paths(lists_db):
+    make_list(lists_db, "Theory club", [f"Paper {n}" for n in range(40)])
+    with closing(rl.connect(lists_db)) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    damage_middle(lists_db)
+    app = open_page()
+    assert not app.exception
+    shown = " ".join(plain(e.value) for e in app.error)
+    assert "Nothing was changed: the reading-lists database is damaged" in shown
+    assert str(lists_db.parent) not in shown and "sqlite" not in shown.lower()
+
+
+def test_a_full_disk_loses_no_list_and_says_so(lists_db, monkeypatch):
+    make_list(lists_db, "Theory club", ["Paper one", "Paper two"])
+    connect = rl.connect
+
+    def full_disk(path):  # the file may not grow: SQLite says the disk is full, as on a full disk
+        db = connect(path)
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+        db.execute(f"PRAGMA max_page_count = {pages}")
+        return db
+
+    app = open_page()
+    monkeypatch.setattr(rl, "connect", full_disk)
+    for n in range(30):  # until the file would have to grow
+        app.text_input(key="new_list_name").input(f"Club {n} " + "y" * 60)
+        app.button[0].click().run()
+        assert not app.exception
+        if app.error:
+            break
+    assert "Nothing was changed: the disk that holds the reading lists is full" in plain(app.error[0].value)
+    monkeypatch.setattr(rl, "connect", connect)
+    assert [e.title for e in stored(lists_db, "Theory club")] == ["Paper one", "Paper two"]
+
+
+def test_a_link_to_another_list_opens_that_list_not_the_one_chosen_before(lists_db):
+    """On the Schedule page with list A chosen, "Open B" (a link with ?list=B) opened A (issue 34)."""
+    make_list(lists_db, "Alpha club", ["Paper one"])
+    make_list(lists_db, "Beta club", ["Paper two"])
+    app = open_page(list="Alpha club")
+    assert app.selectbox(key="list").value == "Alpha club"
+    app.switch_page("pages/schedule.py").run()  # another page, the list still chosen in the session
+    app.switch_page("pages/reading_lists.py")
+    app.query_params["list"] = "Beta club"  # as "Open Beta club" links
+    app.run()
+    assert not app.exception and app.selectbox(key="list").value == "Beta club"
+    app.selectbox(key="list").select("Alpha club").run()  # and choosing on the page still works
+    assert app.selectbox(key="list").value == "Alpha club"
+    app.text_input(key="new_list_name").input("Gamma club")
+    app.button[0].click().run()  # a new list is chosen, whatever the URL said before
+    assert app.selectbox(key="list").value == "Gamma club"

@@ -5,7 +5,10 @@ braces, `#` concatenation, numbers, `@string` macros and month names; `@comment`
 are skipped, as is text between entries. A value's LaTeX is made readable: accents (`{\\"o}`,
 `\\'{e}`, `\\c{c}`, `\\ss`) become their letters, case-protecting braces go, and inline maths and
 markup go through `lib.stages.latex.readable`. A file that cannot be read as BibTeX (an unclosed
-brace, a field without `=`) raises `InputError` naming the file and the entry.
+brace, a field without `=`) raises `InputError` naming the file and the entry, and so does one
+whose macros expand a value past `bibtex_value_chars`, or all values past `bibtex_total_chars`
+(`lib.limits`): each `@string` may double the one before, so a few hundred bytes could otherwise
+ask for gigabytes.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 from lib.errors import InputError
+from lib.limits import limits
 from lib.stages.latex import readable
 
 # Combining marks for TeX's accent commands: \"o -> o + U+0308 -> ö once normalised.
@@ -141,6 +145,8 @@ class _Parser:
     def __init__(self, text: str, source: str) -> None:
         self.text, self.source, self.pos = text, source, 0
         self.macros = dict(_MONTHS)
+        self.limits = limits()
+        self.expanded = 0  # characters of all values so far, macros expanded
         self.entry = ""  # the entry being read, for messages
 
     def entries(self) -> list[BibEntry]:
@@ -208,7 +214,8 @@ class _Parser:
             fields.setdefault(name, value)  # a repeated field keeps its first value
 
     def _value(self, name: str) -> str:
-        parts = []
+        parts: list[str] = []
+        length = 0
         while True:
             self.pos = self._skip_space(self.pos)
             if self.pos >= len(self.text):
@@ -227,11 +234,27 @@ class _Parser:
                 self.pos = word.end()
             else:
                 self._fail(f"field {name!r} at line {self._line(self.pos)} has no value")
+            length += len(parts[-1])
+            self._check_expansion(name, length)
             self.pos = self._skip_space(self.pos)
             if self.pos < len(self.text) and self.text[self.pos] == "#":
                 self.pos += 1
                 continue
+            self.expanded += length
             return "".join(parts)
+
+    def _check_expansion(self, name: str, length: int) -> None:
+        """Refuse a value, or the whole text, grown past its limit by macros: before it is joined."""
+        if length > self.limits.bibtex_value_chars:
+            self._fail(
+                f"field {name!r} expands to more than {self.limits.bibtex_value_chars:,} characters "
+                "(PAPERMAP_LIMIT_BIBTEX_VALUE_CHARS)"
+            )
+        if self.expanded + length > self.limits.bibtex_total_chars:
+            self._fail(
+                f"its values expand to more than {self.limits.bibtex_total_chars:,} characters in all "
+                "(PAPERMAP_LIMIT_BIBTEX_TOTAL_CHARS)"
+            )
 
     def _group_end(self, start: int, opening: str, closing: str, what: str) -> int:
         depth = 0

@@ -34,13 +34,6 @@ _WRAPPERS = (
     "mbox",
     "url",
     "underline",
-    "hat",
-    "tilde",
-    "bar",
-    "vec",
-    "widehat",
-    "widetilde",
-    "overline",
 )
 _SYMBOLS = {
     "alpha": "α",
@@ -131,12 +124,27 @@ _SYMBOLS = {
     "qquad": " ",
     "!": "",
 }
+# Accents over a symbol, as Unicode's combining marks: \widetilde{\Theta} -> Θ̃.
+_COMBINING = {
+    "tilde": "\u0303",
+    "widetilde": "\u0303",
+    "hat": "\u0302",
+    "widehat": "\u0302",
+    "bar": "\u0304",
+    "overline": "\u0305",
+    "vec": "\u20d7",
+    "dot": "\u0307",
+    "ddot": "\u0308",
+}
 _SUPERSCRIPT = str.maketrans("0123456789+-=()nikT*", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵏᵀ*")
 _SUBSCRIPT = str.maketrans("0123456789+-=()aeijkmnoprstx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑᵢⱼₖₘₙₒₚᵣₛₜₓ")
 
 _MATH = re.compile(r"(?<!\\)\$(?!\s)([^$]{1,200}?)(?<![\s\\])\$")
 _WRAPPER = re.compile(r"\\(?:" + "|".join(_WRAPPERS) + r")\s*\{([^{}]*)\}")
 _HREF = re.compile(r"\\href\s*\{[^{}]*\}\s*\{([^{}]*)\}")
+_ARGUMENT = r"(?:\{([^{}]*)\}|(\\[A-Za-z]+|[A-Za-z0-9]))"  # {...}, or one command or character
+_ACCENT = re.compile(r"\\(" + "|".join(sorted(_COMBINING, key=len, reverse=True)) + r")(?![A-Za-z])\s*" + _ARGUMENT)
+_FRACTION = re.compile(r"\\[dt]?frac(?![A-Za-z])\s*" + _ARGUMENT + r"\s*" + _ARGUMENT)
 _COMMAND = re.compile(r"\\([A-Za-z]+|[%&_#${},;!])")
 _SCRIPT = re.compile(r"([\^_])(\{([^{}]*)\}|([A-Za-z0-9*]))")
 _POWER = re.compile(r"\^\{?(\d{1,3})\}?")  # a power left outside maths once its $ pairs are split: I$^2$MoE
@@ -147,6 +155,8 @@ def readable(text: str) -> str:
 
     >>> readable(r"$K^2$VAE and $\\epsilon$-VAE: \\emph{fast} $O(\\sqrt{n})$ rates for $\\ell_1$")
     'K²VAE and ε-VAE: fast O(√n) rates for ℓ₁'
+    >>> readable(r"$O(\\frac n k)$ and $\\widetilde{\\Theta}(\\frac{n+1}{\\log n})$")
+    'O(n/k) and Θ̃((n+1)/(log n))'
     """
     if "$" not in text and "\\" not in text:
         return text
@@ -162,7 +172,26 @@ def _math(formula: str) -> str:
 def _wrapped(text: str) -> str:
     for _ in range(3):  # nested wrappers, innermost first: \textbf{\emph{x}}
         text = _HREF.sub(r"\1", _WRAPPER.sub(r"\1", text))
+        text = _FRACTION.sub(_fraction, _ACCENT.sub(_accent, text))
     return text
+
+
+def _argument(match: re.Match[str], group: int) -> str:
+    """A command's argument (braced, or one token) made readable."""
+    braced, token = match.group(group), match.group(group + 1)
+    return _COMMAND.sub(lambda m: _SYMBOLS.get(m.group(1), m.group(1)), braced if braced is not None else token)
+
+
+def _accent(match: re.Match[str]) -> str:
+    """One symbol with its accent as a combining mark; a longer argument keeps its text unmarked."""
+    body = _argument(match, 2).strip()
+    return body + _COMBINING[match.group(1)] if len(body) == 1 else body
+
+
+def _fraction(match: re.Match[str]) -> str:
+    """a/b, each side in parentheses unless it is one word or number: \frac{n+1}{k} -> (n+1)/k."""
+    sides = [_argument(match, 1).strip(), _argument(match, 3).strip()]
+    return "/".join(side if side.isalnum() else f"({side})" for side in sides)
 
 
 def _commands(text: str) -> str:

@@ -45,10 +45,13 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "author_keywords": ("author_keywords", "keywords", "keyword"),
     "primary_area": ("primary_area", "primary_subject_area", "area", "subject_area"),
     "institutions": ("institutions", "aff", "affiliations", "affiliation", "institution"),
-    "openreview_url": ("openreview_url", "openreview"),
+    "openreview_url": ("openreview_url", "openreview", "or"),  # "or": Paper Copilot's lists
     "pdf_url": ("pdf_url", "paper_pdf_url", "pdf"),
     "sessions": ("sessions",),
 }
+# Venues whose own name is not their code in capitals, as file names and Paper Copilot's venue
+# codes give it (`nips2018`, `neurips2024.json`).
+VENUE_NAMES = {"NIPS": "NeurIPS", "NEURIPS": "NeurIPS", "CORL": "CoRL", "3DV": "3DV", "MIDL": "MIDL", "TMLR": "TMLR"}
 _VENUE_YEAR = re.compile(r"^\s*(.*?)[\s_\-]*((?:19|20)\d{2})(?!\d)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # JSON escapes like "\ud800" give lone surrogates, which no encoder can write (UTF-8, Parquet, a page).
@@ -95,7 +98,8 @@ def _defaults_from_name(name: str) -> dict[str, Any]:
     if not match or not match.group(1):
         return {}
     venue = re.sub(r"[_\-]+", " ", match.group(1)).strip(" ./")
-    return {"venue": venue.upper() if venue.islower() else venue, "year": int(match.group(2))}
+    spelled = VENUE_NAMES.get(venue.upper(), venue.upper() if venue.islower() else venue)
+    return {"venue": spelled, "year": int(match.group(2))}
 
 
 def _normalize(records: Records, defaults: dict[str, Any], report: LoadReport) -> pd.DataFrame:

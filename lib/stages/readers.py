@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lib.errors import InputError
+from lib.limits import limits
 
 FORMATS = ("auto", "text", "json", "openreview", "virtual-site", "jsonl", "csv", "tsv", "parquet")
 # The ways a paper is presented, as statuses and session kinds name them.
@@ -36,14 +37,26 @@ def read_records(raw: bytes, path: Path, fmt: str) -> tuple[str, Records]:
 
     Raises `InputError` naming the file when it cannot be decoded or parsed at all.
     """
+    limit = limits().list_records
     if fmt == "parquet":
-        return "", _parquet_records(raw, path)
+        return "", _at_most(_parquet_records(raw, path), path, limit)
     text = _decode(raw, path)
     if not text.strip():  # a byte-order mark and whitespace only
         raise InputError(f"{path}: the file is empty")
     if fmt == "text":
-        return _text_records(text)
-    return "", _READERS[fmt](text, path)
+        heading, records = _text_records(text)
+        return heading, _at_most(records, path, limit)
+    return "", _at_most(_READERS[fmt](text, path), path, limit)
+
+
+def _at_most(records: Records, path: Path, limit: int) -> Records:
+    """`records`, refused with `InputError` at the first past `limit` (`lib.limits`), before any stage works on them."""
+    for n, record in enumerate(records, 1):
+        if n > limit:
+            raise InputError(
+                f"{path}: more than {limit:,} records; PaperMap reads at most {limit:,} (PAPERMAP_LIMIT_LIST_RECORDS)"
+            )
+        yield record
 
 
 def detect_format(raw: bytes) -> str:
@@ -133,6 +146,11 @@ def _json_records(text: str, path: Path) -> Records:
             raise InputError(f"{path}: expected a JSON list of paper records, found an object with keys {_keys(data)}")
     if not isinstance(data, list):
         raise InputError(f"{path}: expected a JSON list of paper records, found {type(data).__name__}")
+    limit = limits().list_records
+    if len(data) > limit:  # said at once, not after the first `limit` records are read
+        raise InputError(
+            f"{path}: {len(data):,} records; PaperMap reads at most {limit:,} (PAPERMAP_LIMIT_LIST_RECORDS)"
+        )
     return ((f"record {n}", item) for n, item in enumerate(data, 1))
 
 

@@ -4,7 +4,9 @@ conferences through `request`.
 
 A download is read whole, checked to be a paper list PaperMap can read, and only then written
 (atomically), so a broken or partial download never leaves a file behind. Every failure is a
-`FetchError` whose message is one sentence naming the URL.
+`FetchError` whose message is one sentence naming the URL. `timeout` bounds the whole download,
+not only each wait, so a server sending a byte at a time cannot hold it. Redirects are followed to
+http(s) addresses only, and credentials (Authorization, Cookie) go only to the host they were given for.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from lib.build.cache import atomic_write_bytes
 from lib.errors import FetchError, HTTPStatusError, OfflineError, PaperMapError
 from lib.store.datasets import DEFAULT_DATA_DIR, check_paper_list, human_size
 
-DEFAULT_TIMEOUT = 60.0  # seconds without an answer (connecting, or between two reads)
+DEFAULT_TIMEOUT = 60.0  # seconds for a whole request: connecting, waiting and reading
 MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024
 MAX_RETRIES = 3  # asking again after 429 Too Many Requests or 503
 MAX_RETRY_WAIT = 60.0  # seconds, whatever Retry-After asks
@@ -102,14 +104,46 @@ def request(
     raise AssertionError("unreachable: the last attempt returns or raises")
 
 
+# Headers that carry credentials: dropped when a redirect leads to another host.
+CREDENTIAL_HEADERS = ("authorization", "proxy-authorization", "cookie")
+
+
+class _SafeRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows redirects to http(s) only (urllib's own also follows ftp), and lets credentials
+    go only to the host, scheme and port they were sent to first."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        target = urllib.parse.urlsplit(newurl)
+        if target.scheme not in ("http", "https"):
+            raise urllib.error.HTTPError(newurl, code, f"redirect to a non-http address {newurl}", headers, fp)
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        origin = urllib.parse.urlsplit(req.full_url)
+        if new is not None and (target.scheme, target.netloc) != (origin.scheme, origin.netloc):
+            for name in list(new.headers):
+                if name.lower() in CREDENTIAL_HEADERS:
+                    del new.headers[name]
+        return new
+
+
+_OPENER = urllib.request.build_opener(_SafeRedirects)
+
+
 def _request_once(url: str, data: bytes | None, headers: Mapping[str, str], timeout: float, max_bytes: int) -> bytes:
     request = urllib.request.Request(url, data=data, headers={"User-Agent": USER_AGENT, **headers})
     chunks: list[bytes] = []
     received = 0
+    deadline = time.monotonic() + timeout
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with _OPENER.open(request, timeout=timeout) as response:
             declared = response.headers.get("Content-Length")
-            while block := response.read(1 << 20):
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise FetchError(f"The download of {url} took longer than {timeout:g} s; nothing was saved.")
+                _wait_at_most(response, remaining)
+                block = response.read1(1 << 20)  # what has come, not a whole megabyte: the deadline is checked between
+                if not block:
+                    break
                 received += len(block)
                 if received > max_bytes:
                     raise FetchError(f"{url} sent more than {human_size(max_bytes)}; nothing was saved.")
@@ -128,12 +162,25 @@ def _request_once(url: str, data: bytes | None, headers: Mapping[str, str], time
         ) from None
     except http.client.HTTPException as error:
         raise FetchError(f"The download of {url} broke off ({error!r}); nothing was saved.") from None
-    except (urllib.error.URLError, OSError) as error:  # refused, unresolvable host, timeout, reset
+    except TimeoutError:
+        if chunks:  # it answered, then ran out of time: not an offline machine
+            raise FetchError(f"The download of {url} took longer than {timeout:g} s; nothing was saved.") from None
+        raise OfflineError(
+            f"Could not download {url}: this machine seems to be offline or the server did not answer (timed out)."
+        ) from None
+    except (urllib.error.URLError, OSError) as error:  # refused, unresolvable host, reset
         reason = getattr(error, "reason", None) or error
         raise OfflineError(
             f"Could not download {url}: this machine seems to be offline or the server did not answer ({reason})."
         ) from None
     return b"".join(chunks)
+
+
+def _wait_at_most(response: http.client.HTTPResponse, seconds: float) -> None:
+    """Let the response's next read wait no longer than `seconds` (the time left of the deadline)."""
+    sock = getattr(getattr(response.fp, "raw", None), "_sock", None)
+    if sock is not None:
+        sock.settimeout(max(seconds, 0.001))
 
 
 def _error_body(error: urllib.error.HTTPError) -> bytes:

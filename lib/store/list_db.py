@@ -10,6 +10,7 @@ can be restored, and the name of a deleted list is free for a new one.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -18,6 +19,8 @@ from pathlib import Path
 
 from lib.errors import ReadingListError
 from lib.paths import REPO_ROOT
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_DB = REPO_ROOT / "data" / "reading_lists.sqlite"
 BUSY_TIMEOUT_MS = 10_000
@@ -95,8 +98,25 @@ def connect(path: str | Path = DEFAULT_DB) -> sqlite3.Connection:
             _upgrade(db)
         db.execute("PRAGMA foreign_keys = ON")
     except (OSError, sqlite3.Error) as error:
-        raise ReadingListError(f"The reading-lists database {path} cannot be opened ({error}).") from None
+        logger.error("reading-lists database %s cannot be opened: %s", path, error)
+        raise storage_error(error) from None
     return db
+
+
+def storage_error(error: OSError | sqlite3.Error) -> ReadingListError:
+    """One sentence for a visitor about a failure to read or write the database: what happened and
+    that nothing was changed, without the server's paths or SQLite's words (the log has both)."""
+    logger.error("reading-lists database: %s", error)
+    text = str(error).lower()
+    if "full" in text or getattr(error, "errno", None) == 28:  # ENOSPC
+        problem = "the disk that holds the reading lists is full"
+    elif "malformed" in text or "not a database" in text or "corrupt" in text:
+        problem = "the reading-lists database is damaged (its owner can restore it from a backup)"
+    elif "locked" in text or "busy" in text:
+        problem = "the reading-lists database is busy; try again in a moment"
+    else:
+        problem = "the reading-lists database cannot be read or written"
+    return ReadingListError(f"Nothing was changed: {problem}.")
 
 
 def _upgrade(db: sqlite3.Connection) -> None:
@@ -132,7 +152,8 @@ def write(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield db
     except BaseException:
-        db.execute("ROLLBACK")
+        if db.in_transaction:  # SQLite has already rolled back after some errors (a full disk)
+            db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
 

@@ -1,7 +1,9 @@
 """Who may change what the group saves: the members rule of a served dashboard, and its hashed passphrase.
 
-Viewing is always open. Editing (reading lists, votes, uploads, fetches) is open on a dashboard
-that only its own machine can reach (the default, 127.0.0.1). Served to a network, it is for
+Viewing is always open. Editing (reading lists, votes, uploads, fetches) is open to a session that
+comes straight from the dashboard's own machine to a dashboard listening there only (the default,
+127.0.0.1): decided per session from its request (`is_local_request`), so a reverse proxy, tunnel or
+port forwarder in front of a loopback dashboard does not open it to whoever it forwards. Otherwise it is for
 members: users logged in through Streamlit's `st.login` when the server configures an OpenID
 Connect provider (`[auth]` in `.streamlit/secrets.toml`; `[papermap] members = [...]` may list
 the e-mail addresses allowed), or anyone who gives the shared passphrase, stored only as its
@@ -85,8 +87,47 @@ def is_loopback(address: str) -> bool:
         return False
 
 
-def editing_rule(server_address: str, secrets_: Mapping[str, object], environ: Mapping[str, str]) -> EditingRule:
-    """The rule for a server listening on `server_address`, given its secrets (`st.secrets`) and environment.
+# Headers a proxy adds to say whom it forwards: a session carrying any of them is not local.
+FORWARDING_HEADERS = (
+    "forwarded",
+    "x-forwarded-for",
+    "x-forwarded-host",
+    "x-forwarded-proto",
+    "x-forwarded-server",
+    "x-real-ip",
+    "x-client-ip",
+    "via",
+    "cf-connecting-ip",
+    "true-client-ip",
+)
+
+
+def is_local_request(server_address: str, server_port: int, peer: object, headers: Mapping[str, str] | None) -> bool:
+    """Whether a session's request came from this machine straight to this loopback server.
+
+    All must hold, else it is not (fails closed): the server listens on loopback only; the peer is
+    a loopback address (None: 127.0.0.1 or ::1, as Streamlit reports them); no proxy's forwarding
+    header is present; and the Host the browser asked for is this server by its own address or
+    `localhost`, on its own port (a forwarder elsewhere, even on 127.0.0.2 or another port, is
+    asked for by its own address). `headers` None means the session has
+    no HTTP request at all (Streamlit's in-process AppTest), which no visitor can reach.
+    """
+    if not is_loopback(server_address):
+        return False
+    if headers is None:
+        return True
+    # Streamlit's `st.context.ip_address` is None for a peer at 127.0.0.1 or ::1, and a string otherwise.
+    if peer is not None and (not isinstance(peer, str) or not is_loopback(peer)):
+        return False
+    lowered = {str(name).lower(): str(value) for name, value in headers.items()}
+    if any(name in lowered for name in FORWARDING_HEADERS):
+        return False
+    host, _, port = lowered.get("host", "").strip().rpartition(":")
+    return port == str(server_port) and host.strip("[]").lower() in {"localhost", server_address.strip().lower()}
+
+
+def editing_rule(local: bool, secrets_: Mapping[str, object], environ: Mapping[str, str]) -> EditingRule:
+    """The rule for a session (`local`: see `is_local_request`), given the server's secrets (`st.secrets`) and environment.
 
     A passphrase hash comes from the environment's PAPERMAP_EDITOR_PASSPHRASE, else from
     `[papermap] editor_passphrase` in the secrets; a login from an `[auth]` section.
@@ -98,4 +139,4 @@ def editing_rule(server_address: str, secrets_: Mapping[str, object], environ: M
     emails = tuple(str(email).strip().casefold() for email in section.get("members", ()) or ())
     if passphrase_hash or login:
         return EditingRule("members", passphrase_hash=passphrase_hash, login=login, allowed_emails=emails)
-    return EditingRule("open" if is_loopback(server_address) else "read-only")
+    return EditingRule("open" if local else "read-only")

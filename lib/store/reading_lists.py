@@ -185,6 +185,12 @@ def entry_from_row(row: Sequence[object], votes: tuple[str, ...] = ()) -> Entry:
     )
 
 
+def latest_change(db: sqlite3.Connection, name: str) -> int:
+    """The id of the last change logged for list `name` (0 when none): a change by anyone since shows as a larger id."""
+    row = db.execute("SELECT MAX(change_id) FROM changes WHERE list_id = ?", (live_list_id(db, name),)).fetchone()
+    return int(row[0] or 0)
+
+
 def entries(db: sqlite3.Connection, name: str) -> list[Entry]:
     """The entries of list `name`, in order, each with the names that voted for it."""
     list_id = live_list_id(db, name)

@@ -29,6 +29,7 @@ from .data_sets import (  # noqa: F401
     data_set_choice,
     fetch_conference_list,
     load_report,
+    may_open,
     offer_data_set,
     open_data_set,
     opened_data_set,
@@ -75,7 +76,15 @@ from .map_view import (  # noqa: F401
     url_paper,
     url_paper_choice,
 )
-from .members import MEMBER_NAME_KEY, may_edit, member_access, member_name, member_name_box, refusal  # noqa: F401
+from .members import (  # noqa: F401
+    MEMBER_NAME_KEY,
+    may_edit,
+    member_access,
+    member_name,
+    member_name_box,
+    refusal,
+    unchosen_address,
+)
 from .presenting import (  # noqa: F401
     SLIDE_MAP_KEY,
     SLIDE_RING_KEY,
@@ -121,5 +130,5 @@ from .table_config import (  # noqa: F401
     TOPIC_COLUMN_CONFIG,
     table_height,
 )
-from .url_widgets import url_multiselect, url_select, url_text, write_url  # noqa: F401
+from .url_widgets import arrived, note_page, url_multiselect, url_select, url_text, write_url  # noqa: F401
 from .view import View, current_view, set_view  # noqa: F401

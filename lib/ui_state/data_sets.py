@@ -13,7 +13,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from lib.errors import DataSetError, PaperMapError
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
 from lib.stages.report import LoadReport
-from lib.store.datasets import DEFAULT_DATA_DIR, Catalog, catalog, save_upload, url_name
+from lib.store.datasets import DEFAULT_DATA_DIR, Catalog, built_papers, catalog, save_upload, url_name
 from lib.store.sources import ConferenceFetch, OpenReviewAccount, SourceAddresses, conference, fetch_conference
 from lib.views.markup import markdown_literal
 
@@ -114,6 +114,13 @@ def load_report(report: LoadReport) -> None:
         st.text("\n".join(lines[:REPORT_LINES]))
         if len(lines) > REPORT_LINES:
             st.caption(f"The first {REPORT_LINES} of {len(lines):,} lines; `python -m lib build` prints them all.")
+
+
+def may_open(available: Catalog, name: str) -> bool:
+    """Whether this session may open the data set called `name`: its map is built, or the session may
+    edit (opening an unbuilt map starts a build, which is for members)."""
+    data_set = available.find(name)
+    return may_edit() or (data_set is not None and built_papers(data_set, cache_folder()) is not None)
 
 
 def open_data_set(name: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import pandas as pd
 import streamlit as st
@@ -12,7 +13,7 @@ from lib.views import reading_list
 from lib.views.markup import markdown_literal
 
 from .members import may_edit, member_name
-from .reading import LIST_KEY, change_lists, read_lists
+from .reading import LIST_KEY, change_lists, keep_list_error, read_lists, take_list_error
 
 NEW_LIST_NAME_KEY = "new_list_name"  # the "New list" text box
 SORT_KEY = "sort_list_by"
@@ -71,10 +72,29 @@ def deleted_lists_expander() -> None:
             )
 
 
-def _table_key(name: str) -> str:
-    # A new key after each applied edit: the editor then shows the stored list afresh instead of
-    # replaying its own edits on top of it.
-    return f"entries-{name}-{st.session_state.get(f'entries-version-{name}', 0)}"
+@dataclass
+class _Editor:
+    """One drawing of a list's table: the table as drawn (the editor's edits are relative to it), the
+    last change of the list it knows of, whose votes it shows, and the edits saved from it so far.
+
+    The editor is drawn from the same table until the list changes in a way it cannot show (a move,
+    a removal, a vote, a failed save, or a change by someone else), so its identity holds while a member
+    types: a new table, or a new key, for each saved edit dropped the edits typed into the old
+    editor before the page redrew it (four presenters typed 0.3 s apart lost one).
+    """
+
+    version: int
+    table: pd.DataFrame | None  # None: draw afresh from the store
+    seen: int
+    member: str
+    saved: dict[tuple[int, str], dict[str, object]] = field(default_factory=dict)
+
+    def key(self, name: str) -> str:
+        return f"entries-{name}-{self.version}"
+
+
+def _editor_key(name: str) -> str:
+    return f"list-editor-{name}"
 
 
 _STORE_CHANGES = {
@@ -83,25 +103,42 @@ _STORE_CHANGES = {
     "remove": reading_lists.remove_entry,
     "move": reading_lists.move_entry,
 }
+# Edits after which the table is drawn afresh: a move or removal reorders the rows the editor's edits
+# refer to, and a vote changes the count and voters beside it.
+_REDRAWN_AFTER = ("move", "remove", "vote")
 
 
-def _apply_table_edits(name: str, table: pd.DataFrame, key: str) -> None:
-    # Each edit is its own change (and log line); one refused (say, a vote without a name) leaves the others.
-    state = st.session_state[key]
-    for edit in reading_list.table_edits(table, state.get("edited_rows", {}), state.get("deleted_rows", [])):
+def _apply_table_edits(name: str) -> None:
+    """Save the editor's edits not saved yet, each its own change (and log line); one refused (say, a
+    vote without a name) leaves the others, and the table is redrawn from the store to show it."""
+    editor: _Editor = st.session_state[_editor_key(name)]
+    state = st.session_state[editor.key(name)]
+    redraw = False
+    errors = [message] if (message := take_list_error()) else []
+    for edit in reading_list.table_edits(editor.table, state.get("edited_rows", {}), state.get("deleted_rows", [])):
+        if editor.saved.get((edit.entry_id, edit.kind)) == edit.fields:
+            continue  # saved on an earlier change of this editor
         if edit.kind == "vote":
             change_lists(reading_lists.set_vote, name, edit.entry_id, member_name(), **edit.fields)
         else:
             change_lists(_STORE_CHANGES[edit.kind], name, edit.entry_id, **edit.fields)
-    version = f"entries-version-{name}"
-    st.session_state[version] = st.session_state.get(version, 0) + 1
+        if message := take_list_error():
+            errors.append(message)
+        else:
+            editor.saved[(edit.entry_id, edit.kind)] = edit.fields
+        redraw = redraw or bool(message) or edit.kind in _REDRAWN_AFTER
+    if errors:
+        keep_list_error(" ".join(dict.fromkeys(errors)))  # each sentence once
+    editor.seen = read_lists(reading_lists.latest_change, name)  # this session's own changes, now shown
+    if redraw:
+        editor.version += 1
+        editor.table = None  # drawn afresh from the store on the next run
 
 
 def list_table(name: str, entries: list[reading_lists.Entry]) -> None:
     """The list's papers as one editable table: type a place in "#", pick a status, a date, a presenter,
     a note, tick "My vote", or delete rows to remove them; each edit is saved at once."""
-    table = reading_list.entry_table(entries, member_name())
-    key = _table_key(name)
+    editor = _current_editor(name, entries)
     editable = may_edit()
     kinds = {
         reading_list.POSITION: st.column_config.NumberColumn(
@@ -120,20 +157,33 @@ def list_table(name: str, entries: list[reading_lists.Entry]) -> None:
         reading_list.NOTE: st.column_config.TextColumn(max_chars=500),
     }
     st.data_editor(
-        table,
-        key=key,
+        editor.table,
+        key=editor.key(name),
         hide_index=True,
         placeholder="",  # an empty date or note reads as empty, not "None"
         num_rows="delete" if editable else "fixed",
-        disabled=not editable or [c for c in table.columns if c not in reading_list.EDITABLE],
+        disabled=not editable or [c for c in editor.table.columns if c not in reading_list.EDITABLE],
         column_order=list(reading_list.COLUMN_WIDTHS),
         column_config={
             column: {**kinds.get(column, {}), "width": px} for column, px in reading_list.COLUMN_WIDTHS.items()
         },
         height=_HEADER_PX + _ROW_PX * min(len(entries), TABLE_ROWS) + 2,
         on_change=_apply_table_edits,
-        args=(name, table, key),
+        args=(name,),
     )
+
+
+def _current_editor(name: str, entries: list[reading_lists.Entry]) -> _Editor:
+    """The editor of list `name` to draw: the one drawn before, unless the list changed in a way it
+    does not show (a change this session did not make, another member name, a redraw asked for)."""
+    latest = read_lists(reading_lists.latest_change, name)
+    member = member_name()
+    editor: _Editor | None = st.session_state.get(_editor_key(name))
+    if editor is None or editor.table is None or editor.seen != latest or editor.member != member:
+        version = 0 if editor is None else editor.version + 1
+        editor = _Editor(version, reading_list.entry_table(entries, member), latest, member)
+        st.session_state[_editor_key(name)] = editor
+    return editor
 
 
 def _sort_list(name: str) -> None:

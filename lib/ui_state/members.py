@@ -2,25 +2,54 @@
 
 from __future__ import annotations
 
+import json
 import os
+from urllib.parse import unquote
 
 import streamlit as st
 
 from lib.store import members
 
 MEMBER_NAME_KEY = "papermap_member_name"  # "Your name", kept for the whole session
+NAME_COOKIE = "papermap_member_name"  # and in the browser, across reloads and visits
+NAME_COOKIE_SECONDS = 365 * 24 * 3600
+NAME_LENGTH = 60
+_REMEMBER_KEY = "papermap_remember_name"
 _UNLOCKED_KEY = "papermap_editing_unlocked"
 _PASSPHRASE_KEY = "papermap_passphrase"
 _REFUSED_KEY = "papermap_passphrase_refused"
 
 
+def unchosen_address() -> str | None:
+    """Why this server must show nothing, or None: started outside PaperMap's folder, Streamlit read
+    no `.streamlit/config.toml` and listens on every network interface, which nobody chose."""
+    if st.get_option("server.address"):
+        return None
+    return (
+        "PaperMap was started outside its project folder, so Streamlit did not read its settings and listens on "
+        "every network interface; nothing is shown. Start it from the project folder, or choose with "
+        "`--server.address 127.0.0.1` (this machine only) or `--server.address 0.0.0.0` (a reading group's network)."
+    )
+
+
+def local_session() -> bool:
+    """Whether this session's request came from this machine straight to this loopback server (`members.is_local_request`)."""
+    headers = dict(st.context.headers)
+    return members.is_local_request(
+        str(st.get_option("server.address") or ""),
+        int(st.get_option("server.port")),
+        st.context.ip_address,
+        headers or None,  # a served session always has its request's headers; none means an in-process AppTest
+    )
+
+
 def editing_rule() -> members.EditingRule:
-    """The server's members rule, from its listening address, `st.secrets` and environment."""
+    """The members rule for this session, from its request, `st.secrets` and the environment."""
     try:
         secrets = st.secrets.to_dict()
     except FileNotFoundError:  # none, or one that does not parse: no rule, so a served dashboard is read-only
         secrets = {}
-    return members.editing_rule(str(st.get_option("server.address") or ""), secrets, os.environ)
+    return members.editing_rule(local_session(), secrets, os.environ)
 
 
 def _logged_in_email() -> str | None:
@@ -41,8 +70,8 @@ def refusal() -> str:
     rule = editing_rule()
     if rule.rule == "read-only":
         return (
-            "This dashboard is served to the network without a members rule, so it is read-only: its owner can set "
-            "a passphrase (`python -m lib passphrase`) or a login to allow members to edit."
+            "This dashboard is reached from another machine or through a proxy and has no members rule, so it is "
+            "read-only here: its owner can set a passphrase (`python -m lib passphrase`) or a login to allow members to edit."
         )
     ways = [way for way, on in (("log in", rule.login), ("give the group's passphrase", rule.passphrase_hash)) if on]
     return f"Only members can change this; {' or '.join(ways)} on the Reading lists page."
@@ -65,17 +94,42 @@ def _unlock() -> None:
     st.session_state[_REFUSED_KEY] = not accepted
 
 
+def _clean_name(text: str) -> str:
+    return " ".join(str(text).split())[:NAME_LENGTH]
+
+
+def _remember_name() -> None:
+    st.session_state[_REMEMBER_KEY] = _clean_name(st.session_state.get(MEMBER_NAME_KEY, ""))
+
+
+def _name_cookie_script(name: str) -> str:
+    """A script that keeps `name` in this browser's `NAME_COOKIE` for a year (an empty name clears it).
+    The name is JSON in the script, with `<` escaped, so no name can end the script or add markup."""
+    value = json.dumps(name).replace("<", "\\u003c")
+    age = 0 if not name else NAME_COOKIE_SECONDS
+    return (
+        f"<script>document.cookie = '{NAME_COOKIE}=' + encodeURIComponent({value}) + "
+        f"'; path=/; max-age={age}; SameSite=Strict';</script>"
+    )
+
+
 def member_name_box() -> None:
-    """The "Your name" box: the name votes are given in and changes are logged with, for the whole session."""
+    """The "Your name" box: the name votes are given in and changes are logged with. It is kept in
+    a cookie of this browser (`NAME_COOKIE`), so a reload, or the next visit, starts with it."""
     if MEMBER_NAME_KEY not in st.session_state:
-        st.session_state[MEMBER_NAME_KEY] = ""
+        remembered = dict(st.context.cookies).get(NAME_COOKIE)  # a dict first: AppTest's cookies answer any name
+        st.session_state[MEMBER_NAME_KEY] = _clean_name(unquote(remembered)) if isinstance(remembered, str) else ""
     st.text_input(
         "Your name",
         key=MEMBER_NAME_KEY,
-        max_chars=60,
+        max_chars=NAME_LENGTH,
         placeholder="for votes and the history",
-        help="Votes are by name, one per name per paper; changes you make are logged with it.",
+        help="Votes are by name, one per name per paper; changes you make are logged with it. "
+        "This browser remembers it.",
+        on_change=_remember_name,
     )
+    if (name := st.session_state.pop(_REMEMBER_KEY, None)) is not None:
+        st.html(_name_cookie_script(name), unsafe_allow_javascript=True)
 
 
 def member_access() -> None:

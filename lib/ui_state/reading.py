@@ -14,11 +14,11 @@ import pandas as pd
 import streamlit as st
 
 from lib.errors import ReadingListError
-from lib.store import reading_lists
+from lib.store import list_db, reading_lists
 from lib.views.markup import markdown_literal
 
 from .members import may_edit, member_name, refusal
-from .url_widgets import write_url
+from .url_widgets import arrived, write_url
 from .view import current_view
 
 NEW_LIST = ""  # the "New list…" choice: a list's name is never empty
@@ -33,9 +33,13 @@ def reading_lists_path() -> Path:
 
 @contextmanager
 def reading_lists_db() -> Iterator[sqlite3.Connection]:
-    """A connection to the reading-lists database for one run (or callback), closed afterwards."""
-    with closing(reading_lists.connect(reading_lists_path())) as db:
-        yield db
+    """A connection to the reading-lists database for one run (or callback), closed afterwards. A
+    storage failure inside (a damaged file, a full disk) is a `ReadingListError` of one sentence."""
+    try:
+        with closing(reading_lists.connect(reading_lists_path())) as db:
+            yield db
+    except sqlite3.Error as error:
+        raise list_db.storage_error(error) from None
 
 
 def read_lists(action: Callable[..., object], *args: object) -> object:
@@ -68,6 +72,16 @@ def change_lists(action: Callable[..., object], *args: object, **kwargs: object)
         return None
 
 
+def take_list_error() -> str | None:
+    """The error or refusal a reading-list callback ran into that is not shown yet, taken (None when none)."""
+    return st.session_state.pop(_LIST_ERROR, None)
+
+
+def keep_list_error(message: str) -> None:
+    """Keep `message` for `show_list_error` to show on the next run."""
+    st.session_state[_LIST_ERROR] = message
+
+
 def show_list_error() -> None:
     """Show (once) the error a reading-list callback ran into."""
     if message := st.session_state.pop(_LIST_ERROR, None):
@@ -77,15 +91,16 @@ def show_list_error() -> None:
 def list_choice(names: list[str], on_change: Callable[[], None] | None = None) -> str | None:
     """A select box of the reading lists `names`, its choice in the URL as ?list=; None when there are none.
 
-    The URL seeds it on a first visit; a callback that creates or renames a list selects it by setting
+    The URL chooses on arriving at the page (a first visit, or a link such as "Open <list>" from
+    another page, `arrived`); a callback that creates or renames a list selects it by setting
     `st.session_state[LIST_KEY]`; a choice that no longer exists falls back to the first list.
     `on_change` runs when the user picks another list.
     """
     if not names:
         write_url(LIST_KEY, "", "")
         return None
-    if st.session_state.get(LIST_KEY) not in names:
-        wanted = st.query_params.get(LIST_KEY)
+    wanted = st.query_params.get(LIST_KEY)
+    if st.session_state.get(LIST_KEY) not in names or (arrived() and wanted in names):
         st.session_state[LIST_KEY] = wanted if wanted in names else names[0]
     name = st.selectbox("Reading list", names, key=LIST_KEY, on_change=on_change, persist_state="session")
     st.query_params[LIST_KEY] = name

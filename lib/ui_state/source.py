@@ -12,9 +12,12 @@ import streamlit as st
 
 from lib.build.output import PAPERS_FILE, is_built, read_load_report, read_papers
 from lib.build.pipeline import build, recorded_report
+from lib.errors import PaperMapError
 from lib.stages.load import LoadReport
 from lib.store.datasets import map_folder
 from lib.views.schedule import with_schedule_columns
+
+from .members import may_edit, refusal
 
 # What each pipeline stage does, in a reader's words, for the first build's progress bar.
 STAGE_DESCRIPTIONS = {
@@ -45,10 +48,15 @@ def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
     A build's output goes to a folder in the cache named for the files' paths, sizes and times, so
     a rerun (every click) only checks that folder exists and reads it through `st.cache_data`;
     an edited file gets a new folder, and the pipeline's own content-hash cache decides what to
-    recompute. Raises `PaperMapError` (one sentence) when the data or taxonomy cannot be used.
+    recompute. Raises `PaperMapError` (one sentence) when the data or taxonomy cannot be used, or
+    when the map must be built and this session may not edit (`may_edit`).
     """
     out_dir = map_folder(source.data, source.taxonomy, source.cache)
     if not is_built(out_dir):
+        if not may_edit():  # a build is minutes of this server's time: members' to spend, not any visitor's
+            raise PaperMapError(
+                f"The map of {source.data.name} is not built yet, and only members can start a build. {refusal()}"
+            )
         bar = st.progress(0.0, text=f"Building the map of {source.data.name}…")
 
         def progress(stage: str, done: int, total: int) -> None:

@@ -59,3 +59,19 @@ def write_url(key: str, value: str | list[str], default: str | list[str]) -> Non
         st.query_params[key] = value
     elif key in st.query_params:
         del st.query_params[key]
+
+
+_PAGE_KEY, _PREVIOUS_PAGE_KEY = "papermap_page", "papermap_previous_page"
+
+
+def note_page(url_path: str) -> None:
+    """Record the page this run shows (dashboard.py, before running it), so a page can tell a
+    link that brought it here (`arrived`) from its own reruns."""
+    st.session_state[_PREVIOUS_PAGE_KEY] = st.session_state.get(_PAGE_KEY)
+    st.session_state[_PAGE_KEY] = url_path
+
+
+def arrived() -> bool:
+    """Whether this run came to its page from another page, or is the session's first: the URL's
+    parameters (a link's) then win over what the page's widgets remembered."""
+    return st.session_state.get(_PREVIOUS_PAGE_KEY) != st.session_state.get(_PAGE_KEY)

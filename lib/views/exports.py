@@ -43,7 +43,22 @@ _BIBTEX_SPECIALS = {
     "^": r"\textasciicircum{}",
 }
 _KEY_STOPWORDS = frozenset("a an the on of for in to and with via towards toward is are from by at".split())
-CSV_COLUMNS = ("position", "title", "authors", "presenter", "note", "venue", "year", "url", "paper_id", "dataset")
+CSV_COLUMNS = (
+    "position",
+    "title",
+    "authors",
+    "presenter",
+    "note",
+    "status",
+    "meeting_date",
+    "votes",
+    "voters",
+    "venue",
+    "year",
+    "url",
+    "paper_id",
+    "dataset",
+)
 
 
 def _link(url: str) -> str:
@@ -56,6 +71,11 @@ def _authors(entry: Entry) -> str:
     return ", ".join(entry.authors)
 
 
+def votes_text(entry: Entry) -> str:
+    """`3 (Ada, Grace, Alan)`, or "" without votes."""
+    return f"{len(entry.votes)} ({', '.join(entry.votes)})" if entry.votes else ""
+
+
 def venue_year(entry: Entry) -> str:
     """`ICML 2025`, or whichever of the two the entry has."""
     return " ".join(part for part in (entry.venue, str(entry.year) if entry.year else "") if part)
@@ -64,8 +84,9 @@ def venue_year(entry: Entry) -> str:
 def markdown_agenda(name: str, entries: Sequence[Entry]) -> str:
     """The list as a Markdown agenda: a heading, then one numbered item per paper in list order.
 
-    Each item has the title in bold, authors, venue and year, the presenter, the note and the link
-    (plain http(s) links only). Text is escaped with `commonmark_literal`, so the file renders
+    Each item has the title in bold, authors, venue and year, the presenter, the status, the
+    meeting date, the votes, the note and the link (plain http(s) links only). Text is escaped
+    with `commonmark_literal`, so the file renders
     (GitHub, markdown-it) as plain text whatever the titles hold, and ordinary text has no escapes.
     Data never starts a line: each piece follows the heading's or the item's own text.
     """
@@ -79,6 +100,9 @@ def markdown_agenda(name: str, entries: Sequence[Entry]) -> str:
             ("Authors", commonmark_literal(_authors(entry))),
             ("Venue", commonmark_literal(venue_year(entry))),
             ("Presenter", commonmark_literal(entry.presenter)),
+            ("Status", commonmark_literal(entry.status)),
+            ("Meeting", commonmark_literal(entry.meeting_date)),
+            ("Votes", commonmark_literal(votes_text(entry))),
             ("Note", commonmark_literal(entry.note)),
             ("Link", f"<{_link(entry.url)}>" if _link(entry.url) else ""),
         ]
@@ -147,7 +171,8 @@ def _key_suffixes() -> Iterator[str]:
 
 
 def bibtex(entries: Sequence[Entry]) -> str:
-    """The list as BibTeX `@inproceedings` entries built from each paper's title, authors, venue, year and url.
+    """The list as BibTeX `@inproceedings` entries built from each paper's title, authors, venue, year
+    and url, with what the group recorded (`group_record`) as its `note`.
 
     A field the paper lacks is left out: no `author` without authors, no `booktitle` without a
     venue, no `year` without a year, no `url` unless it is a plain http(s) link. The booktitle is
@@ -169,10 +194,24 @@ def bibtex(entries: Sequence[Entry]) -> str:
             ("booktitle", _bibtex_escape(proceedings_name(entry.venue, entry.year))),
             ("year", str(entry.year) if entry.year else ""),
             ("url", _link(entry.url)),
+            ("note", _bibtex_escape(group_record(entry))),
         ]
         body = ",\n".join(f"  {field} = {{{value}}}" for field, value in fields if value)
         blocks.append(f"@inproceedings{{{key},\n{body}\n}}")
     return "\n\n".join(blocks) + "\n" if blocks else ""
+
+
+def group_record(entry: Entry) -> str:
+    """What the group recorded of a paper, for BibTeX's `note`: `Status: read; meeting 2026-12-10;
+    presenter Ada; votes 2 (Ada, Alan); <the note>`, the parts it has."""
+    parts = [
+        f"Status: {entry.status}" if entry.status else "",
+        f"meeting {entry.meeting_date}" if entry.meeting_date else "",
+        f"presenter {entry.presenter}" if entry.presenter else "",
+        f"votes {votes_text(entry)}" if entry.votes else "",
+        entry.note,
+    ]
+    return "; ".join(part for part in parts if part)
 
 
 def _spreadsheet_safe(value: object) -> str:
@@ -193,6 +232,10 @@ def csv_text(entries: Sequence[Entry]) -> str:
             "; ".join(entry.authors),
             entry.presenter,
             entry.note,
+            entry.status,
+            entry.meeting_date,
+            len(entry.votes),
+            "; ".join(entry.votes),
             entry.venue,
             entry.year,
             entry.url,
