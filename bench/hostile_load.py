@@ -70,7 +70,8 @@ async def extra_session(browser, base: str, inputs: dict, done: asyncio.Event, a
             await page.get_by_label("Your papers").fill("")
             await page.get_by_label("Your papers").blur()
             await page.locator(uploader).set_input_files(str(inputs["upload"]))
-            await _settled(page)  # the upload's own run: the file is the server's before the click
+            await page.wait_for_load_state("networkidle")  # the file is the server's before the click
+            await _settled(page)
             await page.get_by_role("button", name="Rank papers").click()
             answers["uploaded to Papers for me"] = await _answer(page)
             await page.goto(f"{base}/data-sets")
