@@ -673,6 +673,7 @@ def test_a_plan_built_on_the_schedule_downloads_as_a_calendar(conference_app, br
     _wait_until_idle(tab)
     tab.get_by_role("button", name="Add 3 papers").click()
     tab.get_by_text("Added 3 papers to ICML week.").wait_for()
+    _wait_until_idle(tab)  # a tab clicked while the page still reruns is drawn again unselected (CI, a busy machine)
     tab.get_by_role("tab", name="My plan: ICML week").click()
     tab.get_by_text("3 presentations of this plan overlap").wait_for()
     _screenshot(tab, tmp_path, "schedule_plan")
