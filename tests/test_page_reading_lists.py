@@ -109,12 +109,13 @@ def test_entries_show_in_order_as_data_and_are_edited_in_the_table(lists_db):
     first, second, third = (e.entry_id for e in stored(lists_db, "Club"))
     edit_table(app, {2: {"#": 1}})  # the third paper typed into first place: one edit, not two clicks
     assert [e.entry_id for e in stored(lists_db, "Club")] == [third, first, second]
-    edit_table(app, {1: {"Presenter": "Grace", "Note": "Bring =questions", "Date": "2026-12-08"}})
+    typed = {1: {"Presenter": "Grace", "Note": "Bring =questions", "Date": "2026-12-08"}}
+    edit_table(app, typed)
     entry = stored(lists_db, "Club")[1]
     assert (entry.entry_id, entry.presenter, entry.note) == (first, "Grace", "Bring =questions")
     assert (entry.status, entry.meeting_date) == ("scheduled", "2026-12-08")  # a date schedules a paper to read
     assert list(open_page(list="Club").data_editor[0].value["Presenter"]) == ["", "Grace", ""]  # as stored
-    edit_table(app, deleted_rows=[0])
+    edit_table(app, typed, deleted_rows=[0])  # the editor's edits so far come along, as the browser sends them
     assert [e.entry_id for e in stored(lists_db, "Club")] == [first, second]
     labels = [b.proto.label for b in app.get("download_button")]
     assert labels == ["Download Markdown agenda", "Download BibTeX", "Download CSV"]
@@ -373,3 +374,18 @@ def test_a_link_to_another_list_opens_that_list_not_the_one_chosen_before(lists_
     app.text_input(key="new_list_name").input("Gamma club")
     app.button[0].click().run()  # a new list is chosen, whatever the URL said before
     assert app.selectbox(key="list").value == "Gamma club"
+
+
+def test_a_cell_typed_back_to_its_first_value_is_saved_too(lists_db):
+    """The table keeps its drawing while a member types; a value typed and then taken back is saved back."""
+    make_list(lists_db, "Club", ["First", "Second"])
+    app = open_page(list="Club")
+    edit_table(app, {1: {"Presenter": "Grace", "Note": "Section 3"}})
+    assert (stored(lists_db, "Club")[1].presenter, stored(lists_db, "Club")[1].note) == ("Grace", "Section 3")
+    edit_table(app, {1: {"Note": "Section 3"}})  # the presenter typed back to empty: no longer an edit
+    assert (stored(lists_db, "Club")[1].presenter, stored(lists_db, "Club")[1].note) == ("", "Section 3")
+    edit_table(app, {0: {"Date": "2026-12-08"}, 1: {"Note": "Section 3"}})
+    assert (stored(lists_db, "Club")[0].status, stored(lists_db, "Club")[0].meeting_date) == ("scheduled", "2026-12-08")
+    edit_table(app, {1: {"Note": "Section 3"}})  # and the date taken back
+    assert (stored(lists_db, "Club")[0].status, stored(lists_db, "Club")[0].meeting_date) == ("to read", "")
+    assert stored(lists_db, "Club")[1].note == "Section 3"

@@ -115,7 +115,8 @@ def _apply_table_edits(name: str) -> None:
     state = st.session_state[editor.key(name)]
     redraw = False
     errors = [message] if (message := take_list_error()) else []
-    for edit in reading_list.table_edits(editor.table, state.get("edited_rows", {}), state.get("deleted_rows", [])):
+    edits = reading_list.table_edits(editor.table, state.get("edited_rows", {}), state.get("deleted_rows", []))
+    for edit in _with_taken_back(edits, editor):
         if editor.saved.get((edit.entry_id, edit.kind)) == edit.fields:
             continue  # saved on an earlier change of this editor
         if edit.kind == "vote":
@@ -133,6 +134,21 @@ def _apply_table_edits(name: str) -> None:
     if redraw:
         editor.version += 1
         editor.table = None  # drawn afresh from the store on the next run
+
+
+def _with_taken_back(edits: list[reading_list.ListEdit], editor: _Editor) -> list[reading_list.ListEdit]:
+    """`edits`, with each field saved from this editor but typed back to its drawn value since (so no
+    longer among the editor's edits) set back to that value."""
+    found = {(edit.entry_id, edit.kind): edit for edit in edits}
+    for (entry_id, kind), saved in editor.saved.items():
+        if kind not in ("status", "text"):
+            continue
+        drawn = reading_list.restoring_edit(editor.table, entry_id, kind).fields
+        now = found[(entry_id, kind)].fields if (entry_id, kind) in found else {}
+        back = {field: drawn[field] for field in saved if saved[field] is not None and now.get(field) is None}
+        if back:
+            found[(entry_id, kind)] = reading_list.ListEdit(kind, entry_id, {**drawn, **now, **back})
+    return list(found.values())
 
 
 def list_table(name: str, entries: list[reading_lists.Entry]) -> None:

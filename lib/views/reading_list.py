@@ -86,6 +86,15 @@ def _iso(value: object) -> str:
     return pd.Timestamp(value).date().isoformat()
 
 
+def restoring_edit(table: pd.DataFrame, entry_id: int, kind: EditKind) -> ListEdit:
+    """The "status" or "text" edit that gives entry `entry_id` back the values `table` shows: what a
+    cell typed back to its drawn value asks for, once another value typed there was saved."""
+    row = table[table[ENTRY_ID] == entry_id].iloc[0]
+    if kind == "status":
+        return ListEdit("status", entry_id, {"status": row[STATUS], "meeting_date": _iso(row[DATE])})
+    return ListEdit("text", entry_id, {"presenter": row[PRESENTER] or "", "note": row[NOTE] or ""})
+
+
 def table_edits(
     table: pd.DataFrame, edited_rows: Mapping[object, Mapping[str, object]], deleted_rows: Sequence[int] = ()
 ) -> list[ListEdit]:
