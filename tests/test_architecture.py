@@ -129,7 +129,7 @@ def test_readme_documents_every_output_column():
 
 # The layout: what each part of lib/ may import. The data flow runs one way: stages know nothing of
 # how they are run or shown; the front ends (the CLI, the dashboard's ui_state) compose everything.
-FOUNDATION = {"errors", "schema", "paths", "names", "neighbours", "exact"}
+FOUNDATION = {"errors", "schema", "paths", "names", "neighbours", "exact", "limits"}
 MAY_IMPORT = {
     "foundation": {"foundation"},
     "stages": {"foundation", "stages"},
