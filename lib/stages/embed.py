@@ -155,7 +155,8 @@ class TfidfSvdEmbedder:
             empty = np.zeros(0, dtype=np.float32)
             model = TfidfSvdModel(empty.astype(str), empty, np.zeros((self.n_components, 0), dtype=np.float32))
             return model.embed(texts), model
-        tfidf, idf = _tfidf(counts)
+        tfidf, idf = tfidf_weights(counts)
+        tfidf, idf = tfidf.astype(np.float32), idf.astype(np.float32)
         # SVD needs fewer components than either side of the matrix; tiny corpora keep all of TF-IDF.
         n_components = min(self.n_components, tfidf.shape[0] - 1, tfidf.shape[1] - 1)
         if n_components < 2:
@@ -170,17 +171,19 @@ class TfidfSvdEmbedder:
         return self.fit_embed(texts)[0]
 
 
-def _tfidf(counts: Any) -> tuple[Any, np.ndarray]:
-    """The TF-IDF rows (CSR float32, unit length) and IDF (float32) of a (texts x terms) counts
-    matrix, weighed as `TfidfVectorizer(sublinear_tf=True)` weighs them but with `lib.exact`'s
-    logarithm: NumPy's differs in the last bit between CPUs, and the SVD would carry that on."""
+def tfidf_weights(counts: Any) -> tuple[Any, np.ndarray]:
+    """The TF-IDF rows (CSR float64, unit length; an empty row stays empty) and IDF (float64) of a
+    (texts x terms) counts matrix, weighed as `TfidfVectorizer(sublinear_tf=True)` weighs them:
+    1 + ln(count), times the smoothed IDF ln((1 + texts) / (1 + texts using the term)) + 1. With
+    `lib.exact`'s logarithm: NumPy's differs in the last bit between CPUs, and the SVD and the
+    subfields' scores would carry that on."""
     from sklearn.preprocessing import normalize
 
     weights = counts.astype(np.float64)
     users = np.bincount(weights.indices, minlength=weights.shape[1])  # texts using each term
     idf = exact.log((1 + weights.shape[0]) / (1 + users)) + 1
     weights.data = (1 + exact.log(weights.data)) * idf[weights.indices]
-    return normalize(weights).astype(np.float32), idf.astype(np.float32)
+    return normalize(weights), idf  # the vectorizer's own row scaling
 
 
 class EmbedderUnavailable(PaperMapError):

@@ -12,12 +12,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.preprocessing import normalize
 
 from lib import exact
 from lib.errors import ParameterError
 from lib.neighbours import knn_graph, normalize_rows
-from lib.stages.embed import TfidfSvdEmbedder
+from lib.stages.embed import TfidfSvdEmbedder, tfidf_weights
 from lib.stages.phrases import PhraseCounts, phrase_counts, stacked_counts
 from lib.stages.taxonomy import UNASSIGNED, Taxonomy
 
@@ -150,16 +149,10 @@ def entry_similarity(texts: Sequence[str], taxonomy: Taxonomy, counts: PhraseCou
 
 
 def tfidf_rows(counts: sp.csr_matrix) -> sp.csr_matrix:
-    """The TF-IDF weights of a (texts x phrases) counts matrix, as scikit-learn's
-    `TfidfVectorizer(sublinear_tf=True)` weighs them: 1 + ln(count), times the smoothed IDF
-    ln((1 + texts) / (1 + texts using the phrase)) + 1, each row scaled to unit length (an empty row stays empty).
+    """The TF-IDF weights of a (texts x phrases) counts matrix (`lib.stages.embed.tfidf_weights`).
     Counted by `phrase_counts`, not the vectorizer: it sorted all 2 million phrases of a corpus, and
     took half as long again."""
-    weights = counts.astype(np.float64)
-    users = weights.getnnz(axis=0)  # a stored count is a text using the phrase
-    idf = exact.log((1 + weights.shape[0]) / (1 + users)) + 1  # the same bits on any CPU (lib.exact)
-    weights.data = (1 + exact.log(weights.data)) * idf[weights.indices]
-    return normalize(weights)  # the vectorizer's own row scaling
+    return tfidf_weights(counts)[0]
 
 
 def _spread(

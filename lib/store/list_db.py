@@ -98,15 +98,14 @@ def connect(path: str | Path = DEFAULT_DB) -> sqlite3.Connection:
             _upgrade(db)
         db.execute("PRAGMA foreign_keys = ON")
     except (OSError, sqlite3.Error) as error:
-        logger.error("reading-lists database %s cannot be opened: %s", path, error)
-        raise storage_error(error) from None
+        raise storage_error(error, path) from None
     return db
 
 
-def storage_error(error: OSError | sqlite3.Error) -> ReadingListError:
+def storage_error(error: OSError | sqlite3.Error, path: str | Path = "") -> ReadingListError:
     """One sentence for a visitor about a failure to read or write the database: what happened and
     that nothing was changed, without the server's paths or SQLite's words (the log has both)."""
-    logger.error("reading-lists database: %s", error)
+    logger.error("reading-lists database %s: %s", path, error)
     text = str(error).lower()
     if "full" in text or getattr(error, "errno", None) == 28:  # ENOSPC
         problem = "the disk that holds the reading lists is full"

@@ -8,12 +8,12 @@ from urllib.parse import unquote
 
 import streamlit as st
 
-from lib.store import members
+from lib.store import members, reading_lists
 
 MEMBER_NAME_KEY = "papermap_member_name"  # "Your name", kept for the whole session
 NAME_COOKIE = "papermap_member_name"  # and in the browser, across reloads and visits
 NAME_COOKIE_SECONDS = 365 * 24 * 3600
-NAME_LENGTH = 60
+NAME_LENGTH = reading_lists.MAX_VOTER_LENGTH  # the longest name a vote keeps
 _REMEMBER_KEY = "papermap_remember_name"
 _UNLOCKED_KEY = "papermap_editing_unlocked"
 _PASSPHRASE_KEY = "papermap_passphrase"

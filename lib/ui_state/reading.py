@@ -39,7 +39,7 @@ def reading_lists_db() -> Iterator[sqlite3.Connection]:
         with closing(reading_lists.connect(reading_lists_path())) as db:
             yield db
     except sqlite3.Error as error:
-        raise list_db.storage_error(error) from None
+        raise list_db.storage_error(error, reading_lists_path()) from None
 
 
 def read_lists(action: Callable[..., object], *args: object) -> object:
