@@ -11,29 +11,29 @@ import streamlit as st
 # No page or page_icon icons: Streamlit turns a Material icon into a favicon fetched from the internet.
 st.set_page_config(page_title="PaperMap", layout="wide")
 
-# Navigation comes first so the sidebar shows these pages, not Streamlit's file-based default,
-# while a first build runs. url_paths differ from the file names on purpose: Streamlit also wraps
-# a script that has a pages/ folder in its old file-based navigation, and a matching path would
-# let a rerun run the page file alone, skipping this script and its sidebar.
+# Navigation comes first so the sidebar shows these pages while a first build runs. The page files
+# live in app_pages/, not pages/: a pages/ folder beside this file turns on Streamlit's legacy
+# file-based navigation for the server's first run, and a first visit to a deep link then showed
+# "Page not found" over the right page (streamlit/streamlit#9992).
 # The Schedule page shows in the sidebar for a list with sessions (known once its map is read,
 # below); hidden, it still answers its URL.
 _SCHEDULE_SHOWN = "papermap_schedule_shown"
 page = st.navigation(
     [
-        st.Page("pages/map.py", title="Map", url_path="topic-map", default=True),
-        st.Page("pages/topics.py", title="Topics", url_path="topic-breakdown"),
-        st.Page("pages/subfields.py", title="Subfields", url_path="subfield-breakdown"),
-        st.Page("pages/paper.py", title="Paper", url_path="paper-details"),
+        st.Page("app_pages/map.py", title="Map", url_path="topic-map", default=True),
+        st.Page("app_pages/topics.py", title="Topics", url_path="topic-breakdown"),
+        st.Page("app_pages/subfields.py", title="Subfields", url_path="subfield-breakdown"),
+        st.Page("app_pages/paper.py", title="Paper", url_path="paper-details"),
         st.Page(
-            "pages/schedule.py",
+            "app_pages/schedule.py",
             title="Schedule",
             url_path="conference-schedule",
             visibility="visible" if st.session_state.get(_SCHEDULE_SHOWN) else "hidden",
         ),
-        st.Page("pages/for_me.py", title="Papers for me", url_path="papers-for-me"),
-        st.Page("pages/reading_lists.py", title="Reading lists", url_path="reading-lists"),
-        st.Page("pages/present.py", title="Present", url_path="presentation"),
-        datasets_page := st.Page("pages/datasets.py", title="Data sets", url_path="data-sets"),
+        st.Page("app_pages/for_me.py", title="Papers for me", url_path="papers-for-me"),
+        st.Page("app_pages/reading_lists.py", title="Reading lists", url_path="reading-lists"),
+        st.Page("app_pages/present.py", title="Present", url_path="presentation"),
+        datasets_page := st.Page("app_pages/datasets.py", title="Data sets", url_path="data-sets"),
     ]
 )
 

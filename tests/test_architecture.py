@@ -59,7 +59,7 @@ def network_imports(path):
 
 def test_only_the_fetch_module_imports_networking():
     fetch = REPO / "lib" / "store" / "fetch.py"
-    sources = [REPO / "dashboard.py", *(REPO / "lib").rglob("*.py"), *(REPO / "pages").glob("*.py")]
+    sources = [REPO / "dashboard.py", *(REPO / "lib").rglob("*.py"), *(REPO / "app_pages").glob("*.py")]
     offenders = {
         p.relative_to(REPO).as_posix(): network_imports(p) for p in sources if p != fetch and network_imports(p)
     }
@@ -105,7 +105,7 @@ def dataframe_work(source):
 
 
 def test_pages_do_no_dataframe_or_array_maths():
-    for page in [REPO / "dashboard.py", *(REPO / "pages").glob("*.py")]:
+    for page in [REPO / "dashboard.py", *(REPO / "app_pages").glob("*.py")]:
         roots = {m.split(".")[0] for m in imported_modules(page)}
         assert not roots & {"pandas", "numpy", "sklearn", "umap"}, page.name
         assert dataframe_work(page.read_text()) == [], page.name
@@ -187,7 +187,7 @@ def test_every_part_of_lib_imports_only_what_the_layout_allows():
 
 def test_pages_import_only_the_dashboards_parts_of_lib():
     against = []
-    for page in [REPO / "dashboard.py", *(REPO / "pages").glob("*.py")]:
+    for page in [REPO / "dashboard.py", *(REPO / "app_pages").glob("*.py")]:
         against += [f"{page.name} imports {m}" for m in lib_imports(page) if part_of(m) not in PAGES_MAY_IMPORT]
     assert against == []
 
@@ -200,20 +200,17 @@ def test_the_layout_check_sees_an_import_against_the_flow(tmp_path):
     assert part_of("lib.build.pipeline") not in MAY_IMPORT["stages"] and part_of("lib.schema") == "foundation"
 
 
-def test_no_page_url_is_a_page_files_name():
-    """Streamlit also serves pages/ by file name, running the file alone: a url_path equal to a
-    file's name (`/schedule` for pages/schedule.py) would open a page without its sidebar or data."""
+def test_no_legacy_pages_folder_beside_the_entry_file():
+    """A `pages/` folder beside dashboard.py turns on Streamlit's legacy file-based navigation for the
+    server's first script run: a first visit to a deep link then got a "Page not found" dialog."""
+    assert not (REPO / "pages").exists()
     tree = ast.parse((REPO / "dashboard.py").read_text())
-    url_paths = [
-        keyword.value.value
+    page_files = [
+        node.args[0].value
         for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        for keyword in node.keywords
-        if keyword.arg == "url_path"
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Page" and node.args
     ]
-    stems = {path.stem for path in (REPO / "pages").glob("*.py")}
-    assert len(url_paths) == len(stems)  # every page has one
-    assert not set(url_paths) & stems
+    assert sorted(page_files) == sorted(f"app_pages/{path.name}" for path in (REPO / "app_pages").glob("*.py"))
 
 
 def test_the_dashboard_listens_on_this_machine_only():

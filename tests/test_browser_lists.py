@@ -62,6 +62,7 @@ CENTRE_JS = """() => Array.from(document.querySelectorAll('[data-testid="stDataF
 class ListsApp:
     url: str
     db: Path
+    data: Path  # the list the dashboard was started on
     titles: dict[str, list[str]]  # each list's titles, in its order as planted
 
 
@@ -94,7 +95,7 @@ def lists_app(cache_dir, tmp_path_factory) -> ListsApp:
             reading_lists.add_papers(db, name, rows, data.name)
             titles[name] = [entry.title for entry in reading_lists.entries(db, name)]
     with running_app(cache_dir, folder / "streamlit.log", db_path, data=data) as base:
-        yield ListsApp(base, db_path, titles)
+        yield ListsApp(base, db_path, data, titles)
 
 
 def _idle(tab) -> None:
@@ -257,6 +258,21 @@ def test_your_name_is_remembered_across_a_reload_and_a_hostile_name_stays_text(l
     assert other.get_by_role("textbox", name="Your name").input_value() == ""
     other.context.close()
     context.close()
+
+
+def test_a_deep_link_as_a_servers_first_request_opens_its_page_cleanly(lists_app, cache_dir, browser, tmp_path):
+    """A link to a list, opened first thing after the server starts, showed Streamlit's "Page not
+    found" dialog over the right page (issue 34): a pages/ folder beside dashboard.py did it."""
+    with running_app(cache_dir, tmp_path / "streamlit.log", lists_app.db, data=lists_app.data) as base:
+        tab = _watched_tab(browser.new_context(viewport=LAPTOP))
+        tab.goto(f"{base}/reading-lists?list={urllib.parse.quote_plus(EXPORT_LIST)}")
+        tab.wait_for_function(f"() => {{ const t = ({TABLE_JS})(); return t !== null && t.rows.length > 0; }}")
+        _idle(tab)
+        assert tab.get_by_role("heading", name="Reading lists").count() == 1
+        assert _titles(tab)[:3] == lists_app.titles[EXPORT_LIST][:3]
+        assert tab.get_by_text("Page not found").count() == 0
+        assert tab.get_by_text("You have requested page").count() == 0
+        tab.context.close()
 
 
 def test_a_burst_of_edits_in_the_table_is_saved_whole(lists_app, browser):

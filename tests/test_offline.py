@@ -25,7 +25,7 @@ from lib.views.map_figure import map_figure
 from lib.views.tables import paper_table
 
 OUTSIDE_IP = "192.0.2.1"  # TEST-NET-1: reserved for documentation, routed nowhere
-PAGES = sorted(f"pages/{path.name}" for path in (REPO / "pages").glob("*.py"))
+PAGES = sorted(f"app_pages/{path.name}" for path in (REPO / "app_pages").glob("*.py"))
 LIST_NAME = "Offline club"
 
 
@@ -96,7 +96,7 @@ def test_a_build_every_page_and_every_export_stay_on_this_machine(attempts, plan
         app.run()
         assert not app.exception, (page, app.exception)
     assert set(PAGES) == set(
-        re.findall(r'st\.Page\(\s*"(pages/[^"]+)"', (REPO / "dashboard.py").read_text())
+        re.findall(r'st\.Page\(\s*"(app_pages/[^"]+)"', (REPO / "dashboard.py").read_text())
     )  # every page
 
     downloads = [

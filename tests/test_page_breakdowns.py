@@ -67,7 +67,7 @@ def map_count(app):
 
 
 def test_topics_page_shows_sizes_every_topic_and_one_in_detail(env):
-    app = opened("pages/topics.py")
+    app = opened("app_pages/topics.py")
     table = tables(app, "keyphrases")[0]
     assert table["papers"].sum() == 36 and len(table) >= 3
     sizes = charts(app)[0]["data"]
@@ -84,7 +84,7 @@ def test_topics_page_shows_sizes_every_topic_and_one_in_detail(env):
 
 
 def test_topics_page_switches_level_and_topic(env):
-    app = opened("pages/topics.py")
+    app = opened("app_pages/topics.py")
     coarse = tables(app, "keyphrases")[0]
     app.radio(key="topic_level").set_value("fine").run()
     assert not app.exception
@@ -103,7 +103,7 @@ def test_topics_page_switches_level_and_topic(env):
 
 
 def test_topics_page_respects_the_sidebar_filters(env):
-    app = opened("pages/topics.py", primary_area="privacy")
+    app = opened("app_pages/topics.py", primary_area="privacy")
     table = tables(app, "keyphrases")[0]
     assert table["in view"].sum() == 12 and table["papers"].sum() < 36
     sizes = charts(app)[0]
@@ -113,7 +113,7 @@ def test_topics_page_respects_the_sidebar_filters(env):
 
 
 def test_show_on_map_opens_the_map_filtered_to_the_topic_keeping_other_filters(env):
-    app = opened("pages/topics.py", status="Poster")
+    app = opened("app_pages/topics.py", status="Poster")
     detail = app.selectbox(key="topic_detail_coarse")
     label, size = detail.format_func(detail.value).rsplit(" (", 1)
     app.button(key="show_topic_on_map").click().run()
@@ -124,7 +124,7 @@ def test_show_on_map_opens_the_map_filtered_to_the_topic_keeping_other_filters(e
 
 
 def test_subfields_page_shows_the_declared_areas_and_how_the_classifier_agrees(env):
-    app = opened("pages/subfields.py")
+    app = opened("app_pages/subfields.py")
     bars, subfield_cells = charts(app)  # the primary-area table would repeat the subfield one: not shown
     assert sum(numbers(bars["data"][0]["x"])) == 36
     heatmap, clickable = subfield_cells["data"]
@@ -141,7 +141,7 @@ def test_subfields_page_shows_the_declared_areas_and_how_the_classifier_agrees(e
 
 
 def test_subfields_page_counts_only_papers_passing_the_filters(env):
-    app = opened("pages/subfields.py", primary_area="bandits")
+    app = opened("app_pages/subfields.py", primary_area="bandits")
     bars, subfield_cells = charts(app)
     assert sum(numbers(bars["data"][0]["x"])) == 12
     assert sum(c[2] for c in subfield_cells["data"][1]["customdata"]) == 12
@@ -150,7 +150,7 @@ def test_subfields_page_counts_only_papers_passing_the_filters(env):
 
 
 def test_clicking_a_cell_opens_the_map_filtered_to_its_row_and_topic(env):
-    app = opened("pages/subfields.py")
+    app = opened("app_pages/subfields.py")
     cells = charts(app)[1]["data"][1]["customdata"]
     subfield, topic, count = max(cells, key=lambda c: c[2])
     app.session_state["cross_subfield"] = {
@@ -176,7 +176,7 @@ def test_a_list_that_mostly_declares_no_area_is_filed_by_the_classifier(tmp_path
     data.write_text(json.dumps(records))
     monkeypatch.setenv("PAPERMAP_DATA", str(data))
     monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
-    app = opened("pages/subfields.py")
+    app = opened("app_pages/subfields.py")
     bars, subfield_cells, area_cells = charts(app)
     assert {c[0] for c in area_cells["data"][1]["customdata"]} == {"privacy", "diffusion", "bandits"}
     assert sum(c[2] for c in area_cells["data"][1]["customdata"]) == 12
@@ -186,7 +186,7 @@ def test_a_list_that_mostly_declares_no_area_is_filed_by_the_classifier(tmp_path
 
 
 def test_clicking_a_bar_opens_the_map_filtered_to_its_subfield(env):
-    app = opened("pages/subfields.py")
+    app = opened("app_pages/subfields.py")
     bars = charts(app)[0]["data"][0]
     subfield, count = bars["customdata"][-1], numbers(bars["x"])[-1]  # the top bar
     app.session_state["subfield_bars"] = {
@@ -198,7 +198,7 @@ def test_clicking_a_bar_opens_the_map_filtered_to_its_subfield(env):
 
 
 def test_hostile_titles_and_labels_show_as_text(env):
-    for page in ("pages/topics.py", "pages/subfields.py"):
+    for page in ("app_pages/topics.py", "app_pages/subfields.py"):
         app = opened(page, topic_level="fine")
         for text in all_text(app):
             assert "<img" not in text.replace("\\<img", "")  # only ever escaped
@@ -211,7 +211,7 @@ def test_hostile_titles_and_labels_show_as_text(env):
 
 
 def test_hostile_titles_are_plain_table_cells(env):
-    app = opened("pages/topics.py")
+    app = opened("app_pages/topics.py")
     detail = app.selectbox(key="topic_detail_coarse")
     ids = [str(t) for t in range(len(detail.options) + 5) if detail.format_func(str(t)) in detail.options]
     titles = []
@@ -223,7 +223,7 @@ def test_hostile_titles_are_plain_table_cells(env):
 
 
 def test_clicking_a_topic_bar_opens_the_map_filtered_to_that_fine_topic(env):
-    app = opened("pages/topics.py", topic_level="fine")
+    app = opened("app_pages/topics.py", topic_level="fine")
     bars = charts(app)[0]["data"][0]
     label, count = bars["customdata"][-1], numbers(bars["x"])[-1]  # the largest fine topic, drawn on top
     app.session_state["topic_sizes"] = {
@@ -251,7 +251,7 @@ def test_the_topics_page_shows_the_summaries_the_build_wrote_counting_no_phrase(
 
     monkeypatch.setattr("lib.stages.topic_labels.PhraseUse.__init__", counted)
     monkeypatch.setattr("lib.views.breakdowns.topic_summaries", not_again)
-    app.switch_page("pages/topics.py").run()
+    app.switch_page("app_pages/topics.py").run()
     assert not app.exception, app.exception
     assert any("Representative papers" in plain(m.value) for m in app.markdown)
     app.radio(key="topic_level").set_value("fine").run()

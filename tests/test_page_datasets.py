@@ -36,7 +36,7 @@ def point_fetch_at(monkeypatch, base):
 
 
 def on_data_sets_page(app):
-    app.switch_page("pages/datasets.py").run()
+    app.switch_page("app_pages/datasets.py").run()
     assert not app.exception, app.exception
     return app
 
@@ -62,7 +62,7 @@ def test_page_lists_the_data_sets_and_opening_one_maps_it_on_every_page(env):
     assert "12 of 12 papers" in shown_papers(app)
     assert app.query_params["data"] in ("small2024.json", ["small2024.json"])  # a link reopens it
     # A page switch drops the URL's query; the session keeps the data set.
-    app.switch_page("pages/subfields.py").run()
+    app.switch_page("app_pages/subfields.py").run()
     assert not app.exception and any(
         m.value.startswith("**12 of 12 papers**") for m in app.markdown
     )  # the sidebar's count
@@ -98,7 +98,7 @@ def test_an_upload_is_saved_in_the_uploads_folder_offered_and_opened(env):
     assert not app.exception, app.exception
     assert "9 of 9 papers" in shown_papers(app)
     app.session_state["shown_table-open"] = True  # the map's table of its papers, opened
-    app.switch_page("pages/map.py").run()
+    app.switch_page("app_pages/map.py").run()
     assert not app.exception, app.exception
     assert XSS_TITLE in set(app.dataframe[0].value["title"])  # a title stays text
 

@@ -19,7 +19,7 @@ BIB = b"""@inproceedings{mine2024,
 def for_me_page():
     app = AppTest.from_file(DASHBOARD, default_timeout=300)
     app.run()  # builds the map on the default page first
-    app.switch_page("pages/for_me.py").run()
+    app.switch_page("app_pages/for_me.py").run()
     assert not app.exception, app.exception
     return app
 

@@ -29,7 +29,7 @@ def app_env(tmp_path, monkeypatch):
 def paper_page(paper=None):
     app = AppTest.from_file(DASHBOARD, default_timeout=300)
     app.run()  # builds the map on the default page first
-    app.switch_page("pages/paper.py")
+    app.switch_page("app_pages/paper.py")
     if paper is not None:
         app.query_params["paper"] = paper
     app.run()

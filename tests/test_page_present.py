@@ -19,7 +19,7 @@ from lib.views.markup import markdown_literal
 
 def present(**query):
     app = AppTest.from_file(DASHBOARD, default_timeout=300).run()
-    app.switch_page("pages/present.py")
+    app.switch_page("app_pages/present.py")
     for key, value in query.items():
         app.query_params[key] = value
     app.run()

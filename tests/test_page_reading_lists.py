@@ -49,7 +49,7 @@ def open_page(**query):
     for key, value in query.items():
         app.query_params[key] = value
     app.run()
-    app.switch_page("pages/reading_lists.py")
+    app.switch_page("app_pages/reading_lists.py")
     for key, value in query.items():  # a page switch clears the URL, as a link to the page would not
         app.query_params[key] = value
     app.run()
@@ -216,17 +216,17 @@ def add_page():
 
 st.navigation([
     st.Page(add_page, title="Add", url_path="add", default=True),
-    st.Page("pages/reading_lists.py", title="Reading lists", url_path="reading-lists"),
-    st.Page("pages/present.py", title="Present", url_path="presentation"),
+    st.Page("app_pages/reading_lists.py", title="Reading lists", url_path="reading-lists"),
+    st.Page("app_pages/present.py", title="Present", url_path="presentation"),
 ]).run()
 """
 
 
 @pytest.fixture
 def control_app(lists_db, tmp_path):
-    (tmp_path / "pages").mkdir()
+    (tmp_path / "app_pages").mkdir()
     for page in ("reading_lists.py", "present.py"):
-        (tmp_path / "pages" / page).symlink_to(REPO / "pages" / page)
+        (tmp_path / "app_pages" / page).symlink_to(REPO / "app_pages" / page)
     script = tmp_path / "app.py"
     script.write_text(CONTROL_SCRIPT.format(repo=str(REPO)))
     return AppTest.from_file(str(script), default_timeout=60)
@@ -254,7 +254,7 @@ def test_add_to_list_control_creates_a_list_and_adds_papers(lists_db, control_ap
     assert [e.paper_id for e in stored(lists_db, "Reading group")] == ["a", "b", "c"]
     app.number_input(key="how_many").set_value(0).run()
     assert app.button(key="test-add").disabled and app.button(key="test-add").proto.label == "Add 0 papers"
-    app.switch_page("pages/reading_lists.py").run()
+    app.switch_page("app_pages/reading_lists.py").run()
     assert not app.exception and app.selectbox(key="list").value == "Reading group"
 
 
@@ -364,8 +364,8 @@ def test_a_link_to_another_list_opens_that_list_not_the_one_chosen_before(lists_
     make_list(lists_db, "Beta club", ["Paper two"])
     app = open_page(list="Alpha club")
     assert app.selectbox(key="list").value == "Alpha club"
-    app.switch_page("pages/schedule.py").run()  # another page, the list still chosen in the session
-    app.switch_page("pages/reading_lists.py")
+    app.switch_page("app_pages/schedule.py").run()  # another page, the list still chosen in the session
+    app.switch_page("app_pages/reading_lists.py")
     app.query_params["list"] = "Beta club"  # as "Open Beta club" links
     app.run()
     assert not app.exception and app.selectbox(key="list").value == "Beta club"

@@ -17,7 +17,7 @@ from conftest import REPO
 # The folders and the requirements file that installs what each imports.
 REQUIREMENTS_OF = {
     "lib": "requirements.txt",
-    "pages": "requirements.txt",
+    "app_pages": "requirements.txt",
     "dashboard.py": "requirements.txt",
     "tests": "requirements-dev.txt",
     "bench": "requirements-bench.txt",

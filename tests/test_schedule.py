@@ -179,7 +179,7 @@ def test_schedule_page_lists_the_day_s_sessions_and_builds_a_plan(conference, tm
     monkeypatch.setenv("PAPERMAP_DB", str(tmp_path / "lists.sqlite"))
     app = started()
     assert app.session_state["papermap_schedule_shown"] is True  # the page shows in the sidebar
-    app.switch_page("pages/schedule.py").run()
+    app.switch_page("app_pages/schedule.py").run()
     assert not app.exception
     assert app.radio(key="schedule_day").options == ["Tue 15 Jul", "Wed 16 Jul"]
     headings = [plain(m.value) for m in app.markdown if m.value.startswith("#### ")]
@@ -215,7 +215,7 @@ def test_the_schedule_is_absent_for_a_list_without_sessions(monkeypatch, tmp_pat
     app = started()  # the embedded sample: abstracts only
     assert not app.session_state["papermap_schedule_shown"]
     assert "session" not in [m.key for m in app.multiselect] and "day" not in [m.key for m in app.multiselect]
-    app.switch_page("pages/schedule.py").run()
+    app.switch_page("app_pages/schedule.py").run()
     assert not app.exception and "has no sessions" in app.info[0].value
 
 

@@ -94,7 +94,7 @@ def test_the_paper_page_shows_where_and_when_a_paper_is_presented_and_its_links(
     monkeypatch.setenv("PAPERMAP_DATA", str(fetched.path))
     monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
     app = started()
-    app.switch_page("pages/paper.py")
+    app.switch_page("app_pages/paper.py")
     app.query_params["paper"] = "Xk3vQ9aLpT"
     app.run()
     assert not app.exception

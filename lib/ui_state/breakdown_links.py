@@ -12,7 +12,7 @@ from lib.views.filters import FACETS
 
 from .source import read_map
 
-_MAP_PAGE = "pages/map.py"
+_MAP_PAGE = "app_pages/map.py"
 _MAP_LINK_KEY = "papermap_map_link"
 
 

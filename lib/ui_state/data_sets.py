@@ -126,7 +126,7 @@ def may_open(available: Catalog, name: str) -> bool:
 def open_data_set(name: str) -> None:
     """Show the map of the data set called `name` (ends this run)."""
     st.session_state[_DATA_SET_KEY] = name
-    st.switch_page("pages/map.py", query_params={"data": name})
+    st.switch_page("app_pages/map.py", query_params={"data": name})
 
 
 def saved_upload(uploaded: UploadedFile, uploads_dir: Path) -> tuple[Path, bool]:

@@ -113,7 +113,7 @@ def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
         st.caption(markdown_literal(" · ".join(d for d in details if d)))
         with st.container(horizontal=True):
             link = safe_url(paper["url"])
-            st.page_link("pages/paper.py", label="Details and similar papers", query_params={PAPER_KEY: paper_id})
+            st.page_link("app_pages/paper.py", label="Details and similar papers", query_params={PAPER_KEY: paper_id})
             if link:
                 st.link_button("Open paper", link)
             st.button("Close", key="close_paper", on_click=open_paper, args=(None,))

@@ -152,7 +152,9 @@ def add_to_list_control(papers: pd.DataFrame, key: str) -> None:
         list_name, message = done
         st.success(message)
         st.page_link(
-            "pages/reading_lists.py", label=f"Open {markdown_literal(list_name)}", query_params={LIST_KEY: list_name}
+            "app_pages/reading_lists.py",
+            label=f"Open {markdown_literal(list_name)}",
+            query_params={LIST_KEY: list_name},
         )
 
 

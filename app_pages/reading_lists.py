@@ -42,7 +42,7 @@ if entries:
     stem = exports.file_stem(name)
     with st.container(horizontal=True, vertical_alignment="center"):
         st.page_link(
-            "pages/present.py", label="▶ Present this list", query_params={ui_state.LIST_KEY: name, "step": "1"}
+            "app_pages/present.py", label="▶ Present this list", query_params={ui_state.LIST_KEY: name, "step": "1"}
         )
         st.download_button(
             "Download Markdown agenda",

@@ -26,9 +26,9 @@ def slide() -> None:
         name = ui_state.list_choice(names, on_change=ui_state.go_to_step)  # another list starts at its first paper
     if name is None:
         st.info("No reading lists yet: create one on the Reading lists page, then present it here.")
-        st.page_link("pages/reading_lists.py", label="Go to reading lists")
+        st.page_link("app_pages/reading_lists.py", label="Go to reading lists")
         return
-    back.page_link("pages/reading_lists.py", label="Back to the list", query_params={ui_state.LIST_KEY: name})
+    back.page_link("app_pages/reading_lists.py", label="Back to the list", query_params={ui_state.LIST_KEY: name})
     entries = ui_state.read_lists(reading_lists.entries, name)
     if not entries:
         st.info("This list has no papers yet: add some from the map or a paper's page.")
