@@ -1,4 +1,5 @@
 import importlib.util
+import random
 
 import numpy as np
 import pytest
@@ -228,10 +229,24 @@ def test_a_tfidf_cosine_splits_exactly_over_the_terms_it_rests_on():
     vectors = model.embed(planted_texts)  # off the grid the build's vectors are snapped to (lib.exact)
     parts = model.cosine_parts(planted_texts[0], planted_texts[1:6])
     assert np.allclose(parts.sum(axis=1), vectors[1:6] @ vectors[0], atol=1e-6)  # each row is the cosine
-    shared = model.shared_terms(planted_texts[0], planted_texts[1:3])
+    others = planted_texts[1:12]
+    shared = model.shared_terms(planted_texts[0], others)
     words = set(planted_texts[0].lower().split())
     assert all(1 <= len(terms) <= 3 and all(set(t.split()) <= words for t in terms) for terms in shared)
-    assert model.shared_terms(planted_texts[0], ["zzzz qqqq"]) == [[]]  # nothing known: nothing to rest on
+
+
+def test_why_similar_names_only_terms_both_texts_contain():
+    """The walk found "why similar" naming "fairness" for papers without the word (issue 35): the SVD
+    lets a term add to a cosine through the words it co-occurs with, but a reason must be in both texts."""
+    rng = random.Random(0)
+    fair = "fairness fair graph node representation bias group demographic".split()
+    noise = "diffusion denoising score image generation sampling noise schedule".split()
+    texts = [" ".join(rng.choice(words) for _ in range(20)) for words in (fair, noise) for _ in range(30)]
+    _, model = TfidfSvdEmbedder(n_components=4).fit_embed(texts)
+    query = "fairness aware graph generation"
+    others = ["stable graph representation learning", "node bias in groups", "score matching"]
+    assert model.shared_terms(query, others) == [["graph"], [], []]
+    assert model.cosine_parts(query, others)[1].sum() > 0  # similar all the same, on no shared word
 
 
 def _median_nn_over_extent(coords: np.ndarray) -> float:

@@ -100,11 +100,18 @@ class TfidfSvdModel:
         return parts
 
     def shared_terms(self, text: str, others: Sequence[str], top: int = 3) -> list[list[str]]:
-        """For each of `others`, the `top` terms of `text` adding most to its cosine with it
-        (`cosine_parts`): what the similarity rests on; none where they share nothing."""
+        """For each of `others`, the `top` terms of both texts adding most to `text`'s cosine with it
+        (`cosine_parts`): what the similarity rests on; none where they share no term.
+
+        A term of `text` alone can add too, through the words it co-occurs with in the corpus; it is
+        left out, as a reason the other paper does not contain misleads."""
+        if len(self.terms) == 0 or not others:
+            return [[] for _ in others]
+        contained = self._vectorizer.transform(others).tocsr()
         found = []
-        for parts in self.cosine_parts(text, others):
-            adding = np.flatnonzero(parts > 0)  # in column order, so ties go to the earlier term
+        for n, parts in enumerate(self.cosine_parts(text, others)):
+            both = contained.indices[contained.indptr[n] : contained.indptr[n + 1]]
+            adding = np.intersect1d(np.flatnonzero(parts > 0), both)  # in column order: ties go to the earlier term
             best = adding[np.argsort(-parts[adding], kind="stable")[:top]]
             found.append([str(self.terms[j]) for j in best])
         return found
