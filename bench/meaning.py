@@ -1,7 +1,8 @@
 """Does the map's meaning hold? Neighbours, topics, labels, subfields and keyphrases against what
 authors and venues declared, beside plain TF-IDF+SVD and all-MiniLM-L6-v2 in the same run.
 
-    python bench/meaning.py [LIST ...] [--modes abstracts,titles] [--cache DIR] [--no-minilm]
+    python bench/meaning.py [LIST ...] [--modes abstracts,titles] [--embedders tfidf-svd,minilm] [--cache DIR]
+                            [--no-minilm]
 
 Default lists (../shared/data): ijcai2023 (declared areas and author keywords), iclr2018 and
 colm2025 (author keywords, abstracts), neurips2023 (author keywords, titles only). icml2024 has a
@@ -9,7 +10,8 @@ colm2025 (author keywords, abstracts), neurips2023 (author keywords, titles only
 Each list is measured with abstracts and with titles only where it has abstracts. PaperMap builds
 every list from a copy holding only `id`, `title` and `abstract` (blank for titles only), so no
 declared area or author keyword reaches it; ijcai2023 is built with data/taxonomy/ijcai2023.yaml,
-whose areas are its declared ones, so its subfields are scored zero-shot.
+whose areas are its declared ones, so its subfields are scored zero-shot. `--embedders` builds
+PaperMap once per embedder (lib.stages.embed's names; rows "PaperMap (minilm)").
 
 Measures, over the papers with gold (a declared area, else author keywords):
 - `10-NN`: share of each paper's 10 nearest papers (cosine in the embedding; Euclidean on the 2D
@@ -176,33 +178,14 @@ def scrubbed_copy(papers: pd.DataFrame, titles_only: bool, folder: Path, name: s
     return path
 
 
-def measure(path: Path, titles_only: bool, cache: Path, background: Background, use_minilm: bool) -> list[dict]:
+def measure(
+    path: Path, titles_only: bool, cache: Path, background: Background, use_minilm: bool, embedders: list[str]
+) -> list[dict]:
     papers = load_papers(path).papers
     gold = gold_of(papers)
     mode = "titles" if titles_only else "abstracts"
     texts = analysis_texts(papers.assign(abstract="") if titles_only else papers)
-    with tempfile.TemporaryDirectory() as scratch:
-        copy = scrubbed_copy(papers, titles_only, Path(scratch), path.name)
-        out = Path(scratch) / "map"
-        result = build(copy, taxonomy_path=TAXONOMIES.get(path.name, DEFAULT_TAXONOMY), out_dir=out, cache_dir=cache)
-        built = result.papers
-        vectors = np.load(out / EMBEDDINGS_FILE)
-    coords = built[["x", "y"]].to_numpy()
-    row = {"list": path.stem, "mode": mode, "method": "PaperMap"}
-    row |= {"10-NN": nn_agreement(vectors, gold, "cosine"), "10-NN 2D": nn_agreement(coords, gold, "euclidean")}
-    if gold.areas is not None:
-        topics, fine = built["topic"].to_numpy(), built["topic_fine"].to_numpy()
-        row |= {"purity": purity(topics, gold.areas), "purity fine": purity(fine, gold.areas)}
-        row |= {"AMI": ami(topics, gold.areas), "topics": int(topics.max()) + 1}
-        if path.name in TAXONOMIES:
-            labelled = gold.labelled
-            row["subfields"] = float((built["inferred_area"].to_numpy()[labelled] == gold.areas[labelled]).mean())
-    labels = dict(zip(built["topic"], built["topic_label"]))
-    row |= label_rows(texts, built["topic"].to_numpy(), labels, background)
-    if any(gold.keywords):
-        row["key F1@5"] = scores(list(built["keywords"]), [sorted(k) for k in gold.keywords])["exact F1@5"]
-        row["YAKE F1@5"] = yake_f1(texts, gold)
-    rows = [row]
+    rows = [papermap_row(path, papers, gold, texts, titles_only, cache, background, name) for name in embedders]
     for method, embed in (("TF-IDF+SVD", plain_tfidf_svd), ("MiniLM", minilm if use_minilm else None)):
         baseline = embed(texts) if embed else None
         if baseline is None:
@@ -219,6 +202,43 @@ def measure(path: Path, titles_only: bool, cache: Path, background: Background, 
         )
     rows.append({"list": path.stem, "mode": mode, "method": "chance", "10-NN": chance(gold)})
     return rows
+
+
+def papermap_row(
+    path: Path,
+    papers: pd.DataFrame,
+    gold: Gold,
+    texts: list[str],
+    titles_only: bool,
+    cache: Path,
+    background: Background,
+    embedder: str,
+) -> dict:
+    """PaperMap's measures on the list, built with `embedder` from the scrubbed copy."""
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = scrubbed_copy(papers, titles_only, Path(scratch), path.name)
+        out = Path(scratch) / "map"
+        taxonomy = TAXONOMIES.get(path.name, DEFAULT_TAXONOMY)
+        result = build(copy, taxonomy_path=taxonomy, out_dir=out, cache_dir=cache, embedder=make_embedder(embedder))
+        built = result.papers
+        vectors = np.load(out / EMBEDDINGS_FILE)
+    coords = built[["x", "y"]].to_numpy()
+    method = "PaperMap" if embedder == "tfidf-svd" else f"PaperMap ({embedder})"
+    row = {"list": path.stem, "mode": "titles" if titles_only else "abstracts", "method": method}
+    row |= {"10-NN": nn_agreement(vectors, gold, "cosine"), "10-NN 2D": nn_agreement(coords, gold, "euclidean")}
+    if gold.areas is not None:
+        topics, fine = built["topic"].to_numpy(), built["topic_fine"].to_numpy()
+        row |= {"purity": purity(topics, gold.areas), "purity fine": purity(fine, gold.areas)}
+        row |= {"AMI": ami(topics, gold.areas), "topics": int(topics.max()) + 1}
+        if path.name in TAXONOMIES:
+            labelled = gold.labelled
+            row["subfields"] = float((built["inferred_area"].to_numpy()[labelled] == gold.areas[labelled]).mean())
+    labels = dict(zip(built["topic"], built["topic_label"]))
+    row |= label_rows(texts, built["topic"].to_numpy(), labels, background)
+    if any(gold.keywords):
+        row["key F1@5"] = scores(list(built["keywords"]), [sorted(k) for k in gold.keywords])["exact F1@5"]
+        row["YAKE F1@5"] = yake_f1(texts, gold)
+    return row
 
 
 def yake_f1(texts: list[str], gold: Gold) -> float | None:
@@ -254,6 +274,7 @@ def main() -> int:
     parser.add_argument("--modes", default="abstracts,titles", help="abstracts, titles or both (default both)")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "papermap_meaning_cache")
     parser.add_argument("--no-minilm", action="store_true", help="leave the MiniLM baseline out")
+    parser.add_argument("--embedders", default="tfidf-svd", help="PaperMap's embedders, comma-separated")
     args = parser.parse_args()
     lists = args.lists or [SHARED / name for name in DEV_LISTS]
     missing = [str(p) for p in lists if not p.exists()]
@@ -271,10 +292,15 @@ def main() -> int:
         for mode in args.modes.split(","):
             if mode == "abstracts" and not has_abstracts:
                 continue
-            measured = measure(path, mode == "titles", args.cache, background, not args.no_minilm)
+            measured = measure(
+                path, mode == "titles", args.cache, background, not args.no_minilm, args.embedders.split(",")
+            )
             rows += measured
             print(markdown(measured), flush=True)
-            print(f"{path.stem} ({mode}) coarse labels: {'; '.join(measured[0]['labels'])}\n", flush=True)
+            for row in measured:
+                if row.get("labels"):
+                    print(f"{path.stem} ({mode}, {row['method']}) coarse labels: {'; '.join(row['labels'])}")
+            print(flush=True)
     print(markdown(rows))
     return 0
 

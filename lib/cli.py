@@ -51,12 +51,12 @@ def parser() -> argparse.ArgumentParser:
         "--embedder",
         choices=EMBEDDERS,
         default="tfidf-svd",
-        help="text embedding backend (default: tfidf-svd; sentence-transformers needs requirements-embed.txt)",
+        help="text embedding backend (default: tfidf-svd; minilm and sentence-transformers need requirements-embed.txt)",
     )
     build_cmd.add_argument(
         "--model",
         default=None,
-        help="sentence-transformers model folder or name (default: the packaged all-MiniLM-L6-v2)",
+        help="minilm or sentence-transformers model folder (default: the packaged all-MiniLM-L6-v2)",
     )
     build_cmd.add_argument(
         "--timings",

