@@ -6,6 +6,8 @@ table (a test checks that every column here is named there).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -144,9 +146,44 @@ def _session(session: dict) -> dict:
     }
 
 
+# A title's leading "X:" or trailing "(X)" that at least this share of a list's titles (and at least
+# MARKER_MIN_TITLES) share is a track or format marker ("Position:", "(Extended Abstract)"), not a subject.
+MARKER_MIN_SHARE = 0.01
+MARKER_MIN_TITLES = 3
+_LEADING_MARKER = re.compile(r"^\s*([^:()]{1,40}):\s+(?=\S)")
+_TRAILING_MARKER = re.compile(r"(?<=\S)\s*\(([^()]{1,40})\)\s*$")
+
+
+def title_markers(titles: Sequence[str]) -> frozenset[str]:
+    """The track or format markers of a list's titles, lower-cased: leading "x:" and trailing "(x)" forms
+    shared by at least MARKER_MIN_SHARE of the titles and MARKER_MIN_TITLES of them."""
+    counts: dict[str, int] = {}
+    for title in titles:
+        for pattern, form in ((_LEADING_MARKER, "{}:"), (_TRAILING_MARKER, "({})")):
+            if match := pattern.search(title):
+                key = form.format(" ".join(match.group(1).lower().split()))
+                counts[key] = counts.get(key, 0) + 1
+    least = max(MARKER_MIN_TITLES, MARKER_MIN_SHARE * len(titles))
+    return frozenset(key for key, count in counts.items() if count >= least)
+
+
+def without_markers(title: str, markers: frozenset[str]) -> str:
+    """`title` without its leading or trailing marker among `markers` (see `title_markers`)."""
+    for pattern, form in ((_LEADING_MARKER, "{}:"), (_TRAILING_MARKER, "({})")):
+        match = pattern.search(title)
+        if match and form.format(" ".join(match.group(1).lower().split())) in markers:
+            title = title[: match.start()] + title[match.end() :]
+    return title.strip()
+
+
 def analysis_texts(papers: pd.DataFrame) -> list[str]:
-    """The text each paper is analysed by: its title (unless derived) and abstract, or the title alone."""
+    """The text each paper is analysed by: its title (unless derived) and abstract, or the title alone.
+
+    Titles lose the markers of the table's list (`title_markers`): a format all the track's papers
+    share would otherwise read as a subject they have in common."""
+    markers = title_markers([t for t, derived in zip(papers["title"], papers["title_is_derived"]) if not derived])
     texts = []
     for title, derived, abstract in zip(papers["title"], papers["title_is_derived"], papers["abstract"]):
+        title = without_markers(title, markers) if markers else title
         texts.append(abstract if derived else f"{title}. {abstract}".strip(". ") if abstract else title)
     return texts

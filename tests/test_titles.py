@@ -159,3 +159,40 @@ def test_loader_derives_titles_only_when_the_source_has_none(tmp_path):
     assert papers.loc["derived", "title"] == "VistaDPO" and papers.loc["derived", "title_is_derived"]
     assert papers.loc["sentence", "title"] == "Node classification is a fundamental task"
     assert papers.loc["sentence", "title_is_derived"]
+
+
+def test_a_marker_many_titles_share_is_found_and_one_method_name_is_not():
+    from lib.schema import title_markers, without_markers
+
+    titles = [f"Position: topic {i} matters" for i in range(40)] + [
+        f"Result {i} (Extended  Abstract)" for i in range(5)
+    ]
+    titles += ["Divide and Conquer: one", "Divide and Conquer: two", "Plain title (PLAIN)"] + ["x"] * 300
+    markers = title_markers(titles)
+    # 40 and 5 of 348 titles: over 1% and at least 3; "Divide and Conquer" is 2, "(plain)" 1.
+    assert markers == {"position:", "(extended abstract)"}
+    assert without_markers("Position: topic 1 matters", markers) == "topic 1 matters"
+    assert without_markers("Result 7 (extended abstract)", markers) == "Result 7"
+    assert without_markers("Divide and Conquer: one", markers) == "Divide and Conquer: one"
+    assert title_markers(titles[:2]) == frozenset()  # two titles never make a marker
+
+
+def test_a_format_marker_is_not_what_a_titles_only_map_is_about(tmp_path):
+    """IJCAI 2023's 51 "(Extended Abstract)" titles made a topic labelled "Extended abstract" (issue 35)."""
+    from conftest import HashingEmbedder, planted_records
+
+    from lib.build.pipeline import build
+    from lib.schema import analysis_texts
+
+    records = planted_records(per_topic=12)
+    for n, record in enumerate(records):
+        record["abstract"] = ""
+        if n % 3 == 0:  # a third of every topic's papers
+            record["title"] += " (Extended Abstract)"
+    path = tmp_path / "titles.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    papers = build(path, out_dir=tmp_path / "map", cache_dir=tmp_path / "cache", embedder=HashingEmbedder()).papers
+    assert all("extended" not in text.lower() for text in analysis_texts(papers))
+    assert papers["title"].str.endswith("(Extended Abstract)").sum() == 12  # shown as the list has it
+    labels = set(papers["topic_label"].str.lower()) | set(papers["topic_fine_label"].str.lower())
+    assert not any("abstract" in label for label in labels)

@@ -75,7 +75,7 @@ SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than i
 # (equal to scikit-learn's but for the last bit of a float). embed 4, project 7, topics 8, subfields 9: the
 # same bits on any BLAS kernel and CPU (lib.exact): vectors snapped to a grid, exact neighbours, UMAP's
 # initial layout by subspace iteration, k-means of lib.stages.kmeans.
-STAGE_VERSIONS = {"load": 4, "keywords": 4, "subfields": 9, "embed": 4, "project": 7, "topics": 8}
+STAGE_VERSIONS = {"load": 4, "keywords": 5, "subfields": 10, "embed": 5, "project": 7, "topics": 9}
 
 # progress(stage, stages done, stages in all): called before each stage and once at the end.
 Progress = Callable[[str, int, int], None]
