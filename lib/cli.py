@@ -51,7 +51,7 @@ def parser() -> argparse.ArgumentParser:
         "--embedder",
         choices=EMBEDDERS,
         default="tfidf-svd",
-        help="text embedding backend (default: tfidf-svd; minilm and sentence-transformers need requirements-embed.txt)",
+        help="text embedding backend (default: tfidf-svd; the others need requirements-embed.txt)",
     )
     build_cmd.add_argument(
         "--model",

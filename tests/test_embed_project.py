@@ -162,7 +162,7 @@ def test_identical_papers_share_one_point():
 
 def test_embedders_are_chosen_by_name_and_bad_choices_are_one_clear_error():
     assert isinstance(make_embedder(), TfidfSvdEmbedder) and make_embedder().name == "tfidf-svd"
-    with pytest.raises(ParameterError, match="one of tfidf-svd, minilm, sentence-transformers"):
+    with pytest.raises(ParameterError, match="one of tfidf-svd, minilm, tfidf-minilm, sentence-transformers"):
         make_embedder("word2vec")
     with pytest.raises(ParameterError, match="--model"):
         make_embedder("tfidf-svd", model="some/model")

@@ -15,6 +15,7 @@ import pytest
 from conftest import REPO, planted_records
 from test_same_map_anywhere import variants
 
+from lib.errors import ParameterError
 from lib.stages import sentence_model
 from lib.stages.embed import EmbedderUnavailable, MiniLMEmbedder, packaged_model_path, query_embedder
 from lib.stages.sentence_model import SentenceModel, read_safetensors
@@ -204,3 +205,18 @@ def test_vectors_match_sentence_transformers(packaged):
         sample, normalize_embeddings=True
     )
     assert np.min(np.sum(mine * theirs, axis=1)) > 0.9999
+
+
+def test_the_hybrid_cosine_is_the_weighted_sum_of_its_two_and_queries_land_in_its_space(tmp_path):
+    from lib.stages.embed import HybridEmbedder, TfidfSvdEmbedder, fit_embed
+
+    folder = write_model(tmp_path / "model")
+    sample = texts(30)
+    vectors, query_model = fit_embed(HybridEmbedder(folder, weight=0.3), sample)
+    tfidf, minilm = TfidfSvdEmbedder().embed(sample), MiniLMEmbedder(folder).embed(sample)
+    assert np.allclose(vectors @ vectors.T, 0.3 * tfidf @ tfidf.T + 0.7 * minilm @ minilm.T, atol=1e-4)
+    assert np.array_equal(vectors, np.round(vectors * 2**16) / 2**16)
+    query = query_embedder(query_model)
+    assert np.allclose(query.embed(sample[3:4]), vectors[3:4], atol=1e-4)  # off the grid, as TF-IDF's queries are
+    with pytest.raises(ParameterError, match="weight"):
+        HybridEmbedder(folder, weight=1.0)

