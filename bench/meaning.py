@@ -46,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from keywords import gold_keywords, normalise, scores
+from keywords import gold_keywords, normalise, scores, yake_baseline
 from topics import label_audit
 
 REPO = Path(__file__).resolve().parents[1]
@@ -243,12 +243,10 @@ def papermap_row(
 
 def yake_f1(texts: list[str], gold: Gold) -> float | None:
     try:
-        import yake
+        extract = yake_baseline()
     except ImportError:
         return None
-    extractor = yake.KeywordExtractor(lan="en", n=3, top=10)
-    found = [[phrase for phrase, _ in extractor.extract_keywords(t)] for t in texts]
-    return scores(found, [sorted(k) for k in gold.keywords])["exact F1@5"]
+    return scores(extract(texts), [sorted(k) for k in gold.keywords])["exact F1@5"]
 
 
 COLUMNS = (

@@ -154,24 +154,31 @@ _LEADING_MARKER = re.compile(r"^\s*([^:()]{1,40}):\s+(?=\S)")
 _TRAILING_MARKER = re.compile(r"(?<=\S)\s*\(([^()]{1,40})\)\s*$")
 
 
+def _marker_matches(title: str) -> list[tuple[str, re.Match[str]]]:
+    """`title`'s leading "x:" and trailing "(x)", each as its lower-cased, space-folded key and match."""
+    found = []
+    for pattern, form in ((_LEADING_MARKER, "{}:"), (_TRAILING_MARKER, "({})")):
+        if match := pattern.search(title):
+            found.append((form.format(" ".join(match.group(1).lower().split())), match))
+    return found
+
+
 def title_markers(titles: Sequence[str]) -> frozenset[str]:
     """The track or format markers of a list's titles, lower-cased: leading "x:" and trailing "(x)" forms
     shared by at least MARKER_MIN_SHARE of the titles and MARKER_MIN_TITLES of them."""
     counts: dict[str, int] = {}
     for title in titles:
-        for pattern, form in ((_LEADING_MARKER, "{}:"), (_TRAILING_MARKER, "({})")):
-            if match := pattern.search(title):
-                key = form.format(" ".join(match.group(1).lower().split()))
-                counts[key] = counts.get(key, 0) + 1
+        for key, _ in _marker_matches(title):
+            counts[key] = counts.get(key, 0) + 1
     least = max(MARKER_MIN_TITLES, MARKER_MIN_SHARE * len(titles))
     return frozenset(key for key, count in counts.items() if count >= least)
 
 
 def without_markers(title: str, markers: frozenset[str]) -> str:
     """`title` without its leading or trailing marker among `markers` (see `title_markers`)."""
-    for pattern, form in ((_LEADING_MARKER, "{}:"), (_TRAILING_MARKER, "({})")):
-        match = pattern.search(title)
-        if match and form.format(" ".join(match.group(1).lower().split())) in markers:
+    # The trailing one is cut first, so the leading one's offsets still hold.
+    for key, match in reversed(_marker_matches(title)):
+        if key in markers:
             title = title[: match.start()] + title[match.end() :]
     return title.strip()
 

@@ -52,12 +52,18 @@ def variants() -> dict[str, dict[str, str | None]]:
     return found
 
 
-def build(input_path, out, changes):
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+def variant_env(changes: dict[str, str | None], python_path: str = str(REPO)) -> dict[str, str]:
+    """This process's environment with a variant's `changes` (None removes a variable) and `python_path`."""
+    env = {**os.environ, "PYTHONPATH": python_path}
     for name, value in changes.items():
         env.pop(name, None)
         if value is not None:
             env[name] = value
+    return env
+
+
+def build(input_path, out, changes):
+    env = variant_env(changes)
     command = [sys.executable, "-m", "lib", "build", str(input_path), "--out", str(out), "--cache", str(out) + "-cache"]
     subprocess.run(command, cwd=REPO, env=env, check=True, capture_output=True, timeout=600)
     sidecar = json.loads((out / "papers.json").read_text())

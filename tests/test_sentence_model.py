@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 from conftest import REPO, planted_records
-from test_same_map_anywhere import variants
+from test_same_map_anywhere import variant_env, variants
 
 from lib.errors import ParameterError
 from lib.stages import sentence_model
@@ -152,11 +152,7 @@ def test_the_same_vectors_under_every_kernel_and_thread_count(tmp_path):
     folder = write_model(tmp_path / "model", dim=192, inner=768)
     found = {}
     for n, (label, changes) in enumerate(variants().items()):
-        env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{REPO / 'tests'}"}
-        for name, value in changes.items():
-            env.pop(name, None)
-            if value is not None:
-                env[name] = value
+        env = variant_env(changes, f"{REPO}{os.pathsep}{REPO / 'tests'}")
         out = tmp_path / f"{n}.npy"
         subprocess.run([sys.executable, "-c", ENCODE, str(folder), str(out)], env=env, check=True, timeout=300)
         found[label] = out.read_bytes()

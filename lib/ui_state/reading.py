@@ -60,7 +60,7 @@ def change_lists(action: Callable[..., object], *args: object, **kwargs: object)
     calls when it next runs.
     """
     if not may_edit():
-        st.session_state[_LIST_ERROR] = refusal()
+        keep_list_error(refusal())
         return None
     if "member" in inspect.signature(action).parameters:
         kwargs.setdefault("member", member_name())
@@ -68,7 +68,7 @@ def change_lists(action: Callable[..., object], *args: object, **kwargs: object)
         with reading_lists_db() as db:
             return action(db, *args, **kwargs)
     except ReadingListError as error:
-        st.session_state[_LIST_ERROR] = str(error)
+        keep_list_error(str(error))
         return None
 
 
@@ -84,7 +84,7 @@ def keep_list_error(message: str) -> None:
 
 def show_list_error() -> None:
     """Show (once) the error a reading-list callback ran into."""
-    if message := st.session_state.pop(_LIST_ERROR, None):
+    if message := take_list_error():
         st.error(markdown_literal(message))  # it may quote a list name a user typed
 
 
