@@ -255,14 +255,14 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def markdown(rows: list[dict]) -> str:
+def markdown(rows: list[dict], columns: tuple[str, ...] = COLUMNS) -> str:
     def cell(value) -> str:
         if value is None or (isinstance(value, float) and np.isnan(value)):
             return "-"
         return f"{value:.3f}" if isinstance(value, float) else str(value)
 
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(cell(r.get(c)) for c in COLUMNS) + " |" for r in rows]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(r.get(c)) for c in columns) + " |" for r in rows]
     return "\n".join(lines)
 
 

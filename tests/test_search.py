@@ -9,8 +9,11 @@ from lib.build.output import load_map_embeddings, read_papers
 from lib.build.pipeline import build
 from lib.errors import InputError, PaperMapError
 from lib.schema import analysis_texts
-from lib.stages.embed import EmbedderUnavailable, fit_embed, query_embedder
+from lib.stages.embed import EmbedderUnavailable, TfidfSvdEmbedder, fit_embed, query_embedder
+from lib.stages.load import load_papers
 from lib.views.search import (
+    TERM_WEIGHT,
+    TermIndex,
     query_terms,
     ranked_papers,
     search_example,
@@ -169,3 +172,52 @@ def test_the_search_example_finds_papers_of_the_list_it_is_shown_for(planted_map
     lone = papers.assign(keywords=[["regret bound"]] * len(papers))
     assert search_example(lone) == '"regret bound"'  # no word beside it: the phrase alone
     assert search_example(papers.sample(frac=1.0, random_state=1)) == example  # whatever the order
+
+
+def titles(*texts):
+    return pd.DataFrame({"title": list(texts), "abstract": [""] * len(texts), "title_is_derived": False})
+
+
+def test_the_word_index_finds_a_rare_word_in_any_form_and_ignores_the_rest():
+    index = TermIndex.of_papers(
+        titles("Language model agents", "Teaching language models to use tools", "Tool-use benchmarks", "Agents")
+    )
+    cosines = index.cosines("An agent that calls a tool, and the language models behind it.")
+    assert cosines[1] > 0 and cosines[3] > 0  # "tool" for "tools"; "agent" for "agents"
+    assert cosines[2] == 0  # "tool-use" is one word, not "tool"
+    assert cosines.max() <= 1 + 1e-12 and cosines.min() >= 0
+    assert not index.cosines("We propose a novel approach, and the zyxxy").any()  # stop, generic and unknown words
+    assert np.array_equal(index.cosines("tools"), index.cosines("TOOL"))
+
+
+def test_shared_words_lift_a_paper_the_embedding_ranks_lower():
+    vectors = np.array([[1, 0], [0.8, 0.6], [0, 1]], dtype=np.float32)
+    query = np.array([1, 0], dtype=np.float32)
+    assert similar_to_text(vectors, query, k=3)["row"].tolist() == [0, 1]
+    words = np.array([0.0, 1.0, 0.0])
+    blended = similar_to_text(vectors, query, k=3, term_cosines=words)
+    assert blended["row"].tolist() == [1, 0]
+    assert blended["similarity"].tolist() == pytest.approx([(1 - TERM_WEIGHT) * 0.8 + TERM_WEIGHT, 1 - TERM_WEIGHT])
+    assert similar_to_text(vectors, query, k=3, term_cosines=np.ones(3))["row"].tolist() == [0, 1, 2]
+
+
+def test_a_pasted_abstract_finds_its_own_title_more_often_with_its_words(shared_data):
+    """On a titles-only map, as ICML 2025's: each of 300 colm2025 abstracts, pasted, should rank its own title first."""
+    papers = load_papers(shared_data / "colm2025.json").papers.iloc[:300]
+    papers = papers[papers["abstract"].str.strip() != ""].reset_index(drop=True)
+    listed = papers.assign(abstract="")
+    vectors, query_model = fit_embed(TfidfSvdEmbedder(), analysis_texts(listed))
+    queries = query_embedder(query_model).embed(list(papers["abstract"]))
+    index = TermIndex.of_papers(listed)
+
+    def firsts(with_words: bool) -> int:
+        return sum(
+            similar_to_text(vectors, query, k=1, term_cosines=index.cosines(text) if with_words else None)[
+                "row"
+            ].tolist()
+            == [own]
+            for own, (query, text) in enumerate(zip(queries, papers["abstract"]))
+        )
+
+    alone, blended = firsts(False), firsts(True)
+    assert blended > alone and blended >= 0.8 * len(papers), (alone, blended)

@@ -185,17 +185,18 @@ class TfidfSvdEmbedder:
         return self.fit_embed(texts)[0]
 
 
-def tfidf_weights(counts: Any) -> tuple[Any, np.ndarray]:
+def tfidf_weights(counts: Any, idf: np.ndarray | None = None) -> tuple[Any, np.ndarray]:
     """The TF-IDF rows (CSR float64, unit length; an empty row stays empty) and IDF (float64) of a
     (texts x terms) counts matrix, weighed as `TfidfVectorizer(sublinear_tf=True)` weighs them:
-    1 + ln(count), times the smoothed IDF ln((1 + texts) / (1 + texts using the term)) + 1. With
-    `lib.exact`'s logarithm: NumPy's differs in the last bit between CPUs, and the SVD and the
-    subfields' scores would carry that on."""
+    1 + ln(count), times the smoothed IDF ln((1 + texts) / (1 + texts using the term)) + 1, or times
+    `idf` when given (a corpus's, for texts weighed as it was). With `lib.exact`'s logarithm: NumPy's
+    differs in the last bit between CPUs, and the SVD and the subfields' scores would carry that on."""
     from sklearn.preprocessing import normalize
 
     weights = counts.astype(np.float64)
-    users = np.bincount(weights.indices, minlength=weights.shape[1])  # texts using each term
-    idf = exact.log((1 + weights.shape[0]) / (1 + users)) + 1
+    if idf is None:
+        users = np.bincount(weights.indices, minlength=weights.shape[1])  # texts using each term
+        idf = exact.log((1 + weights.shape[0]) / (1 + users)) + 1
     weights.data = (1 + exact.log(weights.data)) * idf[weights.indices]
     return normalize(weights), idf  # the vectorizer's own row scaling
 

@@ -93,6 +93,19 @@ def phrase_counts(texts: Sequence[str]) -> PhraseCounts:
     return _counted(map(candidate_phrases, texts), column_of), list(column_of)
 
 
+def word_counts(texts: Sequence[str]) -> PhraseCounts:
+    """How often each text (row) uses each of its `content_words` (column), and the words, in the
+    order first met: the words a free text can share with a paper, rare ones included."""
+    column_of = _Numbering()
+    return _counted(map(content_words, texts), column_of), list(column_of)
+
+
+def content_words(text: str) -> list[str]:
+    """The words of `text` that can carry its subject, singular ("bandits" -> "bandit"): no stop
+    word, punctuation, lone letter or markup."""
+    return [singular_word(word) for word in _TOKEN.findall(NOT_PROSE.sub(" . ", text.lower())) if word not in _BREAKS]
+
+
 def stacked_counts(first: PhraseCounts, texts: Sequence[str]) -> sparse.csr_matrix:
     """`phrase_counts` of the texts counted in `first` followed by `texts`, from `first` (a list's
     counts, made once for all its uses): the same matrix, counting only `texts`."""

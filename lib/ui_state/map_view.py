@@ -247,6 +247,12 @@ def cached_query_embedder(map_dir: str) -> QueryEmbedder:
     return query_embedder(cached_map_embeddings(map_dir).query_model)
 
 
+@st.cache_resource(show_spinner="Indexing the papers' words…", max_entries=2)
+def cached_term_index(map_dir: str) -> search.TermIndex:
+    """`lib.views.search.TermIndex` of the map's papers, made once per map."""
+    return search.TermIndex.of_papers(read_map(map_dir)[0])
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def map_colours(map_dir: str, color_by: str) -> dict[str, str]:
     """`lib.views.map_figure.category_colours` of the whole map in `map_dir`, once per map and
@@ -272,7 +278,8 @@ def similar_to_text(map_dir: str, text: str, k: int = 10) -> pd.DataFrame:
     empty when the text shares nothing with them. Raises `PaperMapError` (one sentence) when the
     map's embedder cannot embed a text on this machine."""
     vector = cached_query_embedder(map_dir).embed([text])[0]
-    ranking = search.similar_to_text(cached_map_embeddings(map_dir).vectors, vector, k)
+    cosines = cached_term_index(map_dir).cosines(text)
+    ranking = search.similar_to_text(cached_map_embeddings(map_dir).vectors, vector, k, cosines)
     return search.ranked_papers(read_map(map_dir)[0], ranking)
 
 

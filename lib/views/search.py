@@ -14,12 +14,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from lib.neighbours import cosine_similarity
 from lib.schema import analysis_texts
-from lib.stages.embed import TfidfSvdEmbedder, TfidfSvdModel
+from lib.stages.embed import TfidfSvdEmbedder, TfidfSvdModel, tfidf_weights
+from lib.stages.phrases import content_words, word_counts
 from lib.stages.topic_labels import is_field_phrase
 
+# Share of a free text's similarity that comes from the words it shares with a paper, the rest from
+# the embedding (`similar_to_text`): chosen with abstracts as queries against titles on ijcai2023 and
+# colm2025, checked on iclr2018 (docs/meaning.md).
+TERM_WEIGHT = 0.7
 # The fields a text search looks in; list fields are joined with commas.
 SEARCH_FIELDS = ("title", "abstract", "authors", "keywords", "author_keywords")
 # A quoted phrase, or a run of non-space characters.
@@ -117,14 +123,49 @@ def ranked_papers(papers: pd.DataFrame, ranking: pd.DataFrame) -> pd.DataFrame:
     return ranked.assign(similarity=ranking["similarity"].to_numpy())
 
 
-def similar_to_text(vectors: np.ndarray, query_vector: np.ndarray, k: int = 10) -> pd.DataFrame:
-    """The `k` rows of `vectors` most cosine-similar to `query_vector`, best first.
+@dataclass(frozen=True)
+class TermIndex:
+    """Which words a free text shares with each paper: the papers' TF-IDF rows over their
+    `content_words`, every word kept, rare ones too, whatever the map's embedder."""
 
+    columns: dict[str, int]  # word -> column of `rows`
+    idf: np.ndarray  # (n_words,) float64
+    rows: sparse.csr_matrix  # one unit row per paper, in `papers.parquet` order
+
+    @classmethod
+    def of_papers(cls, papers: pd.DataFrame) -> TermIndex:
+        """The index of `papers`' titles and abstracts (`analysis_texts`)."""
+        counts, words = word_counts(analysis_texts(papers))
+        rows, idf = tfidf_weights(counts)
+        return cls({word: column for column, word in enumerate(words)}, idf, rows)
+
+    def cosines(self, text: str) -> np.ndarray:
+        """(n_papers,) float64: the TF-IDF cosine of `text` with each paper, 0 where they share no word."""
+        used = Counter(self.columns[word] for word in content_words(text) if word in self.columns)
+        counts = sparse.csr_matrix(
+            (list(used.values()), (np.zeros(len(used), dtype=np.int64), list(used))), shape=(1, len(self.idf))
+        )
+        query, _ = tfidf_weights(counts, self.idf)
+        return np.asarray((self.rows @ query.T).todense(), dtype=np.float64).ravel()
+
+
+def similar_to_text(
+    vectors: np.ndarray, query_vector: np.ndarray, k: int = 10, term_cosines: np.ndarray | None = None
+) -> pd.DataFrame:
+    """The `k` rows of `vectors` most similar to a free text, best first: its vector's cosine with
+    each, blended with `term_cosines` (`TermIndex.cosines`) when given.
+
+    An embedding blurs a rare word into its common neighbours: a pasted abstract about language
+    models that call tools ranks titles about "language model agents" above the few that say "tool
+    use". The words themselves find those; `TERM_WEIGHT` of the score is theirs.
     Returns columns `row` (int, a row of `vectors`) and `similarity` (float, -1 to 1); rows with no
     similarity at all (0 or less, e.g. a query with no word the papers use) are left out. Ties keep
     row order, so the ranking is deterministic.
     """
-    return _ranked(cosine_similarity(vectors, query_vector), k)
+    scores = cosine_similarity(vectors, query_vector)
+    if term_cosines is not None:
+        scores = (1 - TERM_WEIGHT) * scores + TERM_WEIGHT * term_cosines
+    return _ranked(scores, k)
 
 
 def similar_papers(vectors: np.ndarray, index: int, k: int = 10) -> pd.DataFrame:
