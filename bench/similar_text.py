@@ -1,17 +1,19 @@
-"""Does "Similar to this text" find what a pasted abstract is about on a titles-only map?
+"""Do "Similar to this text" and a paper's similar papers find what they are about?
 
     python bench/similar_text.py [LIST ...] [--weights 0.5,0.6,0.7] [--embedder tfidf-svd]
 
-For each list with abstracts (default: ijcai2023, colm2025, iclr2018 from ../shared/data), the map is
-made from the titles only, as ICML 2025's list is; then each paper's abstract is the query, as a
-researcher pastes one. Measures, over all papers:
-- `MRR`: mean reciprocal rank of the paper's own title (how surely the text finds its own paper);
+Default lists (../shared/data): ijcai2023, colm2025 (dev), iclr2018 (held out), with abstracts, and
+neurips2023 (held out, titles only). Queries:
+- `abstract -> titles`: the map is made from the titles only, as ICML 2025's list is, and each
+  paper's abstract is pasted as the query. `MRR`: mean reciprocal rank of the paper's own title;
   `top 10`: share of queries whose own title ranks in the first ten.
-- `agree`: share of the ten best other papers that share the query paper's declared area (ijcai2023)
-  or one author keyword (the others), as bench/meaning.py's 10-NN; `chance` for ten random papers.
-Rows: `embedding only` is landed main's ranking (the query's cosine in the map's embedding);
-`blend w` is `lib.views.search.similar_to_text` with `TermIndex` word cosines weighed `w`.
-The weight was chosen on ijcai2023 and colm2025; iclr2018 is the held-out check.
+- `paper -> papers`: each paper's ten most similar other papers, as the Paper page lists them, on
+  the list with abstracts and on its titles only.
+`agree`: share of the ten best other papers that share the paper's declared area (ijcai2023) or one
+author keyword (the others), as bench/meaning.py's 10-NN; `chance` for ten random papers.
+Rows: `embedding only` is landed main's ranking (cosine in the map's embedding); `blend w` adds
+`lib.views.search.TermIndex`'s word cosines weighed `w` (`similar_to_text`, `similar_papers`).
+The weight was chosen on ijcai2023 and colm2025.
 """
 
 from __future__ import annotations
@@ -32,9 +34,9 @@ from lib.schema import analysis_texts  # noqa: E402
 from lib.stages.embed import fit_embed, make_embedder, query_embedder  # noqa: E402
 from lib.views import search  # noqa: E402
 
-LISTS = ("ijcai2023.json", "colm2025.json", "iclr2018.json")
+LISTS = ("ijcai2023.json", "colm2025.json", "iclr2018.json", "neurips2023.json")
 K = 10
-COLUMNS = ("list", "method", "MRR", "top 10", "agree")
+COLUMNS = ("list", "query", "method", "MRR", "top 10", "agree")
 
 
 def rankings(scores: np.ndarray, own: int) -> tuple[float, np.ndarray]:
@@ -44,9 +46,12 @@ def rankings(scores: np.ndarray, own: int) -> tuple[float, np.ndarray]:
     return 1 / rank, order[order != own][:K]
 
 
-def measure(path: Path, weights: list[float], embedder: str) -> list[dict]:
+def text_queries(path: Path, weights: list[float], embedder: str) -> list[dict]:
+    """Each paper's abstract pasted against the list's titles."""
     papers, _, name = load(path)
     papers = papers[papers["abstract"].str.strip() != ""].reset_index(drop=True)
+    if papers.empty:
+        return []
     gold = gold_of(papers)
     titles = papers.assign(abstract="")
     vectors, query_model = fit_embed(make_embedder(embedder), analysis_texts(titles))
@@ -58,24 +63,47 @@ def measure(path: Path, weights: list[float], embedder: str) -> list[dict]:
     for weight in [0.0, *weights]:
         reciprocal, best = [], []
         for own, (vector, words) in enumerate(zip(query_vectors, term_cosines)):
-            scores = (1 - weight) * cosine_similarity(vectors, vector) + weight * words
-            rr, others = rankings(scores, own)
+            rr, others = rankings(blend(cosine_similarity(vectors, vector), words, weight), own)
             reciprocal.append(rr)
             best.append(others)
         labelled = np.flatnonzero(gold.labelled)
-        agree = gold.agree(labelled, np.array(best)[labelled])
-        method = "embedding only" if weight == 0 else f"blend {weight:g}"
+        reciprocal = np.array(reciprocal)
+        row = {"list": name, "query": "abstract -> titles", "method": method_name(weight), "MRR": reciprocal.mean()}
         rows.append(
-            {
-                "list": name,
-                "method": method,
-                "MRR": float(np.mean(reciprocal)),
-                "top 10": float(np.mean(np.array(reciprocal) >= 1 / K)),
-                "agree": agree,
-            }
+            row | {"top 10": (reciprocal >= 1 / K).mean(), "agree": gold.agree(labelled, np.array(best)[labelled])}
         )
-    rows.append({"list": name, "method": "chance", "agree": chance(gold)})
+    return rows + [{"list": name, "query": "abstract -> titles", "method": "chance", "agree": chance(gold)}]
+
+
+def paper_queries(path: Path, weights: list[float], embedder: str, titles_only: bool) -> list[dict]:
+    """Each paper's ten most similar papers (the Paper page's list), titles only or with abstracts."""
+    papers, _, name = load(path)
+    if not titles_only and not (papers["abstract"].str.strip() != "").any():
+        return []
+    listed = papers.assign(abstract="") if titles_only else papers
+    gold = gold_of(papers)
+    vectors, _ = fit_embed(make_embedder(embedder), analysis_texts(listed))
+    terms = search.TermIndex.of_papers(listed)
+    labelled = np.flatnonzero(gold.labelled)
+    query = "paper -> papers" + (" (titles)" if titles_only else "")
+    rows = []
+    for weight in [0.0, *weights]:
+        best = [
+            rankings(blend(cosine_similarity(vectors, vectors[own]), terms.paper_cosines(own), weight), own)[1]
+            for own in labelled
+        ]
+        rows.append(
+            {"list": name, "query": query, "method": method_name(weight), "agree": gold.agree(labelled, np.array(best))}
+        )
     return rows
+
+
+def blend(cosines: np.ndarray, words: np.ndarray, weight: float) -> np.ndarray:
+    return (1 - weight) * cosines + weight * words
+
+
+def method_name(weight: float) -> str:
+    return "embedding only" if weight == 0 else f"blend {weight:g}"
 
 
 def main() -> int:
@@ -88,7 +116,11 @@ def main() -> int:
     args = parser.parse_args()
     paths = args.lists or [SHARED / name for name in LISTS]
     weights = sorted({float(w) for w in args.weights.split(",")})
-    rows = [row for path in paths for row in measure(path, weights, args.embedder)]
+    rows = []
+    for path in paths:
+        rows += text_queries(path, weights, args.embedder)
+        for titles_only in (False, True):
+            rows += paper_queries(path, weights, args.embedder, titles_only)
     print(markdown(rows, COLUMNS))
     return 0
 

@@ -221,3 +221,17 @@ def test_a_pasted_abstract_finds_its_own_title_more_often_with_its_words(shared_
 
     alone, blended = firsts(False), firsts(True)
     assert blended > alone and blended >= 0.8 * len(papers), (alone, blended)
+
+
+def test_similar_papers_blend_the_words_two_papers_share():
+    papers = titles(
+        "Fairness-aware graph generation", "Scenario-aware planning", "Fairness in graph generation", "Video"
+    )
+    cosines = TermIndex.of_papers(papers).paper_cosines(0)
+    assert cosines[0] == pytest.approx(1) and cosines[2] > 0
+    assert cosines[1] == cosines[3] == 0  # "fairness-aware" is one word: no "aware" in common
+    vectors = np.array([[1, 0], [0.9, 0.1], [0.5, 0.5], [0, 1]], dtype=np.float32)
+    assert similar_papers(vectors, 0, k=3)["row"].tolist() == [1, 2]  # the embedding alone: "aware"
+    blended = similar_papers(vectors, 0, k=3, term_cosines=cosines)
+    assert blended["row"].tolist() == [2, 1]  # the words they share outweigh the embedding's "aware"
+    assert blended["similarity"].iloc[0] < 1

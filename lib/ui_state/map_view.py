@@ -292,7 +292,8 @@ def similar_papers(map_dir: str, paper_id: str, k: int = 10) -> pd.DataFrame:
     if row is None:
         return papers.iloc[:0].assign(similarity=pd.Series(dtype="float64"), reason=pd.Series(dtype="str"))
     embeddings = cached_map_embeddings(map_dir)
-    ranked = search.ranked_papers(papers, search.similar_papers(embeddings.vectors, row, k))
+    cosines = cached_term_index(map_dir).paper_cosines(row)
+    ranked = search.ranked_papers(papers, search.similar_papers(embeddings.vectors, row, k, cosines))
     return ranked.assign(reason=search.similarity_reasons(papers, paper_id, ranked, embeddings.query_model))
 
 

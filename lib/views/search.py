@@ -22,9 +22,9 @@ from lib.stages.embed import TfidfSvdEmbedder, TfidfSvdModel, tfidf_weights
 from lib.stages.phrases import content_words, word_counts
 from lib.stages.topic_labels import is_field_phrase
 
-# Share of a free text's similarity that comes from the words it shares with a paper, the rest from
-# the embedding (`similar_to_text`): chosen with abstracts as queries against titles on ijcai2023 and
-# colm2025, checked on iclr2018 (docs/meaning.md).
+# Share of a text's or a paper's similarity that comes from the words it shares with a paper, the
+# rest from the embedding (`similar_to_text`, `similar_papers`): chosen on ijcai2023 and colm2025,
+# checked on iclr2018 and neurips2023 (docs/meaning.md).
 TERM_WEIGHT = 0.7
 # The fields a text search looks in; list fields are joined with commas.
 SEARCH_FIELDS = ("title", "abstract", "authors", "keywords", "author_keywords")
@@ -146,7 +146,14 @@ class TermIndex:
             (list(used.values()), (np.zeros(len(used), dtype=np.int64), list(used))), shape=(1, len(self.idf))
         )
         query, _ = tfidf_weights(counts, self.idf)
-        return np.asarray((self.rows @ query.T).todense(), dtype=np.float64).ravel()
+        return self._cosines_with(query)
+
+    def paper_cosines(self, row: int) -> np.ndarray:
+        """(n_papers,) float64: the TF-IDF cosine of paper `row` with each paper (1 with itself, unless it has no word)."""
+        return self._cosines_with(self.rows[row])
+
+    def _cosines_with(self, unit_row: sparse.csr_matrix) -> np.ndarray:
+        return np.asarray((self.rows @ unit_row.T).todense(), dtype=np.float64).ravel()
 
 
 def similar_to_text(
@@ -162,18 +169,24 @@ def similar_to_text(
     similarity at all (0 or less, e.g. a query with no word the papers use) are left out. Ties keep
     row order, so the ranking is deterministic.
     """
-    scores = cosine_similarity(vectors, query_vector)
-    if term_cosines is not None:
-        scores = (1 - TERM_WEIGHT) * scores + TERM_WEIGHT * term_cosines
-    return _ranked(scores, k)
+    return _ranked(_blended(cosine_similarity(vectors, query_vector), term_cosines), k)
 
 
-def similar_papers(vectors: np.ndarray, index: int, k: int = 10) -> pd.DataFrame:
-    """The `k` papers most similar to the paper in row `index`, best first, without that paper;
-    same columns as `similar_to_text`."""
+def _blended(cosines: np.ndarray, term_cosines: np.ndarray | None) -> np.ndarray:
+    if term_cosines is None:
+        return cosines
+    return (1 - TERM_WEIGHT) * cosines + TERM_WEIGHT * term_cosines
+
+
+def similar_papers(
+    vectors: np.ndarray, index: int, k: int = 10, term_cosines: np.ndarray | None = None
+) -> pd.DataFrame:
+    """The `k` papers most similar to the paper in row `index`, best first, without that paper:
+    their vectors' cosine, blended with `term_cosines` (`TermIndex.paper_cosines`) as in
+    `similar_to_text` when given; same columns."""
     if not 0 <= index < len(vectors):
         raise IndexError(f"paper row {index} is outside the {len(vectors)} rows of the embeddings")
-    scores = cosine_similarity(vectors, vectors[index])
+    scores = _blended(cosine_similarity(vectors, vectors[index]), term_cosines)
     scores[index] = -np.inf
     return _ranked(scores, k)
 
