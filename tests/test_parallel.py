@@ -2,6 +2,7 @@
 script and any partition size, a build that finishes whatever happens to the worker, and partitions
 kept in the cache."""
 
+import logging
 import os
 import pickle
 import subprocess
@@ -137,19 +138,35 @@ def test_small_lists_and_cached_stages_start_no_worker(planted_file, tmp_path, m
 
 
 @pytest.mark.parametrize(
-    "command, failure",
+    "command, failure, logged",
     [
-        (["/nonexistent/python3"], "cannot start"),
-        ([sys.executable, "-c", "raise SystemExit(3)"], "exits at once"),
-        ([sys.executable, "-c", "import sys; sys.stdin.buffer.read(10); print('not a table')"], "answers garbage"),
-        ([sys.executable, "-c", "import os, sys; sys.stdin.buffer.read(10); os.kill(os.getpid(), 9)"], "is killed"),
+        (["/nonexistent/python3"], "cannot start", "Could not start a worker process"),
+        ([sys.executable, "-c", "raise SystemExit('out of luck')"], "exits at once", "out of luck"),
+        (
+            [sys.executable, "-c", "import sys; sys.stdin.buffer.read(10); print('not a table')"],
+            "answers garbage",
+            "after 0 of 1 results",
+        ),
+        (
+            [sys.executable, "-c", "import os, sys; sys.stdin.buffer.read(10); os.kill(os.getpid(), 9)"],
+            "is killed",
+            "Its exit status: -9.",
+        ),
     ],
 )
-def test_a_worker_that_fails_leaves_the_build_to_finish_in_one_process(
-    planted_file, tmp_path, in_one_process, worker_allowed, monkeypatch, command, failure
+def test_a_worker_that_fails_leaves_the_build_to_finish_in_one_process_and_says_so(
+    planted_file, tmp_path, in_one_process, worker_allowed, monkeypatch, caplog, command, failure, logged
 ):
     monkeypatch.setattr(lib.build.parallel, "WORKER_COMMAND", command)
-    pd.testing.assert_frame_equal(in_one_process, run(planted_file, tmp_path, "failing").papers, obj=failure)
+    with caplog.at_level(logging.WARNING, logger="lib.build.parallel"):
+        pd.testing.assert_frame_equal(in_one_process, run(planted_file, tmp_path, "failing").papers, obj=failure)
+    assert any(logged in record.getMessage() for record in caplog.records), caplog.text
+
+
+def test_a_worker_that_finishes_logs_nothing(planted_file, tmp_path, worker_allowed, caplog):
+    with caplog.at_level(logging.WARNING, logger="lib.build.parallel"):
+        run(planted_file, tmp_path, "clean")
+    assert not caplog.records, caplog.text
 
 
 def test_the_worker_never_runs_the_main_script_of_the_process_that_builds(planted_file, tmp_path):

@@ -334,3 +334,16 @@ def test_a_build_whose_lock_holder_was_killed_is_not_blocked(planted_file, tmp_p
     builder.join(60)
     assert results, "the build still waits for a lock whose holder is dead"
     assert "wait" not in stages and is_built(tmp_path / "out") and len(results[0].papers) == 36
+
+
+def test_a_map_the_cache_cannot_keep_is_still_built_and_the_failure_logged(planted_file, tmp_path, monkeypatch, caplog):
+    def disk_full(*_):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(lib.build.pipeline, "copy_output", disk_full)
+    with caplog.at_level("WARNING", logger="lib.build.pipeline"):
+        result = lib.build.pipeline.build(
+            planted_file, out_dir=tmp_path / "map", cache_dir=tmp_path / "cache", embedder=HashingEmbedder()
+        )
+    assert (tmp_path / "map" / "papers.parquet").is_file() and len(result.papers) == len(planted_records())
+    assert "No space left on device" in caplog.text and "later builds will make it again" in caplog.text

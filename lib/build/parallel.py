@@ -16,7 +16,7 @@ A `Runner` takes calls and returns handles whose `result()` is the call's value:
   forever on the build lock its own parent held. The calls go to its standard input and the values
   come back on its standard output, pickled; its standard input closing (the build ended or was
   killed) ends it. Whatever goes wrong with it (it cannot start, dies, or sends nothing), the build
-  computes what it lacks itself;
+  logs a warning quoting the end of its standard error and computes what it lacks itself;
 - `lib.build.cluster.DaskRunner` submits them to a `dask.distributed` cluster.
 Each finished keyword partition is stored in the cache under the stage's key and its range, so a
 build that failed half-way (a cluster lost) finishes from the cache when run again.
@@ -24,15 +24,21 @@ build that failed half-way (a cluster lost) finishes from the cache when run aga
 
 from __future__ import annotations
 
+import logging
 import os
 import pickle
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from lib.paths import REPO_ROOT
+
+logger = logging.getLogger(__name__)
+# How much of a failed worker's standard error its warning quotes: the end, where a traceback ends.
+STDERR_TAIL = 2000
 
 if TYPE_CHECKING:
     import numpy as np
@@ -152,32 +158,42 @@ class WorkerProcess:
 
     def __init__(self) -> None:
         self.workers: list[subprocess.Popen] = []
+        self.closing = False  # set when the block ends: a worker stopped then has not failed
 
     def map(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]], background: bool = False) -> list[Handle]:
         if not calls:  # every keyword partition was in the cache
             return []
+        errors = tempfile.TemporaryFile()  # the worker's standard error, quoted if it fails
         try:
             worker = subprocess.Popen(
                 WORKER_COMMAND + [BACKGROUND_FLAG] * background,
                 cwd=REPO_ROOT,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
+                stderr=errors,
             )
-        except OSError:  # no interpreter to start, no memory for it: compute here
+        except OSError as error:  # no interpreter to start, no memory for it: compute here
+            errors.close()
+            logger.warning(
+                "Could not start a worker process (%s); this process computes its %d calls.", error, len(calls)
+            )
             return InProcess().map(calls)
         self.workers.append(worker)
         handles = [_Sent(function, arguments) for function, arguments in calls]
         # Sending happens beside the build too: the pipe takes the calls as fast as the worker,
         # still importing pandas, reads them.
-        threading.Thread(target=self._talk, args=(worker, calls, handles), daemon=True).start()
+        threading.Thread(target=self._talk, args=(worker, errors, calls, handles), daemon=True).start()
         return list(handles)  # the caller's copy: the talker keeps its own to answer
 
-    @staticmethod
     def _talk(
-        worker: subprocess.Popen, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]], handles: list[_Sent]
+        self,
+        worker: subprocess.Popen,
+        errors: BinaryIO,
+        calls: list[tuple[Callable[..., Any], tuple[Any, ...]]],
+        handles: list[_Sent],
     ) -> None:
         """Send the calls, then collect each value as it comes, until the worker ends or fails."""
+        received = 0
         try:
             # Pickled whole, then written in one call: `pickle.dump` wrote a frame at a time and, between
             # frames, this thread waited for the GIL the build's Python held (87,690 texts took 4 s to
@@ -186,9 +202,23 @@ class WorkerProcess:
             worker.stdin.flush()
             for handle in handles:
                 handle.arrive(pickle.load(worker.stdout))
-        except Exception:  # the worker died or garbled its answer: each handle computes what it lacks here
-            pass
+                received += 1
+        except Exception as error:  # the worker died or garbled its answer: each handle computes what it lacks here
+            for handle in handles:
+                handle.arrive(
+                    None, sent=False
+                )  # at once: the build goes on while the warning waits for the exit status
+            if not self.closing:
+                logger.warning(
+                    "A worker process failed (%s: %s) after %d of %d results; this process computes the rest.%s",
+                    type(error).__name__,
+                    error,
+                    received,
+                    len(handles),
+                    _quoted_tail(worker, errors),
+                )
         finally:
+            errors.close()
             for handle in handles:
                 handle.arrive(None, sent=False)
 
@@ -196,6 +226,7 @@ class WorkerProcess:
         return self
 
     def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
+        self.closing = True
         for worker in self.workers:
             if error is not None:
                 worker.kill()
@@ -205,6 +236,18 @@ class WorkerProcess:
                 except OSError:
                     pass
             worker.wait()
+
+
+def _quoted_tail(worker: subprocess.Popen, errors: BinaryIO) -> str:
+    """The end of what a failed worker wrote to its standard error, and its exit status, for a warning."""
+    try:
+        status = worker.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        status = None
+    errors.seek(0, os.SEEK_END)
+    errors.seek(max(0, errors.tell() - STDERR_TAIL))
+    tail = errors.read().decode("utf-8", "replace").strip()
+    return f" Its exit status: {status}." + (f" The end of its standard error:\n{tail}" if tail else "")
 
 
 class _Sent:

@@ -9,6 +9,7 @@ parameter recomputes that stage and what depends on it, nothing else.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable
@@ -44,6 +45,8 @@ from lib.errors import InputError, read_error
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_OUT_ROOT, DEFAULT_TAXONOMY
 from lib.schema import OUTPUT_COLUMNS
 from lib.stages.report import LoadReport
+
+logger = logging.getLogger(__name__)
 
 # The stages' modules (pandas, scikit-learn, UMAP) are imported inside `build`, when a stage must
 # run: a build that finds its output already made answers without them.
@@ -251,8 +254,10 @@ def build(
             out_path = finish_output(Path(out_dir), table, vectors, meta, model_files.digests)
             try:
                 copy_output(Path(out_dir), output_store)  # so a build into another folder reuses it too
-            except OSError:
-                pass  # only a shortcut for later builds; this one is done
+            except OSError as error:  # only a shortcut for later builds; this one is done
+                logger.warning(
+                    "Could not keep a copy of the map in the cache (%s); later builds will make it again.", error
+                )
         stages.runs.append(StageRun("write", model_files.seconds + time.perf_counter() - start, False))
         report_progress("done", len(stages.runs), len(STAGES))
         return BuildResult(report, counts, stages.runs, out_path, table)
