@@ -97,8 +97,8 @@ def test_the_map_keeps_equal_units_on_both_axes_over_the_whole_map():
 
 def test_many_groups_fold_into_one_grey_other_drawn_first():
     table = papers(n=120)
-    table["topic_label"] = [f"Topic {i % (len(PALETTE) + 6)}" for i in range(120)]
-    figure = map_figure(table, color_by="topic_label")
+    table["status"] = [f"Track {i % (len(PALETTE) + 6)}" for i in range(120)]
+    figure = map_figure(table, color_by="status")
     assert len(figure.data) == len(PALETTE) + 1
     assert figure.data[0].name.startswith(OTHER) and figure.data[0].marker.color == NEUTRAL
     coloured = [trace.marker.color for trace in figure.data[1:]]
@@ -145,6 +145,24 @@ def test_subfields_take_shades_of_their_areas_hue_and_group_in_the_legend():
 
 def legend_entries(figure):
     return {t.name: t.marker.color for t in figure.data if t.showlegend is not False and t.name != "filtered out"}
+
+
+def test_every_topic_keeps_its_name_and_its_fine_topics_hue_past_the_palette():
+    table = papers(n=120)
+    table["topic_label"] = [f"Topic {i % (len(PALETTE) + 2)}" for i in range(120)]  # 15 topics, as ICML 2025's
+    table["topic_fine_label"] = [f"Fine {i % (2 * (len(PALETTE) + 2))}" for i in range(120)]
+    figure = map_figure(table, color_by="topic_label")
+    names = legend_entries(figure)
+    assert len(names) == len(PALETTE) + 2 and not any(name.startswith(OTHER) for name in names)
+    topics = category_colours(table, "topic_label")
+    assert len(set(topics.values()) - {NEUTRAL}) == len(PALETTE) + 2
+    fine = category_colours(table, "topic_fine_label")
+    topic_of = dict(zip(table["topic_fine_label"], table["topic_label"]))
+    assert all(_hue(fine[f]) == pytest.approx(_hue(topics[t]), abs=0.02) for f, t in topic_of.items())
+
+
+def _hue(colour: str) -> float:
+    return colorsys.rgb_to_hls(*(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)))[0]
 
 
 def test_every_fine_topic_has_its_own_colour_in_its_topics_hue():

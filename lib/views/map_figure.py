@@ -86,12 +86,22 @@ PARENTS = {"subfield": "area", "topic_fine_label": "topic_label"}
 
 
 def _bases(n: int) -> list[str]:
-    """`n` distinct base colours: the palette, then hues spread by the golden angle past it."""
-    extra = [
-        "#" + "".join(f"{round(c * 255):02X}" for c in colorsys.hls_to_rgb((0.1 + k * 0.618) % 1.0, 0.42, 0.7))
-        for k in range(max(n - len(PALETTE), 0))
-    ]
-    return (PALETTE + extra)[:n]
+    """`n` distinct base colours: the palette, then, one at a time, the hue (of 36, at the palette's
+    depth) farthest in RGB from every colour taken so far, so the 15th topic is no twin of the 5th."""
+    bases = list(PALETTE)
+    candidates = [_rgb_hex(colorsys.hls_to_rgb(k / 36, 0.42, 0.7)) for k in range(36)]
+    while len(bases) < n:
+        taken = np.array([_rgb(c) for c in bases])
+        bases.append(max(candidates, key=lambda c: np.abs(taken - _rgb(c)).sum(axis=1).min()))
+    return bases[:n]
+
+
+def _rgb(colour: str) -> np.ndarray:
+    return np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)], dtype=np.int64)
+
+
+def _rgb_hex(rgb: tuple[float, float, float]) -> str:
+    return "#" + "".join(f"{round(c * 255):02X}" for c in rgb)
 
 
 def category_colours(papers: pd.DataFrame, color_by: str) -> dict[str, str]:
@@ -99,8 +109,8 @@ def category_colours(papers: pd.DataFrame, color_by: str) -> dict[str, str]:
 
     Subfields take their area's hue in shades, and fine topics their coarse topic's, so the map
     reads by area (or topic) from the back of the room and by subfield (or fine topic) up close;
-    every value has a colour. Other columns take the palette by count; the values past it, and
-    `Unassigned` or missing ones, are grey (`Other`).
+    every value has a colour, as does every topic and area. Other columns take the palette by count;
+    the values past it, and `Unassigned` or missing ones, are grey (`Other`).
     """
     if color_by in PARENTS:
         # On the columns alone: slicing the whole table per parent cost a tenth of a second a run.
@@ -122,6 +132,8 @@ def category_colours(papers: pd.DataFrame, color_by: str) -> dict[str, str]:
                 colours[child] = _shade(base, float(lightness))
         return {**colours, NONE: NEUTRAL, UNASSIGNED: NEUTRAL}
     values = [v for v in _ranked(_groups(papers, color_by)) if v not in (NONE, UNASSIGNED)]
+    if color_by in PARENTS.values():  # every topic (area) by its name, in the base its fine topics' shades take
+        return {**dict(zip(values, _bases(len(values)))), NONE: NEUTRAL, UNASSIGNED: NEUTRAL}
     colours = dict(zip(values, PALETTE))
     return {**colours, **{v: NEUTRAL for v in values[len(PALETTE) :]}, NONE: NEUTRAL, UNASSIGNED: NEUTRAL}
 
