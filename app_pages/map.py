@@ -38,7 +38,7 @@ def topic_map() -> None:
         labels = ui_state.url_select("Labels", ui_state.LABEL_CHOICES, key="labels", default="topic_label")
     with regions_box:
         regions = ui_state.url_select("Regions", map_figure.REGION_CHOICES, key="regions", default="shown")
-    with title:
+    with title, st.container(key=ui_state.MAP_TITLE_KEY):
         st.subheader(f"Topic map: {len(shown):,} of {len(papers):,} papers")
         st.caption(markdown_literal(corpus_caption(papers, view.source.data.name)))
     ui_state.load_report(view.report)  # what the data set's file held that is not on the map, and why
@@ -46,14 +46,21 @@ def topic_map() -> None:
     search_box, similar_box = st.columns(2)
     with search_box:
         example = ui_state.search_example(view.map_dir)
+        # Labels shown only to screen readers, the placeholders saying what they would: the map gets their line.
         query = ui_state.url_text(
             "Search titles, abstracts, authors and keywords",
             key="q",
-            placeholder=f"e.g. {example}" if example else 'Words or "a phrase" from titles, abstracts, authors',
+            placeholder=f"Search titles, abstracts, authors, keywords: e.g. {example}"
+            if example
+            else 'Search: words or "a phrase" from titles, abstracts, authors',
+            show_label=False,
         )
     with similar_box:
         like = ui_state.url_text(
-            "Similar to this text", key="like", placeholder="Paste an abstract or describe an idea"
+            "Similar to this text",
+            key="like",
+            placeholder="Similar to this text: paste an abstract or describe an idea",
+            show_label=False,
         )
 
     if shown.empty:

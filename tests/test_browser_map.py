@@ -234,4 +234,45 @@ def test_what_each_action_changes_shows_without_scrolling_at_1280x720(map_app, b
     none.wait_for()
     assert none.bounding_box()["y"] + none.bounding_box()["height"] <= 720
     placeholder = tab.get_attribute('input[aria-label="Search titles, abstracts, authors and keywords"]', "placeholder")
-    assert placeholder.startswith("e.g. ") and '"' in placeholder  # the list's own example
+    assert "e.g. " in placeholder and '"' in placeholder  # the list's own example
+
+
+PLOT_BOX_JS = """() => { const r = document.querySelector('.st-key-map-frame .nsewdrag').getBoundingClientRect(),
+    main = document.querySelector('.block-container').getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, width: r.width, height: r.height, main: main.width}; }"""
+
+
+@pytest.mark.parametrize("width, height", [(1280, 720), (1600, 1000)])
+def test_the_map_takes_three_quarters_of_the_window_wholly_on_screen(map_app, browser, width, height):
+    base, _ = map_app
+    tab = browser.new_page(viewport={"width": width, "height": height})
+    tab.set_default_timeout(PAGE_MS)
+    tab.goto(base)
+    tab.wait_for_selector(".st-key-map-frame .js-plotly-plot")
+    wait_for_level(tab, "coarse")
+    plot = tab.evaluate(PLOT_BOX_JS)
+    tab.screenshot(path=f"/tmp/papermap_zoom_size_{width}.png")
+    # Equal units on both axes: the plot area is as tall as the window allows or as wide as the column does.
+    assert plot["top"] >= 0 and plot["bottom"] <= height, plot
+    assert plot["height"] >= 0.75 * height or plot["width"] >= 0.5 * plot["main"], plot
+    tab.close()
+
+
+def test_the_downloaded_map_fills_its_window(map_app, browser, tmp_path):
+    _, papers = map_app
+    from lib.views import exports, map_figure
+
+    page = tmp_path / "map.html"
+    notes = ["19 papers: all of them", "Coloured by subfield; labelled by topic"]
+    page.write_bytes(exports.map_html(map_figure.map_figure(papers, "subfield", "topic_label"), "The seed", notes))
+    for width, height in ((1280, 720), (1600, 1000)):
+        tab = browser.new_page(viewport={"width": width, "height": height})
+        tab.goto(page.as_uri())
+        tab.wait_for_selector(".js-plotly-plot .nsewdrag")
+        box = tab.evaluate(
+            "() => { const r = document.querySelector('.nsewdrag').getBoundingClientRect();"
+            " return {bottom: r.bottom, height: r.height, width: r.width, scroll: document.documentElement.scrollHeight}; }"
+        )
+        assert box["bottom"] <= height and box["scroll"] <= height, box  # all on screen, nothing to scroll
+        assert box["height"] >= 0.7 * height or box["width"] >= 0.6 * width, box
+        tab.close()

@@ -51,6 +51,7 @@ from .map_view import (  # noqa: F401
     MAP_FRAME_KEY,
     MAP_HEIGHT_HINT,
     MAP_NOTE_KEY,
+    MAP_TITLE_KEY,
     MAP_WIDTH_HINT,
     PAPER_KEY,
     TABLE_ROWS,

@@ -25,28 +25,35 @@ from .view import View
 
 LABEL_CHOICES = {**map_figure.LABEL_LEVELS, "none": "None"}
 MAP_FRAME_KEY = "map-frame"  # the container the map's chart stretches to fill
+MAP_TITLE_KEY = "map-title"  # the title and its caption, kept to two short lines
 MAP_NOTE_KEY = "map-note"  # a line over the map's top edge (a selection's count), out of the layout's flow
 # The plot area the map's labels are spaced for: the smallest the page draws it, in a 1280x720
-# window (measured in Chromium on the 3,340 ICML titles: 426 px tall, 400 px wide beside the
+# window (measured in Chromium on the 3,340 ICML titles: 544 px tall, 527 px wide beside the
 # subfield legend); larger windows only spread them further apart.
-MAP_HEIGHT_HINT = 426
-MAP_WIDTH_HINT = 400
+MAP_HEIGHT_HINT = 544
+MAP_WIDTH_HINT = 527
 
 # Static CSS, no data in it but a number of rem. The map fills the window's height less the page's
-# header (the title row and the search row above it, some 15-16.5rem with Streamlit's top bar, and a
-# line more when a search's count shows above the map), never under 360 px; the legend sits beside
-# it, the card and tables below.
+# header (the title row and the search row above it, 10rem with Streamlit's top bar, and a line more
+# when a search's count shows above the map), never under 360 px; the legend sits beside it, the card
+# and tables below. The header is kept short (a smaller title, its caption on one line, the search
+# boxes' labels in their placeholders, closer rows, narrower side margins) so the map takes three
+# quarters of a 1280x720 window.
 _MAP_PAGE_CSS = """<style>
-.block-container {{ padding-top: 3rem; }}
+.block-container {{ padding: 2.5rem 2rem 1rem; }}
+.block-container [data-testid="stVerticalBlock"] {{ gap: 0.5rem; }}
+.st-key-map-title ~ * label, [data-testid="stWidgetLabel"] {{ min-height: 1.25rem; margin-bottom: 0.1rem; }}
 [data-testid="stLayoutWrapper"]:has(> .st-key-map-frame) {{ flex: none; min-height: 360px; height: calc(100vh - {header}rem); }}
 .st-key-map-frame {{ height: 100%; position: relative; }}
+.st-key-map-title h3 {{ font-size: 1.4rem; padding: 0; }}
+.st-key-map-title [data-testid="stCaptionContainer"] p {{ white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }}
 [data-testid="stLayoutWrapper"]:has(> .st-key-map-note) {{ position: absolute; top: 0; left: 0; z-index: 3; width: 60%;
     pointer-events: none; }}
 .st-key-map-note {{ width: fit-content; background: rgba(255, 255, 255, 0.9); padding: 0 0.5rem; border-radius: 0.4rem; }}
 .st-key-paper-card {{ position: fixed; right: 1.25rem; bottom: 1.25rem; z-index: 100; width: min(28rem, calc(100vw - 2.5rem));
                      max-height: 55vh; overflow-y: auto; background: #fff; box-shadow: 0 4px 18px rgba(0, 0, 0, 0.25); }}
 </style>"""
-_HEADER_REM = 16.5  # with room for the caption under the title to wrap to a second line
+_HEADER_REM = 10.25  # the frame's top at 1280x720 and 1600x1000 (160 px) and a quarter rem under the map
 _STATUS_LINE_REM = 2.7  # one line of text and the gap under it
 
 

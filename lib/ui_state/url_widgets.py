@@ -43,12 +43,16 @@ def url_select(label: str, options: dict[str, str], key: str, default: str, hori
     return value
 
 
-def url_text(label: str, key: str, placeholder: str, area: bool = False) -> str:
-    """A text box (a text area when `area`) kept in the URL as `?key=text`; returns the stripped text."""
+def url_text(label: str, key: str, placeholder: str, area: bool = False, show_label: bool = True) -> str:
+    """A text box (a text area when `area`) kept in the URL as `?key=text`; returns the stripped text.
+    Without `show_label` the label is only read to screen readers (the placeholder must say it)."""
     if key not in st.session_state:
         st.session_state[key] = st.query_params.get(key, "")
     widget = st.text_area if area else st.text_input
-    value = widget(label, key=key, placeholder=placeholder, persist_state="session").strip()
+    visibility = "visible" if show_label else "collapsed"
+    value = widget(
+        label, key=key, placeholder=placeholder, persist_state="session", label_visibility=visibility
+    ).strip()
     write_url(key, value, "")
     return value
 

@@ -254,19 +254,32 @@ def map_html(figure: go.Figure, title: str = "PaperMap", notes: Sequence[str] = 
     plotly.js. Its labels follow the zoom as on the dashboard (`lib.views.map_script`). Text in
     the figure is whatever its builder put there (`lib.views.map_figure` escapes paper text).
     """
-    plot = figure.to_html(
+    # The map fills the window under the title and notes, whatever its size: no fixed height.
+    plot = go.Figure(figure).update_layout(height=None, width=None, autosize=True).to_html(
         include_plotlyjs=True,
         full_html=False,
-        config={"displaylogo": False, "showSendToCloud": False},
+        default_width="100%",
+        default_height="100%",
+        config={"displaylogo": False, "showSendToCloud": False, "responsive": True},
         post_script=map_script.EXPORT_SCRIPT,
     )
     lines = "".join(f"<p>{html.escape(note)}</p>" for note in notes)
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title>"
-        "<style>body { font-family: system-ui, sans-serif; margin: 1em 2em; } p { margin: .2em 0; color: #444; }</style>"
+        f"<style>{_EXPORT_CSS}</style>"
         f"</head><body><h1>{html.escape(title)}</h1>{lines}{plot}</body></html>"
     ).encode()
+
+
+# The page is the window's height, a column: title and notes, then the map's wrapper taking the rest.
+_EXPORT_CSS = (
+    "html, body { height: 100%; margin: 0; }"
+    " body { font-family: system-ui, sans-serif; padding: 1em 2em; box-sizing: border-box;"
+    " display: flex; flex-direction: column; }"
+    " h1 { margin: 0 0 .3em; font-size: 1.5em; } p { margin: .2em 0; color: #444; }"
+    " body > div:last-of-type { flex: 1; min-height: 0; }"
+)
 
 
 def file_stem(name: str) -> str:

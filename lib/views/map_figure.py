@@ -334,7 +334,7 @@ def map_figure(
     layout = {
         "annotations": annotations,
         "height": height,
-        "margin": {"l": 0, "r": 0, "t": 30, "b": 0},
+        "margin": {"l": 0, "r": 0, "t": 12, "b": 0},  # the mode bar floats over the plot's top right corner
         "font": {"size": FONT_SIZE, "color": "#111"},
         "showlegend": legend,
         "legend": {

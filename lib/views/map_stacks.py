@@ -19,7 +19,7 @@ import math
 import numpy as np
 import pandas as pd
 
-DEFAULT_PLOT_PX = (400, 426)  # width, height: MAP_WIDTH_HINT, MAP_HEIGHT_HINT (a test keeps them equal)
+DEFAULT_PLOT_PX = (527, 544)  # width, height: MAP_WIDTH_HINT, MAP_HEIGHT_HINT (a test keeps them equal)
 RANGE_PAD = 0.06  # each axis's range is padded by this share of its extent on both sides, as map_figure does
 # Two equal discs whose centres are closer than this many radii overlap by more than half a disc:
 # the root of 2 acos(t/2) - (t/2) sqrt(4 - t^2) = pi/2 (the lens area of unit discs t apart).
