@@ -22,6 +22,7 @@ if found_paper is None:
     st.warning(f"This map has no paper with the id {markdown_literal(paper_id)}; choose one above.")
     st.stop()
 paper = found_paper.paper
+ui_state.scroll_to_top_on_new_paper(paper_id)
 
 st.subheader(markdown_literal(paper["title"]), anchor=False)
 if paper["authors"]:

@@ -276,3 +276,20 @@ def test_the_downloaded_map_fills_its_window(map_app, browser, tmp_path):
         assert box["bottom"] <= height and box["scroll"] <= height, box  # all on screen, nothing to scroll
         assert box["height"] >= 0.7 * height or box["width"] >= 0.6 * width, box
         tab.close()
+
+
+def test_a_paper_opened_from_the_bottom_of_another_shows_from_its_top(map_app, browser):
+    base, papers = map_app
+    tab = browser.new_page(viewport={"width": 1280, "height": 720})
+    tab.set_default_timeout(PAGE_MS)
+    tab.goto(f"{base}/paper-details?paper={papers.iloc[0]['paper_id']}")
+    last = tab.locator('[class*="st-key-similar-"] button').last  # the 10th most similar, far down the page
+    last.scroll_into_view_if_needed()
+    scrolled = tab.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTop")
+    title = last.inner_text().split(". ", 1)[1]
+    last.click()
+    heading = tab.locator('[data-testid="stHeading"]', has_text=title[:40]).first
+    heading.wait_for()
+    tab.wait_for_function("() => document.querySelector('[data-testid=\"stMain\"]').scrollTop === 0")
+    box = heading.bounding_box()
+    assert scrolled > 300 and 0 <= box["y"] and box["y"] + box["height"] <= 720  # the new title, in view

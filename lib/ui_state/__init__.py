@@ -68,6 +68,7 @@ from .map_view import (  # noqa: F401
     paper_card,
     paper_list,
     paper_list_on_demand,
+    scroll_to_top_on_new_paper,
     search_example,
     search_in_view,
     similar_in_view,

@@ -240,6 +240,25 @@ def paper_buttons(papers: pd.DataFrame, key: str) -> None:
 
 _PAPER_CHOICE = "paper_choice"
 
+# Streamlit keeps the scroll position across reruns: a paper opened from the bottom of another's page
+# would show its own page scrolled past its title. The page's main pane goes back to the top when the
+# shown paper changes (remembered in the browser's window: a rerun of the same paper keeps the place).
+_TOP_ON_NEW_PAPER_JS = """
+export default function ({ data }) {
+    const previous = window.papermapShownPaper;
+    window.papermapShownPaper = data;
+    if (previous !== undefined && previous !== data) {
+        document.querySelector('[data-testid="stMain"]')?.scrollTo({ top: 0 });
+    }
+}
+"""
+_top_on_new_paper = st.components.v2.component("papermap_top_on_new_paper", js=_TOP_ON_NEW_PAPER_JS)
+
+
+def scroll_to_top_on_new_paper(paper_id: str) -> None:
+    """Show the page from its top when `paper_id` is not the paper this browser window showed last."""
+    _top_on_new_paper(key="top-on-new-paper", data=paper_id)
+
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def cached_map_embeddings(map_dir: str) -> MapEmbeddings:

@@ -255,13 +255,17 @@ def map_html(figure: go.Figure, title: str = "PaperMap", notes: Sequence[str] = 
     the figure is whatever its builder put there (`lib.views.map_figure` escapes paper text).
     """
     # The map fills the window under the title and notes, whatever its size: no fixed height.
-    plot = go.Figure(figure).update_layout(height=None, width=None, autosize=True).to_html(
-        include_plotlyjs=True,
-        full_html=False,
-        default_width="100%",
-        default_height="100%",
-        config={"displaylogo": False, "showSendToCloud": False, "responsive": True},
-        post_script=map_script.EXPORT_SCRIPT,
+    plot = (
+        go.Figure(figure)
+        .update_layout(height=None, width=None, autosize=True)
+        .to_html(
+            include_plotlyjs=True,
+            full_html=False,
+            default_width="100%",
+            default_height="100%",
+            config={"displaylogo": False, "showSendToCloud": False, "responsive": True},
+            post_script=map_script.EXPORT_SCRIPT,
+        )
     )
     lines = "".join(f"<p>{html.escape(note)}</p>" for note in notes)
     return (
