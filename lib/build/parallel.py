@@ -204,10 +204,9 @@ class WorkerProcess:
                 handle.arrive(pickle.load(worker.stdout))
                 received += 1
         except Exception as error:  # the worker died or garbled its answer: each handle computes what it lacks here
+            # At once: the build goes on while the warning waits for the worker's exit status.
             for handle in handles:
-                handle.arrive(
-                    None, sent=False
-                )  # at once: the build goes on while the warning waits for the exit status
+                handle.arrive(None, sent=False)
             if not self.closing:
                 logger.warning(
                     "A worker process failed (%s: %s) after %d of %d results; this process computes the rest.%s",

@@ -42,7 +42,7 @@ MAP_WIDTH_HINT = 527
 _MAP_PAGE_CSS = """<style>
 .block-container {{ padding: 2.5rem 2rem 1rem; }}
 .block-container [data-testid="stVerticalBlock"] {{ gap: 0.5rem; }}
-.st-key-map-title ~ * label, [data-testid="stWidgetLabel"] {{ min-height: 1.25rem; margin-bottom: 0.1rem; }}
+[data-testid="stWidgetLabel"] {{ min-height: 1.25rem; margin-bottom: 0.1rem; }}
 [data-testid="stLayoutWrapper"]:has(> .st-key-map-frame) {{ flex: none; min-height: 360px; height: calc(100vh - {header}rem); }}
 .st-key-map-frame {{ height: 100%; position: relative; }}
 .st-key-map-title h3 {{ font-size: 1.4rem; padding: 0; }}
