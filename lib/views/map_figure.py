@@ -48,6 +48,7 @@ HIGHLIGHT_COLOURS = ["#FFD700", "#FF2D95"]  # gold, then magenta for a second la
 NONE = "(none)"
 FONT_SIZE = 16  # readable on a projector from the back of a room
 SVG_MAX_POINTS = 5_000  # maps up to a conference's size draw as SVG, larger ones in WebGL (`point_trace_type`)
+LEGEND_MAX_ENTRIES = 24  # legend lines a 720-pixel-high map shows beside it without scrolling
 LEGEND_CHARS = 30  # a legend entry's name, at most: the legend keeps to about a third of a 1280-pixel map row
 LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its papers is in view
 # Annotation names: the level of a label shown at the full view, or the fine label a zoom reveals.
@@ -279,20 +280,29 @@ def map_figure(
         else:
             title = legend_name(group, int(in_parent.get(group, 0)))
             units.append((group, title, rows, [(value, len(rows))]))
+    # Past `LEGEND_MAX_ENTRIES` subfields (fine topics) the legend names their areas (topics) only, so it
+    # fits beside the map; filtering to an area brings its subfields back. The hover names each paper's.
+    by_parent = sum(len(runs) for group, _, _, runs in units if group) > LEGEND_MAX_ENTRIES
     for group, name, rows, runs in units:
-        entries = runs if group else []
-        for place, (value, count) in enumerate(entries):
-            # Legend-only entries: each subfield shown, in its shade; the first carries the area's title.
+        if group and by_parent:
+            entries = [(group, colours.get(group, colours.get(runs[0][0], NEUTRAL)), name, None)]
+        else:
+            # Each subfield shown, in its shade; the first carries the area's title.
+            entries = [
+                (group, colours.get(value, NEUTRAL), legend_name(value, count), {"text": name} if place == 0 else None)
+                for place, (value, count) in enumerate(runs if group else [])
+            ]
+        for legend_group, colour, entry, group_title in entries:  # legend-only traces
             traces.append(
                 _points(
                     kind,
                     x=[None],
                     y=[None],
                     mode="markers",
-                    name=legend_name(value, count),
-                    legendgroup=group,
-                    legendgrouptitle={"text": name} if place == 0 else None,
-                    marker={"size": size, "color": colours.get(value, NEUTRAL)},
+                    name=entry,
+                    legendgroup=legend_group,
+                    legendgrouptitle=group_title,
+                    marker={"size": size, "color": colour},
                     hoverinfo="skip",
                 )
             )
@@ -340,7 +350,9 @@ def map_figure(
         "legend": {
             # Beside the map, in the room a map of equal units leaves on a wide screen; a long legend
             # scrolls in its own box instead of taking the map's height.
-            "title": {"text": COLOR_CHOICES[color_by] + " "},
+            "title": {
+                "text": COLOR_CHOICES[color_by] + (f" by {COLOR_CHOICES[parent].lower()}" if by_parent else "") + " "
+            },
             "orientation": "v",
             "x": 1.0,
             "xanchor": "left",
