@@ -95,6 +95,7 @@ def topic_map() -> None:
             colours=ui_state.map_colours(view.map_dir, color_by),
             webgl=webgl,
             by_row=by_row,
+            zoom=True,  # a filter or a breakdown's link shows its papers, not the whole map
         )
 
     # The open paper's ring is drawn over the chart by its script, so a click leaves the figure as

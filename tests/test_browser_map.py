@@ -293,3 +293,38 @@ def test_a_paper_opened_from_the_bottom_of_another_shows_from_its_top(map_app, b
     tab.wait_for_function("() => document.querySelector('[data-testid=\"stMain\"]').scrollTop === 0")
     box = heading.bounding_box()
     assert scrolled > 300 and 0 <= box["y"] and box["y"] + box["height"] <= 720  # the new title, in view
+
+
+RANGES_JS = """() => { const gd = document.querySelector('.st-key-map-frame .js-plotly-plot');
+    return gd && gd._fullLayout ? [...gd._fullLayout.xaxis.range, ...gd._fullLayout.yaxis.range] : null; }"""
+
+
+def test_a_filter_zooms_to_its_papers_and_clearing_it_zooms_back(map_app, browser):
+    from urllib.parse import quote
+
+    from lib.views.map_figure import view_ranges
+
+    base, papers = map_app
+    topic, ranges = next(
+        (topic, ranges)
+        for topic in sorted(papers["topic_label"].unique())
+        if (ranges := view_ranges(papers[papers["topic_label"] == topic], papers, True))[2] != "map"
+    )
+    whole = view_ranges(papers, papers, True)
+    tab = browser.new_page(viewport={"width": 1280, "height": 720})
+    tab.set_default_timeout(PAGE_MS)
+    tab.goto(f"{base}/?topic={quote(topic)}")
+    tab.wait_for_selector(".st-key-map-frame .js-plotly-plot")
+    drawn = tab.evaluate(RANGES_JS)
+    assert drawn == pytest.approx(ranges[0] + ranges[1], rel=1e-4, abs=1e-4)  # the topic's papers, with a margin
+    ids = list(papers.loc[papers["topic_label"] == topic, "paper_id"])
+    found = tab.evaluate(SPOTS_JS, ids)
+    left, top, width, height = found["plot"]
+    assert len(found["spots"]) == len(ids)
+    assert all(left <= x <= left + width and top <= y <= top + height for x, y in found["spots"])
+    tab.get_by_role("button", name="Clear all").first.click()  # the sidebar's topic filter, cleared
+    tab.wait_for_function(
+        f"() => {{ const r = ({RANGES_JS})(); return r && Math.abs(r[0] - {whole[0][0]}) < 1e-3; }}", timeout=SETTLE_MS
+    )
+    assert tab.evaluate(RANGES_JS) == pytest.approx(whole[0] + whole[1], rel=1e-4, abs=1e-4)
+    tab.close()

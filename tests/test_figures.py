@@ -443,3 +443,32 @@ def test_the_caption_names_a_conference_and_counts_a_corpus_venues():
     assert tables.corpus_caption(mostly, "icml.json").startswith("ICML 2025: 4 papers from icml.json")
     spread = mostly.assign(year=[2019, 2020, 2021, 2025])
     assert tables.corpus_caption(spread, "icml.json").startswith("ICML 2019-2025: 4 papers")
+
+
+def test_a_zoomed_view_shows_the_filtered_papers_and_keeps_its_own_revision():
+    table = papers(n=120)
+    part = table[table["x"] < table["x"].quantile(0.3)]
+    whole = map_figure(table, context=table, zoom=True)
+    zoomed = map_figure(part, context=table, zoom=True)
+    fixed = map_figure(part, context=table)
+    assert list(fixed.layout.xaxis.range) == list(whole.layout.xaxis.range) and fixed.layout.uirevision == "map"
+    x_low, x_high = zoomed.layout.xaxis.range
+    y_low, y_high = zoomed.layout.yaxis.range
+    assert x_low < part["x"].min() and part["x"].max() < x_high < whole.layout.xaxis.range[1]
+    assert y_low < part["y"].min() and part["y"].max() < y_high
+    assert zoomed.layout.uirevision not in (
+        "map",
+        map_figure(table.iloc[:5], context=table, zoom=True).layout.uirevision,
+    )
+    assert zoomed.layout.meta == whole.layout.meta  # the labels' zoom levels still measure against the whole map
+    one = map_figure(table.iloc[:1], context=table, zoom=True)  # a single paper: a fifth of the map, not a point
+    width = whole.layout.xaxis.range[1] - whole.layout.xaxis.range[0]
+    assert one.layout.xaxis.range[1] - one.layout.xaxis.range[0] == pytest.approx(0.2 * width)
+
+
+def test_papers_spread_over_the_map_are_shown_on_the_whole_map():
+    table = papers(n=120)
+    spread = table.iloc[::3]  # a third of the papers, from everywhere
+    figure = map_figure(spread, context=table, zoom=True)
+    assert figure.layout.uirevision == "map"
+    assert list(figure.layout.xaxis.range) == list(map_figure(table, context=table).layout.xaxis.range)

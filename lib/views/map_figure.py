@@ -48,6 +48,8 @@ HIGHLIGHT_COLOURS = ["#FFD700", "#FF2D95"]  # gold, then magenta for a second la
 NONE = "(none)"
 FONT_SIZE = 16  # readable on a projector from the back of a room
 SVG_MAX_POINTS = 5_000  # maps up to a conference's size draw as SVG, larger ones in WebGL (`point_trace_type`)
+MIN_ZOOM_SHARE = 0.2  # a zoom to a filter's papers keeps at least this share of the whole map's width and height
+MAX_ZOOM_AREA = 0.5  # a filter's papers spread over more than this share of the map's area are shown on the whole map
 LEGEND_MAX_ENTRIES = 24  # legend lines a 720-pixel-high map shows beside it without scrolling
 LEGEND_CHARS = 30  # a legend entry's name, at most: the legend keeps to about a third of a 1280-pixel map row
 LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its papers is in view
@@ -163,6 +165,7 @@ def map_figure(
     webgl: bool | None = None,
     by_row: bool = False,
     region_shapes: Sequence[Region] | None = None,
+    zoom: bool = False,
 ) -> go.Figure:
     """Scatter of `papers` on the map, one trace per value of `color_by` (per area for subfields), in
     WebGL when `webgl` (a chart updated in place redraws faster so), SVG when False, by default by the
@@ -170,11 +173,12 @@ def map_figure(
 
     `context` is the whole map when `papers` is a filtered part of it: its other papers are drawn
     as a faint backdrop, it fixes the axes and the colours, so filtering neither moves nor repaints
-    anything. `customdata` holds `paper_id`, so a selection maps back to papers. Labels of the
-    `labels` column (coarse or fine topics; None for none) sit at the median of each topic's
-    papers, nudged apart so none overlap at `width_hint` pixels
-    wide. The axes keep equal units. The legend sits beside the map, scrolling when long; when
-    colouring by subfield it lists areas, and the hover names the subfield. `highlight` maps a
+    anything; with `zoom` the axes show that part instead (`view_ranges`). `customdata` holds
+    `paper_id`, so a selection maps back to papers. Labels of the `labels` column (coarse or fine
+    topics; None for none) sit at the median of each topic's papers, nudged apart so none overlap at
+    `width_hint` pixels wide. The axes keep equal units. The legend sits beside the map; past
+    `LEGEND_MAX_ENTRIES` subfields (fine topics) it lists their areas (topics), and the hover names
+    the subfield. `highlight` maps a
     legend name to paper ids (a search's matches, the open paper): those are drawn again on top,
     larger and ringed, one layer per name in order (the last on top), even when filtered out;
     labels keep clear of them when they are few. `legend=False` leaves the legend out (a small map).
@@ -331,7 +335,7 @@ def map_figure(
         )
     for (name, marked_ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
         traces += _highlight_trace(context, marked_ids, name, colour, size, hover, kind, by_row)
-    x_range, y_range = _padded_range(context["x"]), _padded_range(context["y"])
+    x_range, y_range, revision = view_ranges(papers, context, zoom)
     if regions:
         # Under everything: the eye finds the regions first, and they never hide a point.
         shapes = map_regions(context) if region_shapes is None else region_shapes
@@ -364,20 +368,20 @@ def map_figure(
         },
         "plot_bgcolor": "white",
         "dragmode": "pan",
-        # A rerun (a click, a filter) keeps the reader's zoom; the full range goes with the figure
-        # for the labels' zoom levels (lib.views.map_script).
-        "uirevision": "map",
-        "meta": {FULL_RANGE_META: [*x_range, *y_range]},
+        # A rerun (a click, a colouring) keeps the reader's zoom, a new view (`view_ranges`) sets it;
+        # the full range goes with the figure for the labels' zoom levels (lib.views.map_script).
+        "uirevision": revision,
+        "meta": {FULL_RANGE_META: [*_padded_range(context["x"]), *_padded_range(context["y"])]},
         "hoverlabel": {
             "font": {"size": FONT_SIZE, "color": "#111"},
             "bgcolor": "white",
             "bordercolor": "#666",
             "align": "left",
         },
-        # The axes mean nothing and are hidden; their ranges stay the whole map's, so filtering moves
-        # nothing. Equal units on both axes, so the layout is not smeared to the screen's shape: Plotly
-        # narrows the plot area on one side ("domain"; widening a range instead would write that range
-        # into the layout, where `uirevision` would keep it as if the reader had zoomed).
+        # The axes mean nothing and are hidden; their ranges are the view's. Equal units on both
+        # axes, so the layout is not smeared to the screen's shape: Plotly narrows the plot area on
+        # one side ("domain"; widening a range instead would write that range into the layout, where
+        # `uirevision` would keep it as if the reader had zoomed).
         "xaxis": {"visible": False, "range": list(x_range), "constrain": "domain"},
         "yaxis": {"visible": False, "range": list(y_range), "scaleanchor": "x", "scaleratio": 1, "constrain": "domain"},
     }
@@ -541,6 +545,31 @@ def _highlight_trace(
             hovertemplate=HOVER_TEMPLATE,
         )
     ]
+
+
+def view_ranges(papers: pd.DataFrame, context: pd.DataFrame, zoom: bool) -> tuple[list[float], list[float], str]:
+    """The axes' x and y ranges and the figure's `uirevision` for `papers` shown over the map `context`.
+
+    The whole map's, under one revision, unless `zoom` and `papers` are a part of it lying within
+    `MAX_ZOOM_AREA` of the map: then that part's, padded, each axis at least `MIN_ZOOM_SHARE` of the
+    whole map's (a few papers do not fill the screen), under a revision of their own, so a new filter moves the reader's view to its papers
+    once and a rerun of the same view (a colouring, a click) keeps the reader's own zoom."""
+    full_x, full_y = _padded_range(context["x"]), _padded_range(context["y"])
+    if not zoom or len(papers) in (0, len(context)):
+        return full_x, full_y, "map"
+    ranges = [
+        _widened(_padded_range(papers[axis]), MIN_ZOOM_SHARE * (full[1] - full[0]))
+        for axis, full in (("x", full_x), ("y", full_y))
+    ]
+    spans = [(high - low) / (full[1] - full[0]) for (low, high), full in zip(ranges, (full_x, full_y))]
+    if spans[0] * spans[1] > MAX_ZOOM_AREA:  # papers all over the map: the whole map shows them best
+        return full_x, full_y, "map"
+    return ranges[0], ranges[1], "map " + " ".join(f"{value:.6g}" for value in ranges[0] + ranges[1])
+
+
+def _widened(span: list[float], at_least: float) -> list[float]:
+    missing = max(at_least - (span[1] - span[0]), 0.0) / 2
+    return [span[0] - missing, span[1] + missing]
 
 
 def _padded_range(values: pd.Series) -> list[float]:
