@@ -63,7 +63,7 @@ def text_queries(path: Path, weights: list[float], embedder: str) -> list[dict]:
     for weight in [0.0, *weights]:
         reciprocal, best = [], []
         for own, (vector, words) in enumerate(zip(query_vectors, term_cosines)):
-            rr, others = rankings(blend(cosine_similarity(vectors, vector), words, weight), own)
+            rr, others = rankings(search.blended(cosine_similarity(vectors, vector), words, weight), own)
             reciprocal.append(rr)
             best.append(others)
         labelled = np.flatnonzero(gold.labelled)
@@ -89,17 +89,13 @@ def paper_queries(path: Path, weights: list[float], embedder: str, titles_only: 
     rows = []
     for weight in [0.0, *weights]:
         best = [
-            rankings(blend(cosine_similarity(vectors, vectors[own]), terms.paper_cosines(own), weight), own)[1]
+            rankings(search.blended(cosine_similarity(vectors, vectors[own]), terms.paper_cosines(own), weight), own)[1]
             for own in labelled
         ]
         rows.append(
             {"list": name, "query": query, "method": method_name(weight), "agree": gold.agree(labelled, np.array(best))}
         )
     return rows
-
-
-def blend(cosines: np.ndarray, words: np.ndarray, weight: float) -> np.ndarray:
-    return (1 - weight) * cosines + weight * words
 
 
 def method_name(weight: float) -> str:

@@ -552,8 +552,9 @@ def view_ranges(papers: pd.DataFrame, context: pd.DataFrame, zoom: bool) -> tupl
 
     The whole map's, under one revision, unless `zoom` and `papers` are a part of it lying within
     `MAX_ZOOM_AREA` of the map: then that part's, padded, each axis at least `MIN_ZOOM_SHARE` of the
-    whole map's (a few papers do not fill the screen), under a revision of their own, so a new filter moves the reader's view to its papers
-    once and a rerun of the same view (a colouring, a click) keeps the reader's own zoom."""
+    whole map's (a few papers do not fill the screen), under a revision of their own, so a new
+    filter moves the reader's view to its papers once and a rerun of the same view (a colouring, a
+    click) keeps the reader's own zoom."""
     full_x, full_y = _padded_range(context["x"]), _padded_range(context["y"])
     if not zoom or len(papers) in (0, len(context)):
         return full_x, full_y, "map"

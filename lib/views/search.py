@@ -169,13 +169,15 @@ def similar_to_text(
     similarity at all (0 or less, e.g. a query with no word the papers use) are left out. Ties keep
     row order, so the ranking is deterministic.
     """
-    return _ranked(_blended(cosine_similarity(vectors, query_vector), term_cosines), k)
+    return _ranked(blended(cosine_similarity(vectors, query_vector), term_cosines), k)
 
 
-def _blended(cosines: np.ndarray, term_cosines: np.ndarray | None) -> np.ndarray:
+def blended(cosines: np.ndarray, term_cosines: np.ndarray | None, weight: float = TERM_WEIGHT) -> np.ndarray:
+    """Embedding `cosines` with `weight` of the score taken from `term_cosines` (`TermIndex`); the
+    cosines alone when there are none."""
     if term_cosines is None:
         return cosines
-    return (1 - TERM_WEIGHT) * cosines + TERM_WEIGHT * term_cosines
+    return (1 - weight) * cosines + weight * term_cosines
 
 
 def similar_papers(
@@ -186,7 +188,7 @@ def similar_papers(
     `similar_to_text` when given; same columns."""
     if not 0 <= index < len(vectors):
         raise IndexError(f"paper row {index} is outside the {len(vectors)} rows of the embeddings")
-    scores = _blended(cosine_similarity(vectors, vectors[index]), term_cosines)
+    scores = blended(cosine_similarity(vectors, vectors[index]), term_cosines)
     scores[index] = -np.inf
     return _ranked(scores, k)
 
