@@ -91,7 +91,7 @@ def topic_map() -> None:
             highlight=map_highlight(query, found, similar, ringed),
             hover=None if by_row else ui_state.map_hover(view.map_dir, clickable),  # the chart's papers carry theirs
             regions=regions == "shown",
-            region_shapes=ui_state.map_regions(view.map_dir) if regions == "shown" else None,
+            region_shapes=ui_state.map_regions(view.map_dir),  # the labels sit on them, drawn or not
             colours=ui_state.map_colours(view.map_dir, color_by),
             webgl=webgl,
             by_row=by_row,

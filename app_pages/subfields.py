@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lib import ui_state
-from lib.views import breakdown_text, breakdowns, charts, map_figure, map_links
+from lib.views import breakdown_text, breakdowns, charts, map_colours, map_links
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption
 
@@ -22,7 +22,7 @@ current = view.filters.to_query()
 scope = "the papers passing the sidebar filters" if filtered else "all papers"
 counts = breakdowns.subfield_counts(shown)
 bars = ui_state.clickable_chart(
-    charts.subfield_bar(counts, map_figure.category_colours(papers, "subfield"), "Papers per subfield, area by area"),
+    charts.subfield_bar(counts, map_colours.category_colours(papers, "subfield"), "Papers per subfield, area by area"),
     key="subfield_bars",
 )
 st.caption(

@@ -12,6 +12,7 @@ from conftest import REPO, bench_module
 
 from lib.build.output import PAPERS_FILE, read_papers
 from lib.ui_state import FULLSCREEN
+from lib.views.map_script import GROWN_MAX_PX
 from lib.views.markup import html_literal
 
 _browser = bench_module("_browser")
@@ -328,3 +329,110 @@ def test_a_filter_zooms_to_its_papers_and_clearing_it_zooms_back(map_app, browse
     )
     assert tab.evaluate(RANGES_JS) == pytest.approx(whole[0] + whole[1], rel=1e-4, abs=1e-4)
     tab.close()
+
+
+# Each label shown: its box's centre on the page, where its map anchor falls on the page (the box's
+# centre, or the end of its leader line on the region), that anchor in map units, and the box.
+LABEL_BOXES_JS = """() => {
+    const gd = document.querySelector('.st-key-map-frame .js-plotly-plot'), origin = gd.getBoundingClientRect();
+    const layout = gd._fullLayout, notes = gd.layout.annotations || [];
+    const page = (x, y) => [origin.left + layout.xaxis._offset + layout.xaxis.l2p(x),
+                            origin.top + layout.yaxis._offset + layout.yaxis.l2p(y)];
+    return [...gd.querySelectorAll('g.annotation[data-index]')].filter((g) => getComputedStyle(g).opacity !== '0')
+        .map((g) => {
+            const note = notes[Number(g.getAttribute('data-index'))];
+            const b = g.querySelector('.annotation-text-g').getBoundingClientRect();
+            return {text: g.querySelector('.annotation-text-g').textContent, arrow: !!note.showarrow,
+                    centre: [(b.left + b.right) / 2, (b.top + b.bottom) / 2], box: [b.left, b.top, b.right, b.bottom],
+                    placed: note.showarrow ? page(note.ax, note.ay) : page(note.x, note.y), anchor: [note.x, note.y]};
+        });
+}"""
+
+
+def zoom_by(tab, factor: float, shift: float = 0.0) -> None:
+    """Zoom the map about its view's centre (`factor` < 1 in, > 1 out) and pan it by `shift` of its width."""
+    tab.evaluate(
+        """([factor, shift]) => { const gd = document.querySelector('.st-key-map-frame .js-plotly-plot');
+        const [x0, x1] = gd._fullLayout.xaxis.range, [y0, y1] = gd._fullLayout.yaxis.range;
+        const cx = (x0 + x1) / 2 + shift * (x1 - x0), cy = (y0 + y1) / 2;
+        return Plotly.relayout(gd, {'xaxis.range': [cx - (x1 - x0) * factor / 2, cx + (x1 - x0) * factor / 2],
+                                    'yaxis.range': [cy - (y1 - y0) * factor / 2, cy + (y1 - y0) * factor / 2]}); }""",
+        [factor, shift],
+    )
+    tab.wait_for_timeout(600)  # the script applies on the next animation frame after the redraw
+
+
+def overlapping(boxes) -> list:
+    return [
+        (a, b)
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+        if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+    ]
+
+
+def test_labels_sit_on_their_regions_and_never_overlap_at_any_zoom(map_app, browser):
+    import numpy as np
+
+    from lib.views.map_figure import map_regions
+
+    base, papers = map_app
+    regions = {html_literal(region.label): region for region in map_regions(papers)}
+    tab = open_map(browser, base)
+    seen = set()
+    for factor, shift in ((1.0, 0.0), (3.0, 0.0), (1.5, 0.2), (0.8, -0.1)):
+        zoom_by(tab, factor, shift)
+        labels = tab.evaluate(LABEL_BOXES_JS)
+        assert labels or factor > 1
+        assert not overlapping([label["box"] for label in labels]), (factor, shift)
+        for label in labels:
+            seen.add(label["text"])
+            # The box is drawn where it was placed: on its region, or at its leader line's other end.
+            assert np.hypot(*np.subtract(label["centre"], label["placed"])) < 3, label
+            region = regions.get(label["text"])
+            if region is not None:
+                column, row = (
+                    np.abs(region.x - label["anchor"][0]).argmin(),
+                    np.abs(region.y - label["anchor"][1]).argmin(),
+                )
+                assert region.density[row, column] >= region.level, label
+    assert seen & set(regions)  # labels of topics with regions were checked
+    assert not tab.errors
+
+
+def test_labels_keep_off_the_searched_papers_at_any_zoom_and_points_grow_zoomed_in(map_app, browser):
+    base, papers = map_app
+    tab = browser.new_page(viewport={"width": 1280, "height": 720})
+    tab.set_default_timeout(PAGE_MS)
+    tab.errors = []
+    tab.on("pageerror", lambda error: tab.errors.append(str(error)))
+    tab.goto(f"{base}/?q=learning")
+    tab.wait_for_selector(".st-key-map-frame .js-plotly-plot g.annotation")
+    wait_for_level(tab, "coarse")
+    marked = tab.evaluate(
+        "() => document.querySelector('.st-key-map-frame .js-plotly-plot').layout.meta.papermap_avoid.length"
+    )
+    assert marked > 0
+    sizes_js = """() => document.querySelector('.st-key-map-frame .js-plotly-plot')._fullData
+        .filter((t) => t.customdata && t.customdata.length).map((t) => t.marker.size)"""
+    before = tab.evaluate(sizes_js)
+    for factor in (1.0, 2.5, 0.4, 0.4):  # the whole map, zoomed out, back, and in 2.5 times
+        zoom_by(tab, factor)
+        found = tab.evaluate(SPOTS_JS, list(papers["paper_id"]))  # the searched papers lie among them
+        labels = tab.evaluate(LABEL_BOXES_JS)
+        marked_spots = tab.evaluate(
+            """() => { const gd = document.querySelector('.st-key-map-frame .js-plotly-plot'), o = gd.getBoundingClientRect();
+            return gd.layout.meta.papermap_avoid.map(([x, y]) => [o.left + gd._fullLayout.xaxis._offset + gd._fullLayout.xaxis.l2p(x),
+                o.top + gd._fullLayout.yaxis._offset + gd._fullLayout.yaxis.l2p(y)]); }"""
+        )
+        assert found["spots"]
+        for label in labels:
+            left, top, right, bottom = label["box"]
+            assert not [(x, y) for x, y in marked_spots if left < x < right and top < y < bottom], (factor, label)
+    after = tab.evaluate(sizes_js)
+    # Zoomed in 2.5 times, the points are larger; the searched ones, larger already, at least as large.
+    assert all(grown > size or size >= GROWN_MAX_PX for grown, size in zip(after, before)) and after != before
+    press(tab, "Reset axes")
+    tab.wait_for_timeout(600)
+    assert tab.evaluate(sizes_js) == before
+    assert not tab.errors

@@ -8,7 +8,8 @@ import streamlit as st
 
 from lib.build.output import MapEmbeddings, load_map_embeddings
 from lib.stages.embed import QueryEmbedder, query_embedder
-from lib.views import exports, list_coverage, map_figure, search
+from lib.views import exports, list_coverage, map_figure, map_labels, search
+from lib.views.map_colours import category_colours
 from lib.views.map_hover import hover_labels, topic_text
 from lib.views.map_points import map_points as build_map_points
 from lib.views.map_regions import Region
@@ -23,7 +24,7 @@ from .table_config import PAPER_COLUMN_CONFIG
 from .url_widgets import write_url
 from .view import View
 
-LABEL_CHOICES = {**map_figure.LABEL_LEVELS, "none": "None"}
+LABEL_CHOICES = {**map_labels.LABEL_LEVELS, "none": "None"}
 MAP_FRAME_KEY = "map-frame"  # the container the map's chart stretches to fill
 MAP_TITLE_KEY = "map-title"  # the title and its caption, kept to two short lines
 MAP_NOTE_KEY = "map-note"  # a line over the map's top edge (a selection's count), out of the layout's flow
@@ -67,7 +68,7 @@ def map_page_style(status_lines: int = 0) -> None:
 
 def label_column(choice: str) -> str | None:
     """The labels column for a `LABEL_CHOICES` key; None draws no labels."""
-    return choice if choice in map_figure.LABEL_LEVELS else None
+    return choice if choice in map_labels.LABEL_LEVELS else None
 
 
 def colour_choices(papers: pd.DataFrame) -> dict[str, str]:
@@ -281,9 +282,9 @@ def cached_term_index(map_dir: str) -> search.TermIndex:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def map_colours(map_dir: str, color_by: str) -> dict[str, str]:
-    """`lib.views.map_figure.category_colours` of the whole map in `map_dir`, once per map and
+    """`lib.views.map_colours.category_colours` of the whole map in `map_dir`, once per map and
     colouring; pass it to `map_figure.map_figure(colours=...)`."""
-    return map_figure.category_colours(read_map(map_dir)[0], color_by)
+    return category_colours(read_map(map_dir)[0], color_by)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)

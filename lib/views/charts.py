@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from lib.views.map_figure import CONTEXT_COLOUR, FONT_SIZE, NEUTRAL
+from lib.views.map_colours import NEUTRAL
+from lib.views.map_figure import CONTEXT_COLOUR, FONT_SIZE
 from lib.views.markup import html_literal
 
 IN_VIEW_COLOUR = "#3A6EA5"

@@ -6,28 +6,22 @@ Text from paper lists is untrusted, so every string that reaches hover or labels
 
 from __future__ import annotations
 
-import colorsys
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 
 from lib.stages.subfields import UNASSIGNED
-from lib.views.filters import value_counts
+from lib.views.map_colours import NEUTRAL, NONE, OTHER, PARENTS, category_colours, category_values
 from lib.views.map_hover import HOVER_TEMPLATE, hover_labels
+from lib.views.map_labels import LABEL_LEVELS, MAX_AVOIDED, label_annotations
 from lib.views.map_points import COLOUR_RUNS, MASK, ROWS, row_mask
 from lib.views.map_regions import Region, topic_regions
 from lib.views.map_stacks import RANGE_PAD, marker_opacity, suggested_marker_size
 from lib.views.markup import html_literal
 
-# Saturated, distinct colours that survive a projector (pale ones vanish on white). Past the
-# palette's size the smallest groups share one grey "Other", drawn underneath the rest.
-PALETTE = [c for c in qualitative.D3 if c != "#7F7F7F"] + ["#B68100", "#511CFB", "#00A08B", "#620042", "#6C7C32"]
-OTHER = "Other"
-NEUTRAL = "#A0A0A0"  # Other, Unassigned, (none): groups that say nothing
 CONTEXT_COLOUR = "#E3E3E3"  # papers outside the current filters, kept as the map's backdrop
 COLOR_CHOICES = {
     "subfield": "Subfield",
@@ -40,23 +34,16 @@ COLOR_CHOICES = {
     "primary_area": "Primary area",
     "venue": "Venue",
 }
-LABEL_LEVELS = {"topic_label": "Topics", "topic_fine_label": "Fine topics"}
 REGION_CHOICES = {"shown": "Shown", "hidden": "Hidden"}  # the coarse topics' regions under the points
-MAX_AVOIDED = 60  # labels keep clear of up to this many highlighted papers; past it they would all vanish
-AVOID_PIXELS = 10  # half the box a label keeps clear of around such a paper
 HIGHLIGHT_COLOURS = ["#FFD700", "#FF2D95"]  # gold, then magenta for a second layer: both stand out from the palette
-NONE = "(none)"
 FONT_SIZE = 16  # readable on a projector from the back of a room
 SVG_MAX_POINTS = 5_000  # maps up to a conference's size draw as SVG, larger ones in WebGL (`point_trace_type`)
 MIN_ZOOM_SHARE = 0.2  # a zoom to a filter's papers keeps at least this share of the whole map's width and height
 MAX_ZOOM_AREA = 0.5  # a filter's papers spread over more than this share of the map's area are shown on the whole map
 LEGEND_MAX_ENTRIES = 24  # legend lines a 720-pixel-high map shows beside it without scrolling
 LEGEND_CHARS = 30  # a legend entry's name, at most: the legend keeps to about a third of a 1280-pixel map row
-LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its papers is in view
-# Annotation names: the level of a label shown at the full view, or the fine label a zoom reveals.
-ZOOM_LEVELS = {"topic_label": "coarse", "topic_fine_label": "fine"}
-ZOOM_REVEALED = "zoom"
 FULL_RANGE_META = "papermap_full_range"  # layout.meta key: the whole map's [x0, x1, y0, y1]
+AVOID_META = "papermap_avoid"  # layout.meta key: the [x, y] of the papers labels keep clear of (`MAX_AVOIDED`)
 REGION_GREY = "#8C8C8C"
 REGION_FILL_ALPHA = 0.13  # light enough to read points over, dark enough to see on a projector
 
@@ -69,85 +56,6 @@ def colourable(papers: pd.DataFrame) -> list[str]:
         for c in COLOR_CHOICES
         if c in ("subfield", "area", "topic_label", "topic_fine_label") or (c in papers and papers[c].nunique() > 1)
     ]
-
-
-def _hls(colour: str) -> tuple[float, float, float]:
-    return colorsys.rgb_to_hls(*(int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)))
-
-
-def _lightness(colour: str) -> float:
-    return _hls(colour)[1]
-
-
-def _shade(colour: str, lightness: float) -> str:
-    hue, _, saturation = _hls(colour)
-    return "#" + "".join(f"{round(c * 255):02X}" for c in colorsys.hls_to_rgb(hue, lightness, saturation))
-
-
-# Two-level colourings: the column whose values are shades of their parent's hue.
-PARENTS = {"subfield": "area", "topic_fine_label": "topic_label"}
-
-
-def _bases(n: int) -> list[str]:
-    """`n` distinct base colours: the palette, then, one at a time, the hue (of 36, at the palette's
-    depth) farthest in RGB from every colour taken so far, so the 15th topic is no twin of the 5th."""
-    bases = list(PALETTE)
-    candidates = [_rgb_hex(colorsys.hls_to_rgb(k / 36, 0.42, 0.7)) for k in range(36)]
-    while len(bases) < n:
-        taken = np.array([_rgb(c) for c in bases])
-        bases.append(max(candidates, key=lambda c: np.abs(taken - _rgb(c)).sum(axis=1).min()))
-    return bases[:n]
-
-
-def _rgb(colour: str) -> np.ndarray:
-    return np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)], dtype=np.int64)
-
-
-def _rgb_hex(rgb: tuple[float, float, float]) -> str:
-    return "#" + "".join(f"{round(c * 255):02X}" for c in rgb)
-
-
-def category_colours(papers: pd.DataFrame, color_by: str) -> dict[str, str]:
-    """Value of `color_by` -> colour, in legend order, from the whole map so filtering never repaints.
-
-    Subfields take their area's hue in shades, and fine topics their coarse topic's, so the map
-    reads by area (or topic) from the back of the room and by subfield (or fine topic) up close;
-    every value has a colour, as does every topic and area. Other columns take the palette by count;
-    the values past it, and `Unassigned` or missing ones, are grey (`Other`).
-    """
-    if color_by in PARENTS:
-        # On the columns alone: slicing the whole table per parent cost a tenth of a second a run.
-        groups, parents = _groups(papers, color_by), _groups(papers, PARENTS[color_by])
-        colours: dict[str, str] = {}
-        tops = [a for a in _ranked(parents) if a not in (NONE, UNASSIGNED)]
-        children_of = {
-            top: [s for s in _ranked(groups[parents == top]) if s not in (top, NONE, UNASSIGNED)] for top in tops
-        }
-        elsewhere = {child for children in children_of.values() for child in children}
-        for top, base in zip(tops, _bases(len(tops))):
-            children = children_of[top]
-            if top not in elsewhere:  # a fine topic of another topic may bear this topic's name
-                colours[top] = base  # papers filed under the parent itself
-            # Children spread from dark to light, skipping the shade nearest the base's own.
-            steps = list(np.linspace(0.22, 0.66, num=len(children) + 1))  # paler shades vanish on a projector
-            steps.remove(min(steps, key=lambda step: abs(step - _lightness(base))))
-            for child, lightness in zip(children, steps):
-                colours[child] = _shade(base, float(lightness))
-        return {**colours, NONE: NEUTRAL, UNASSIGNED: NEUTRAL}
-    values = [v for v in _ranked(_groups(papers, color_by)) if v not in (NONE, UNASSIGNED)]
-    if color_by in PARENTS.values():  # every topic (area) by its name, in the base its fine topics' shades take
-        return {**dict(zip(values, _bases(len(values)))), NONE: NEUTRAL, UNASSIGNED: NEUTRAL}
-    colours = dict(zip(values, PALETTE))
-    return {**colours, **{v: NEUTRAL for v in values[len(PALETTE) :]}, NONE: NEUTRAL, UNASSIGNED: NEUTRAL}
-
-
-def _ranked(values: pd.Series) -> list[str]:
-    """The distinct `values`, most common first, ties alphabetical (`filters.value_counts`' order)."""
-    return list(value_counts(values.to_frame("value"), "value"))
-
-
-def _groups(papers: pd.DataFrame, color_by: str) -> pd.Series:
-    return papers[color_by].astype(str).replace("", NONE)
 
 
 def map_figure(
@@ -175,16 +83,17 @@ def map_figure(
     as a faint backdrop, it fixes the axes and the colours, so filtering neither moves nor repaints
     anything; with `zoom` the axes show that part instead (`view_ranges`). `customdata` holds
     `paper_id`, so a selection maps back to papers. Labels of the `labels` column (coarse or fine
-    topics; None for none) sit at the median of each topic's papers, nudged apart so none overlap at
-    `width_hint` pixels wide. The axes keep equal units. The legend sits beside the map; past
-    `LEGEND_MAX_ENTRIES` subfields (fine topics) it lists their areas (topics), and the hover names
-    the subfield. `highlight` maps a
-    legend name to paper ids (a search's matches, the open paper): those are drawn again on top,
-    larger and ringed, one layer per name in order (the last on top), even when filtered out;
-    labels keep clear of them when they are few. `legend=False` leaves the legend out (a small map).
-    `regions` draws each coarse topic's region (`lib.views.map_regions`) under the points: light
-    grey outlined areas, in the topic's own shade when colouring by topic; `region_shapes` is
-    `map_regions(context)` computed beforehand (once per map: a tenth of a second on a corpus), by default here.
+    topics; None for none) sit on their topic's region or papers, apart from each other at
+    `width_hint` pixels wide (`lib.views.map_labels`). The axes keep equal units. The legend sits
+    beside the map; past `LEGEND_MAX_ENTRIES` subfields (fine topics) it lists their areas
+    (topics), and the hover names the subfield. `highlight` maps a legend name to paper ids (a
+    search's matches, the open paper): those are drawn again on top, larger and ringed, one layer
+    per name in order (the last on top), even when filtered out; labels keep clear of them, and of
+    a filter's papers, when they are few (`_kept_clear`). `legend=False` leaves the legend out (a
+    small map). `regions` draws each coarse topic's region (`lib.views.map_regions`) under the
+    points: light grey outlined areas, in the topic's own shade when colouring by topic;
+    `region_shapes` is `map_regions(context)` computed beforehand (once per map: a tenth of a
+    second on a corpus), by default here; coarse labels use them whether drawn or not.
     With coarse `labels`, the fine topics' labels go too, hidden, for `lib.views.map_script` to
     show in place of the coarse ones when the reader zooms in.
     `hover` is `hover_labels(context)` computed beforehand (it is the slow part on a corpus map);
@@ -246,7 +155,7 @@ def map_figure(
                 "hovertext": details[rows],
             }
 
-    groups = _groups(papers, color_by)
+    groups = category_values(papers, color_by)
     # Values past the palette fold into Other; Unassigned and (none) keep their names, in grey.
     kept = {v for v in groups.unique() if colours.get(v, NEUTRAL) != NEUTRAL or v in (NONE, UNASSIGNED)}
     lumped = groups.where(groups.isin(kept), OTHER).to_numpy()
@@ -258,12 +167,14 @@ def map_figure(
     order = grey + [v for v in colours if v not in grey]
     parent = PARENTS.get(color_by)
     pairs = (
-        pd.DataFrame({"child": _groups(context, color_by), "parent": _groups(context, parent)}).drop_duplicates()
+        pd.DataFrame(
+            {"child": category_values(context, color_by), "parent": category_values(context, parent)}
+        ).drop_duplicates()
         if parent
         else pd.DataFrame({"child": [], "parent": []})
     )
     parent_of = {c: p for c, p in zip(pairs["child"], pairs["parent"]) if p not in (NONE, UNASSIGNED)}
-    in_parent = _groups(papers, parent).value_counts() if parent else None
+    in_parent = category_values(papers, parent).value_counts() if parent else None
     # Drawing units: one per value, except that a subfield's points join its area's one trace (a
     # fine topic's its coarse topic's), each point in its own shade. Some 90 traces become
     # about ten, which the browser draws markedly faster; the hover still names the subfield. The
@@ -336,15 +247,18 @@ def map_figure(
     for (name, marked_ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
         traces += _highlight_trace(context, marked_ids, name, colour, size, hover, kind, by_row)
     x_range, y_range, revision = view_ranges(papers, context, zoom)
+    shapes: Sequence[Region] = ()
+    if regions or labels == "topic_label":  # labels sit on the regions, drawn or not
+        shapes = map_regions(context) if region_shapes is None else region_shapes
     if regions:
         # Under everything: the eye finds the regions first, and they never hide a point.
-        shapes = map_regions(context) if region_shapes is None else region_shapes
         traces = _region_traces(shapes, colours if color_by == "topic_label" else None) + traces
+    avoid = _kept_clear(papers, context, highlight)
     annotations = []
     if labels:
-        marked = context[_isin(context["paper_id"], {i for ids in (highlight or {}).values() for i in ids})]
-        avoid = list(zip(marked["x"], marked["y"])) if len(marked) <= MAX_AVOIDED else []
-        annotations = label_annotations(papers, context, labels, x_range, y_range, height, width_hint, avoid)
+        # Equal units on both axes: the scale is the one the tighter side allows (pixels per unit).
+        unit = min(width_hint / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))
+        annotations = label_annotations(papers, context, labels, x_range, y_range, unit, shapes, avoid)
     layout = {
         "annotations": annotations,
         "height": height,
@@ -371,7 +285,10 @@ def map_figure(
         # A rerun (a click, a colouring) keeps the reader's zoom, a new view (`view_ranges`) sets it;
         # the full range goes with the figure for the labels' zoom levels (lib.views.map_script).
         "uirevision": revision,
-        "meta": {FULL_RANGE_META: [*_padded_range(context["x"]), *_padded_range(context["y"])]},
+        "meta": {
+            FULL_RANGE_META: [*_padded_range(context["x"]), *_padded_range(context["y"])],
+            AVOID_META: [[float(x), float(y)] for x, y in avoid],
+        },
         "hoverlabel": {
             "font": {"size": FONT_SIZE, "color": "#111"},
             "bgcolor": "white",
@@ -391,51 +308,18 @@ def map_figure(
     return figure
 
 
-def label_annotations(
-    papers: pd.DataFrame,
-    context: pd.DataFrame,
-    labels: str,
-    x_range: Sequence[float],
-    y_range: Sequence[float],
-    height: int,
-    width_hint: int,
-    avoid: Sequence[tuple[float, float]] = (),
-) -> list[dict]:
-    """The map's topic labels as Plotly annotations, each named for its level (`ZOOM_LEVELS`, `ZOOM_REVEALED`).
-
-    The `labels` level's are placed apart at the full view (`place_labels`). Under coarse labels,
-    every fine topic in view gets one too, at its papers' median, transparent: the zoom script
-    shows those of them in view, apart from each other, once the reader has zoomed in.
-    """
-    # Equal units on both axes: the scale is the one the tighter side allows (pixels per unit).
-    unit = min(width_hint / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))
-    coarse = labels == "topic_label"
-    font = FONT_SIZE + 2 if coarse else FONT_SIZE - 2
-    placed = place_labels(topic_positions(papers, context, labels), (unit, unit), x_range, font, avoid, y_range)
-    notes = [_label(x, y, label, font, ZOOM_LEVELS[labels]) for x, y, label in placed]
-    if coarse and "topic_fine_label" in papers:
-        fine = topic_positions(papers, context, "topic_fine_label")
-        notes += [
-            _label(row.x, row.y, str(label), FONT_SIZE - 2, ZOOM_REVEALED, opacity=0.0)
-            for label, row in fine.sort_values("papers", ascending=False).iterrows()
-        ]
-    return notes
-
-
-def _label(x: float, y: float, label: str, font: int, level: str, opacity: float = 1.0) -> dict:
-    return {
-        "x": float(x),
-        "y": float(y),
-        "text": f"<b>{html_literal(label)}</b>",
-        "name": level,
-        "opacity": opacity,
-        "showarrow": False,
-        "font": {"size": font, "color": "#111"},
-        "bgcolor": "rgba(255,255,255,0.75)",
-        "bordercolor": "#888",
-        "borderwidth": 1,
-        "borderpad": 4,
-    }
+def _kept_clear(
+    papers: pd.DataFrame, context: pd.DataFrame, highlight: Mapping[str, Collection[str]] | None
+) -> list[tuple[float, float]]:
+    """The papers labels keep clear of: the highlighted ones and, when a filter shows a few of the
+    map's papers, those; at most `MAX_AVOIDED` (past it labels would all vanish), highlighted first."""
+    marked = {paper_id for ids in (highlight or {}).values() for paper_id in ids}
+    kept = context[_isin(context["paper_id"], marked)] if marked else context.iloc[:0]
+    if len(kept) > MAX_AVOIDED:
+        return []
+    if len(papers) < len(context) and len(kept) + len(papers) <= MAX_AVOIDED:
+        kept = pd.concat([kept, papers[~_isin(papers["paper_id"], marked)]])
+    return list(zip(kept["x"].astype(float), kept["y"].astype(float)))
 
 
 def map_regions(context: pd.DataFrame) -> list[Region]:
@@ -577,56 +461,3 @@ def _padded_range(values: pd.Series) -> list[float]:
     low, high = (float(values.min()), float(values.max())) if len(values) else (-1.0, 1.0)
     pad = RANGE_PAD * (high - low or 1.0)
     return [low - pad, high + pad]
-
-
-def place_labels(
-    positions: pd.DataFrame,
-    scale: tuple[float, float],
-    x_range: Sequence[float],
-    font_size: int = FONT_SIZE + 2,
-    avoid: Sequence[tuple[float, float]] = (),
-    y_range: Sequence[float] | None = None,
-) -> list[tuple[float, float, str]]:
-    """Label anchors nudged up or down until no two labels' boxes overlap; largest topics first.
-
-    `scale` is pixels per map unit across and up; boxes are estimated from the label's length,
-    kept inside `x_range` (and `y_range`: Plotly hides a label whose anchor leaves the axes), and
-    a label with no free place nearby is left out. Labels also keep clear of the points in `avoid`
-    (papers the reader must see, such as a highlighted one).
-    """
-    line = (font_size + 14) / scale[1]
-    marker = (AVOID_PIXELS / scale[0], AVOID_PIXELS / scale[1])
-    # Boxes already taken: centre x, centre y, half width, half height; points to avoid come first.
-    placed: list[tuple[float, float, float, float]] = [(float(px), float(py), *marker) for px, py in avoid]
-    out = []
-    for label, row in positions.sort_values("papers", ascending=False).iterrows():
-        half_width, half_height = (0.6 * font_size * len(str(label)) + 14) / scale[0] / 2, line / 2
-        x = float(np.clip(row["x"], x_range[0] + half_width, max(x_range[0] + half_width, x_range[1] - half_width)))
-        for shift in (0, 1, -1, 2, -2, 3, -3):
-            y = row["y"] + shift * line
-            if y_range is not None and not y_range[0] + half_height <= y <= y_range[1] - half_height:
-                continue
-            if all(abs(x - px) >= half_width + pw or abs(y - py) >= half_height + ph for px, py, pw, ph in placed):
-                placed.append((x, y, half_width, half_height))
-                out.append((x, float(y), str(label)))
-                break
-    return out
-
-
-def topic_positions(
-    papers: pd.DataFrame, context: pd.DataFrame | None = None, label_column: str = "topic_label"
-) -> pd.DataFrame:
-    """Median map position of each topic's papers in view, and how many are, indexed by label.
-
-    With a `context` (the whole map), topics with less than `LABEL_MIN_SHOWN` of their papers in
-    view are dropped: their label would name a few points. A label sits among the papers shown, so
-    a filter that leaves a topic's far end takes its label there.
-    """
-    if papers.empty:
-        return pd.DataFrame(columns=["x", "y", "papers"])
-    grouped = papers.groupby(label_column, sort=True)
-    positions = grouped[["x", "y"]].median().assign(papers=grouped.size())
-    if context is None:
-        return positions
-    whole = context.groupby(label_column, sort=True).size().reindex(positions.index)
-    return positions[positions["papers"] >= LABEL_MIN_SHOWN * whole]

@@ -1,48 +1,59 @@
-"""The map's script in the browser: labels by zoom, and the open paper's ring, for a `map_figure`
+"""The map's script in the browser: labels and points by zoom, and the open paper's ring, for a `map_figure`
 in the dashboard (the map page's chart, `lib.ui_state.map_chart`) and in the exported HTML map.
 
 Plotly has no zoom-dependent text, and Streamlit sends the server no zoom events; a rerun per zoom
 would also redraw the whole map. So the figure carries every label (the fine ones transparent,
-`map_figure.label_annotations`) and this script shows the ones the view calls for after each
+`map_labels.label_annotations`) and this script shows the ones the view calls for after each
 redraw. The open paper's ring is drawn by the script too, over the chart: opening a paper then
 leaves the figure as it was, and Streamlit neither resends nor redraws a 1.4 MB map for a click.
-The script only sets the opacity of labels Plotly drew and places one empty ring: no text from the
-data passes through it, so nothing in a label can become markup.
+The script only sets the opacity of labels Plotly drew and the points' size, and places one empty
+ring: no text from the data passes through it, so nothing in a label can become markup.
 """
 
 from __future__ import annotations
 
 import json
 
-from lib.views.map_figure import FULL_RANGE_META, ZOOM_LEVELS, ZOOM_REVEALED
+from lib.views.map_figure import AVOID_META, FULL_RANGE_META
+from lib.views.map_labels import AVOID_PIXELS, ZOOM_LEVELS, ZOOM_REVEALED
 
 # Zoomed in this many times (the whole map's width, or height, over the view's), the fine labels
 # take over: about where a coarse region fills the view and its fine topics have room.
 FINE_ZOOM = 1.8
 RING_PX = 20  # the open paper's ring: a gold disc ringed in black, larger than any point
+# Zoomed in k times, points grow by the root of k, in quarter steps (a redraw per step, not per
+# frame), at most this many times and, unless drawn larger already, to at most `GROWN_MAX_PX`.
+MAX_GROWTH = 2.5
+GROWN_MAX_PX = 16
 
 # `papermapMap(gd, ringAt)` watches one Plotly graph div; `ringAt()` gives the open paper's map
 # position [x, y] or null. It returns {refresh, stop}. Labels named "coarse" show at the full view;
-# those named "zoom" show once zoomed past FINE_ZOOM, when they lie wholly inside the plot area and
-# overlap no label shown before them (they come largest topic first). Plotly redraws annotations on
-# every zoom, pan and update, dropping any style set on them, so the choice is re-applied on each
-# redraw of the layer that holds them; the ring follows the axes the same way.
+# those named "zoom" show once zoomed past FINE_ZOOM. Either shows only when its box lies wholly
+# inside the plot area, overlaps no label shown before it (they come largest topic first) and
+# covers none of the papers in the layout's meta AVOID. Plotly redraws annotations on every zoom,
+# pan and update, dropping any style set on them, so the choice is re-applied on each redraw of
+# the layer that holds them; the ring follows the axes the same way, and the points' size the zoom.
 _SETTINGS = {
     "FINE_ZOOM": FINE_ZOOM,
     "COARSE": ZOOM_LEVELS["topic_label"],
     "ZOOM": ZOOM_REVEALED,
     "META": FULL_RANGE_META,
+    "AVOID": AVOID_META,
+    "AVOID_PX": AVOID_PIXELS,
     "RING": RING_PX,
+    "MAX_GROWTH": MAX_GROWTH,
+    "GROWN_MAX_PX": GROWN_MAX_PX,
 }
 MAP_SCRIPT_JS = (
     f"const PAPERMAP_MAP_SETTINGS = {json.dumps(_SETTINGS)};\n"
     + """
 function papermapMap(gd, ringAt) {
-    const { FINE_ZOOM, COARSE, ZOOM, META, RING } = PAPERMAP_MAP_SETTINGS;
+    const { FINE_ZOOM, COARSE, ZOOM, META, AVOID, AVOID_PX, RING, MAX_GROWTH, GROWN_MAX_PX } = PAPERMAP_MAP_SETTINGS;
     let frame = 0, watched = null;
     const schedule = () => { if (!frame) frame = requestAnimationFrame(apply); };
     const observer = new MutationObserver(schedule);
     const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    const grown = new WeakMap();  // a points trace -> its size as drawn by the figure, and the growth applied
     const ring = document.createElement("div");
     ring.className = "papermap-ring";
     ring.style.cssText = `position: absolute; width: ${RING}px; height: ${RING}px; margin: -${RING / 2}px 0 0 -${RING / 2}px;
@@ -50,6 +61,11 @@ function papermapMap(gd, ringAt) {
         box-shadow: 0 0 0 2px #fff; pointer-events: none; z-index: 5; display: none;`;
     if (getComputedStyle(gd).position === "static") gd.style.position = "relative";
     gd.appendChild(ring);
+    // The page position of map point [x, y].
+    const onPage = (layout, [x, y]) => {
+        const origin = gd.getBoundingClientRect();
+        return [origin.left + layout.xaxis._offset + layout.xaxis.l2p(x), origin.top + layout.yaxis._offset + layout.yaxis.l2p(y)];
+    };
     function placeRing(layout) {
         const at = ringAt();
         const x = at && layout.xaxis._offset + layout.xaxis.l2p(at[0]);
@@ -60,9 +76,24 @@ function papermapMap(gd, ringAt) {
         if (inside) { ring.style.left = `${x}px`; ring.style.top = `${y}px`; }
         if (ring.parentNode !== gd) gd.appendChild(ring);
     }
+    function growPoints(zoom) {
+        const growth = Math.min(MAX_GROWTH, Math.max(1, Math.round(Math.sqrt(zoom) * 4) / 4));
+        const traces = [], sizes = [];
+        (gd.data || []).forEach((trace, index) => {
+            const size = trace.marker && trace.marker.size;
+            if (typeof size !== "number" || !String(trace.type || "scatter").startsWith("scatter")) return;
+            if (!grown.has(trace)) grown.set(trace, { size, growth: 1 });
+            const drawn = grown.get(trace);
+            if (drawn.growth === growth) return;
+            drawn.growth = growth;
+            traces.push(index);
+            sizes.push(Math.min(drawn.size * growth, Math.max(drawn.size, GROWN_MAX_PX)));
+        });
+        if (traces.length && window.Plotly) window.Plotly.restyle(gd, { "marker.size": sizes }, traces);
+    }
     function apply() {
         frame = 0;
-        const layout = gd._fullLayout, full = gd.layout && gd.layout.meta && gd.layout.meta[META];
+        const layout = gd._fullLayout, meta = (gd.layout && gd.layout.meta) || {}, full = meta[META];
         if (!layout || !layout.xaxis || !layout.yaxis || !full) return;
         const layer = gd.querySelector(".infolayer");
         if (layer && layer !== watched) {
@@ -72,29 +103,32 @@ function papermapMap(gd, ringAt) {
         }
         placeRing(layout);
         const [x0, x1] = layout.xaxis.range, [y0, y1] = layout.yaxis.range;
-        const zoomed = Math.max((full[1] - full[0]) / Math.abs(x1 - x0), (full[3] - full[2]) / Math.abs(y1 - y0)) >= FINE_ZOOM;
+        const zoom = Math.max((full[1] - full[0]) / Math.abs(x1 - x0), (full[3] - full[2]) / Math.abs(y1 - y0));
+        const zoomed = zoom >= FINE_ZOOM;
         const notes = gd.layout.annotations || [];
         const area = gd.querySelector(".nsewdrag");  // the plot area: a label cut by its edge is not shown
         const plot = area ? area.getBoundingClientRect() : gd.getBoundingClientRect();
+        const avoided = (meta[AVOID] || []).map((point) => onPage(layout, point));
+        const covers = (box) => avoided.some(([x, y]) => x > box.left - AVOID_PX && x < box.right + AVOID_PX
+            && y > box.top - AVOID_PX && y < box.bottom + AVOID_PX);
         const shown = [];
         gd.setAttribute("data-label-level", zoomed ? "fine" : "coarse");
-        for (const group of gd.querySelectorAll("g.annotation[data-index]")) {
+        const groups = [...gd.querySelectorAll("g.annotation[data-index]")]
+            .sort((a, b) => Number(a.getAttribute("data-index")) - Number(b.getAttribute("data-index")));
+        for (const group of groups) {
             const note = notes[Number(group.getAttribute("data-index"))];
-            if (!note) continue;
-            if (note.name === COARSE) {
-                group.style.opacity = zoomed ? "0" : "";
-                continue;
-            }
-            if (note.name !== ZOOM) continue;
-            let show = zoomed;
+            if (!note || (note.name !== COARSE && note.name !== ZOOM)) continue;
+            let show = note.name === COARSE ? !zoomed : zoomed;
             if (show) {
-                const box = group.getBoundingClientRect();
+                // The label's box, not its leader line: a line may cross the plot's edge or another line.
+                const box = (group.querySelector(".annotation-text-g") || group).getBoundingClientRect();
                 show = box.width > 0 && box.left >= plot.left && box.right <= plot.right && box.top >= plot.top
-                    && box.bottom <= plot.bottom && !shown.some((other) => overlaps(box, other));
+                    && box.bottom <= plot.bottom && !shown.some((other) => overlaps(box, other)) && !covers(box);
                 if (show) shown.push(box);
             }
             group.style.opacity = show ? "1" : "0";
         }
+        growPoints(zoom);
     }
     if (gd.on) {
         gd.on("plotly_afterplot", schedule);

@@ -1,0 +1,231 @@
+"""Where the map's topic labels go, for `lib.views.map_figure`: on their topic's region (or its
+papers), apart from each other and off the papers the reader must see. Pure; no Streamlit.
+
+A label's box is centred on a spot of its own topic: a cell inside the topic's region
+(`lib.views.map_regions`), or one of its papers when it has no region. When every such spot
+would make its box overlap another label or a paper to keep clear of, the box goes beside the
+region, joined to it by a leader line. Boxes and leader lines are placed in map units, so zooming
+in only moves boxes apart; zooming out, the map's script (`lib.views.map_script`) hides the
+smaller topic's label of two that meet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.ndimage import binary_erosion
+
+from lib.views.map_regions import Region
+from lib.views.markup import html_literal
+
+LABEL_LEVELS = {"topic_label": "Topics", "topic_fine_label": "Fine topics"}
+ZOOM_LEVELS = {"topic_label": "coarse", "topic_fine_label": "fine"}  # an annotation's name: its level
+ZOOM_REVEALED = "zoom"  # fine labels carried hidden under coarse ones, for the script to show zoomed in
+LABEL_FONT = {"topic_label": 18, "topic_fine_label": 14}  # px: a coarse label reads from the back of a room
+LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its papers is in view
+MAX_AVOIDED = 60  # labels keep clear of up to this many highlighted papers; past it they would all vanish
+AVOID_PIXELS = 10  # half the box a label keeps clear of around such a paper
+# A label's box, estimated in px from its text: bold sans-serif averages under 0.62 em a character,
+# and Plotly pads the text by `_BORDER_PAD` and a border on each side.
+CHAR_EM = 0.62
+_BORDER_PAD = 4
+BOX_PAD = 2 * (_BORDER_PAD + 3)
+LEADER_GAPS = (12, 40, 68)  # px between a leader line's end on the region and its box, tried in turn
+MAX_SPOTS = 400  # spots of a topic tried for its box, nearest its papers' middle first
+
+
+@dataclass(frozen=True)
+class PlacedLabel:
+    """A label's box centred at `x`, `y` (map units); `tip` is the spot on its topic a leader line
+    joins it to, or None when the box sits on its topic."""
+
+    text: str
+    x: float
+    y: float
+    tip: tuple[float, float] | None = None
+
+
+def box_size(text: str, font_size: int) -> tuple[float, float]:
+    """The estimated width and height in px of a label's box for `text` at `font_size`."""
+    return CHAR_EM * font_size * len(text) + BOX_PAD, font_size + BOX_PAD
+
+
+def region_spots(region: Region) -> np.ndarray:
+    """The map positions (n, 2) of the cell centres well inside `region`'s outline: cells whose
+    four neighbours are inside too, or, for a region too thin to have any, every cell inside."""
+    inside = region.density >= region.level
+    core = binary_erosion(inside)
+    rows, columns = np.nonzero(core if core.any() else inside)
+    return np.column_stack([region.x[columns], region.y[rows]]).astype(np.float64)
+
+
+def topic_positions(
+    papers: pd.DataFrame, context: pd.DataFrame | None = None, label_column: str = "topic_label"
+) -> pd.DataFrame:
+    """Median map position of each topic's papers in view, and how many are, indexed by label.
+
+    With a `context` (the whole map), topics with less than `LABEL_MIN_SHOWN` of their papers in
+    view are dropped, their label would name a few points among many, unless the papers in view are
+    few (`MAX_AVOIDED` or fewer): then each one's topic is named. A label sits among the papers
+    shown, so a filter that leaves a topic's far end takes its label there.
+    """
+    if papers.empty:
+        return pd.DataFrame(columns=["x", "y", "papers"])
+    grouped = papers.groupby(label_column, sort=True)
+    positions = grouped[["x", "y"]].median().assign(papers=grouped.size())
+    if context is None or len(papers) <= MAX_AVOIDED:
+        return positions
+    whole = context.groupby(label_column, sort=True).size().reindex(positions.index)
+    return positions[positions["papers"] >= LABEL_MIN_SHOWN * whole]
+
+
+def topic_spots(
+    papers: pd.DataFrame, label_column: str, regions: Sequence[Region] = ()
+) -> tuple[dict[str, np.ndarray], set[str]]:
+    """Label -> the map positions (n, 2) its label may sit on or point to, and the labels with a
+    region: those sit inside it (`region_spots`); the others point to one of their papers in `papers`."""
+    spots = {region.label: region_spots(region) for region in regions}
+    on_region = {label for label, inside in spots.items() if len(inside)}
+    for label, rows in papers.groupby(label_column, sort=True)[["x", "y"]]:
+        if str(label) not in on_region:
+            spots[str(label)] = rows.to_numpy(dtype=np.float64)
+    return spots, on_region
+
+
+def place_labels(
+    positions: pd.DataFrame,
+    spots: Mapping[str, np.ndarray],
+    unit: float,
+    x_range: Sequence[float],
+    y_range: Sequence[float],
+    font_size: int = LABEL_FONT["topic_label"],
+    avoid: Sequence[tuple[float, float]] = (),
+    on_spot: Collection[str] | None = None,
+) -> list[PlacedLabel]:
+    """Labels of `positions` (median x, y and `papers` per label), largest topic first, each on one
+    of its `spots` nearest its median, else beside the nearest by a leader line, else left out.
+    Labels not `on_spot` (by default all are) always go beside: their spots are papers, which a
+    box would hide.
+
+    `unit` is pixels per map unit on both axes. No two boxes overlap, every box lies inside the
+    ranges, and none comes within `AVOID_PIXELS` of a point in `avoid` (papers the reader must see).
+    """
+    # Boxes taken: centre x, centre y, half width, half height, in map units; the points to avoid first.
+    taken = np.array([(x, y, AVOID_PIXELS / unit, AVOID_PIXELS / unit) for x, y in avoid], dtype=np.float64)
+    taken = taken.reshape(-1, 4)
+    low, high = np.array([x_range[0], y_range[0]]), np.array([x_range[1], y_range[1]])
+    placed = []
+    for label, row in positions.sort_values("papers", ascending=False, kind="stable").iterrows():
+        half = np.array(box_size(str(label), font_size)) / unit / 2
+        candidates = np.asarray(spots.get(str(label), np.empty((0, 2))), dtype=np.float64)
+        candidates = candidates[((candidates >= low) & (candidates <= high)).all(axis=1)]
+        if not len(candidates):
+            continue
+        distance = np.hypot(candidates[:, 0] - row["x"], candidates[:, 1] - row["y"])
+        candidates = candidates[np.lexsort((candidates[:, 1], candidates[:, 0], distance))][:MAX_SPOTS]
+        centre, tip = None, None
+        if on_spot is None or str(label) in on_spot:
+            centre = _first_free(candidates, half, taken, low, high)
+        if centre is None:
+            tip = candidates[0]
+            centre = _first_free(tip + _leader_offsets(half, unit), half, taken, low, high)
+        if centre is None:
+            continue
+        taken = np.vstack([taken, [*centre, *half]])
+        placed.append(
+            PlacedLabel(
+                str(label), float(centre[0]), float(centre[1]), None if tip is None else (float(tip[0]), float(tip[1]))
+            )
+        )
+    return placed
+
+
+def _first_free(
+    centres: np.ndarray, half: np.ndarray, taken: np.ndarray, low: np.ndarray, high: np.ndarray
+) -> np.ndarray | None:
+    """The first of `centres` whose box (half sizes `half`) lies within `low`-`high` and overlaps none `taken`."""
+    fits = ((centres - half >= low) & (centres + half <= high)).all(axis=1)
+    if len(taken):
+        apart = (np.abs(centres[:, None, :] - taken[None, :, :2]) >= half + taken[None, :, 2:]).any(axis=2)
+        fits &= apart.all(axis=1)
+    found = np.flatnonzero(fits)
+    return centres[found[0]] if len(found) else None
+
+
+def _leader_offsets(half: np.ndarray, unit: float) -> np.ndarray:
+    """Box centres around a leader line's end, in map units: above, below, beside, then the corners,
+    each at `LEADER_GAPS` px from the box's nearer edge."""
+    directions = np.array([(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1)], dtype=np.float64)
+    return np.vstack([directions * (half + gap / unit) for gap in LEADER_GAPS])
+
+
+def label_annotation(label: PlacedLabel, font_size: int, level: str, opacity: float = 1.0) -> dict:
+    """A Plotly annotation of `label` named `level`, its text escaped; with a leader line when it has a tip."""
+    note = {
+        "x": label.x,
+        "y": label.y,
+        "text": f"<b>{html_literal(label.text)}</b>",
+        "name": level,
+        "opacity": opacity,
+        "showarrow": False,
+        "font": {"size": font_size, "color": "#111"},
+        "bgcolor": "rgba(255,255,255,0.75)",
+        "bordercolor": "#888",
+        "borderwidth": 1,
+        "borderpad": _BORDER_PAD,
+    }
+    if label.tip is not None:
+        # The arrow's head on the region, its tail (where the box is centred) in map units too, so
+        # the box keeps its place on the map as the reader zooms.
+        note.update(
+            x=label.tip[0],
+            y=label.tip[1],
+            ax=label.x,
+            ay=label.y,
+            axref="x",
+            ayref="y",
+            showarrow=True,
+            arrowhead=0,
+            arrowwidth=1.5,
+            arrowcolor="#555",
+            standoff=0,
+        )
+    return note
+
+
+def label_annotations(
+    papers: pd.DataFrame,
+    context: pd.DataFrame,
+    labels: str,
+    x_range: Sequence[float],
+    y_range: Sequence[float],
+    unit: float,
+    regions: Sequence[Region] = (),
+    avoid: Sequence[tuple[float, float]] = (),
+) -> list[dict]:
+    """The map's topic labels as Plotly annotations, each named for its level (`ZOOM_LEVELS`, `ZOOM_REVEALED`).
+
+    The `labels` level's are placed on their topics (`place_labels`; `regions` are the coarse
+    topics' of the whole map) at `unit` px per map unit. Under coarse labels, every fine topic in
+    view gets one too, on its paper nearest its papers' median, transparent: the zoom script shows
+    those of them in view, apart from each other, once the reader has zoomed in.
+    """
+    font = LABEL_FONT[labels]
+    spots, on_region = topic_spots(papers, labels, regions if labels == "topic_label" else ())
+    positions = topic_positions(papers, context, labels)
+    placed = place_labels(positions, spots, unit, x_range, y_range, font, avoid, on_region)
+    notes = [label_annotation(label, font, ZOOM_LEVELS[labels]) for label in placed]
+    if labels == "topic_label" and "topic_fine_label" in papers:
+        fine = topic_positions(papers, context, "topic_fine_label").sort_values(
+            "papers", ascending=False, kind="stable"
+        )
+        own, _ = topic_spots(papers, "topic_fine_label")
+        for label, row in fine.iterrows():
+            papers_at = own[str(label)]
+            x, y = papers_at[np.argmin(np.hypot(papers_at[:, 0] - row["x"], papers_at[:, 1] - row["y"]))]
+            hidden = PlacedLabel(str(label), float(x), float(y))
+            notes.append(label_annotation(hidden, LABEL_FONT["topic_fine_label"], ZOOM_REVEALED, opacity=0.0))
+    return notes
