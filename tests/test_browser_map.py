@@ -8,7 +8,7 @@ The seed's 19 papers. Screenshots go to /tmp/papermap_zoom_*.png. Runs with the 
 from __future__ import annotations
 
 import pytest
-from conftest import REPO, bench_module
+from conftest import REPO, SHARED_DATA, bench_module
 
 from lib.build.output import PAPERS_FILE, read_papers
 from lib.ui_state import FULLSCREEN
@@ -256,6 +256,43 @@ def test_the_map_takes_three_quarters_of_the_window_wholly_on_screen(map_app, br
     # Equal units on both axes: the plot area is as tall as the window allows or as wide as the column does.
     assert plot["top"] >= 0 and plot["bottom"] <= height, plot
     assert plot["height"] >= 0.75 * height or plot["width"] >= 0.5 * plot["main"], plot
+    tab.close()
+
+
+@pytest.fixture(scope="module")
+def areas_app(tmp_path_factory):
+    """The dashboard on IJCAI 2023 (../shared/data): 851 papers, 15 areas, each its own one subfield."""
+    if not (SHARED_DATA / "ijcai2023.json").exists():
+        pytest.skip("../shared/data is not present")
+    data, folder = SHARED_DATA / "ijcai2023.json", tmp_path_factory.mktemp("areas")
+    _browser.ensure_map(data, folder / "cache")
+    env = {"PAPERMAP_CACHE": str(folder / "cache"), "PAPERMAP_DB": str(folder / "lists.sqlite")}
+    with _browser.streamlit("dashboard.py", ["--data", str(data)], env, folder / "streamlit.log") as base:
+        yield base
+
+
+@pytest.mark.parametrize("colour", ["subfield", "topic_fine_label"])
+def test_the_legend_fits_beside_the_map_on_a_real_list(areas_app, browser, colour):
+    tab = browser.new_page(viewport={"width": 1280, "height": 720})
+    tab.set_default_timeout(PAGE_MS)
+    tab.goto(f"{areas_app}/?color={colour}")
+    tab.wait_for_selector(".st-key-map-frame .js-plotly-plot .legend")
+    wait_for_level(tab, "coarse")
+    plot = tab.evaluate(PLOT_BOX_JS)
+    legend = tab.evaluate(
+        "() => { const r = document.querySelector('.st-key-map-frame .legend').getBoundingClientRect();"
+        " return {top: r.top, bottom: r.bottom, right: r.right}; }"
+    )
+    tab.screenshot(path=f"/tmp/papermap_legend_{colour}.png")
+    # The whole legend is seen with the map: no taller than its plot area, on screen, nothing to scroll.
+    assert legend["top"] >= plot["top"] - 1 and legend["bottom"] <= plot["bottom"] + 1, (legend, plot)
+    assert legend["right"] <= 1280
+    # Plotly's own measure: the legend's content is no taller than the box it shows it in.
+    heights = tab.evaluate(
+        "() => { const l = document.querySelector('.st-key-map-frame .js-plotly-plot')._fullLayout.legend;"
+        " return [l._height, l._effHeight]; }"
+    )
+    assert heights[0] <= heights[1] + 1, heights
     tab.close()
 
 

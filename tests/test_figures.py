@@ -134,6 +134,20 @@ def test_subfields_take_shades_of_their_areas_hue_and_group_in_the_legend():
     assert list(legend_entries(part)) == ["Convex Optimization (15)"]
 
 
+def test_a_legend_taller_than_the_map_names_the_areas_even_of_one_subfield_each():
+    # 15 areas of one subfield each (a venue whose subfields are its areas): 15 entries under 15
+    # titles would be twice the height of a 544 px map, so the legend lists the 15 areas.
+    table = papers(n=150)
+    table["area"] = table["subfield"] = [f"Area {i % 15}" for i in range(150)]
+    figure = map_figure(table, height=544)
+    assert figure.layout.legend.title.text.strip() == "Subfield by area"
+    assert sorted(legend_entries(figure)) == sorted(f"Area {i} (10)" for i in range(15))
+    assert not [t for t in figure.data if t.legendgrouptitle and t.legendgrouptitle.text]
+    # Three of them fit under their titles.
+    few = map_figure(table[table["area"].isin(["Area 0", "Area 1", "Area 2"])], context=table, height=544)
+    assert few.layout.legend.title.text.strip() == "Subfield"
+
+
 def legend_entries(figure):
     return {t.name: t.marker.color for t in figure.data if t.showlegend is not False and t.name != "filtered out"}
 

@@ -37,10 +37,13 @@ COLOR_CHOICES = {
 REGION_CHOICES = {"shown": "Shown", "hidden": "Hidden"}  # the coarse topics' regions under the points
 HIGHLIGHT_COLOURS = ["#FFD700", "#FF2D95"]  # gold, then magenta for a second layer: both stand out from the palette
 FONT_SIZE = 16  # readable on a projector from the back of a room
+PLOT_TOP_PX = 12  # over the plot area: the mode bar floats over its top right corner
 SVG_MAX_POINTS = 5_000  # maps up to a conference's size draw as SVG, larger ones in WebGL (`point_trace_type`)
 MIN_ZOOM_SHARE = 0.2  # a zoom to a filter's papers keeps at least this share of the whole map's width and height
 MAX_ZOOM_AREA = 0.5  # a filter's papers spread over more than this share of the map's area are shown on the whole map
-LEGEND_MAX_ENTRIES = 24  # legend lines a 720-pixel-high map shows beside it without scrolling
+# The legend's height in px: a line per entry, and per area (topic) its title and the space above it.
+LEGEND_LINE_PX = 21
+LEGEND_GROUP_PX = 38
 LEGEND_CHARS = 30  # a legend entry's name, at most: the legend keeps to about a third of a 1280-pixel map row
 FULL_RANGE_META = "papermap_full_range"  # layout.meta key: the whole map's [x0, x1, y0, y1]
 AVOID_META = "papermap_avoid"  # layout.meta key: the [x, y] of the papers labels keep clear of (`MAX_AVOIDED`)
@@ -85,25 +88,26 @@ def map_figure(
     `paper_id`, so a selection maps back to papers. Labels of the `labels` column (coarse or fine
     topics; None for none) sit on their topic's region or papers, apart from each other at
     `width_hint` pixels wide (`lib.views.map_labels`). The axes keep equal units. The legend sits
-    beside the map; past `LEGEND_MAX_ENTRIES` subfields (fine topics) it lists their areas
-    (topics), and the hover names the subfield. `highlight` maps a legend name to paper ids (a
-    search's matches, the open paper): those are drawn again on top, larger and ringed, one layer
-    per name in order (the last on top), even when filtered out; labels keep clear of them, and of
-    a filter's papers, when they are few (`_kept_clear`). `legend=False` leaves the legend out (a
-    small map). `regions` draws each coarse topic's region (`lib.views.map_regions`) under the
-    points: light grey outlined areas, in the topic's own shade when colouring by topic;
-    `region_shapes` is `map_regions(context)` computed beforehand (once per map: a tenth of a
-    second on a corpus), by default here; coarse labels use them whether drawn or not.
-    With coarse `labels`, the fine topics' labels go too, hidden, for `lib.views.map_script` to
-    show in place of the coarse ones when the reader zooms in.
-    `hover` is `hover_labels(context)` computed beforehand (it is the slow part on a corpus map);
-    by default it is computed here for the papers drawn. `colours` is `category_colours(context,
-    color_by)` computed beforehand (once per map and colouring), by default here.
+    beside the map; when the subfields (fine topics) under their areas' (topics') titles would be
+    taller than the plot area it lists the areas (topics), and the hover names the subfield.
+    `highlight` maps a legend name to paper ids (a search's matches, the open paper): those are
+    drawn again on top, larger and ringed, one layer per name in order (the last on top), even when
+    filtered out; labels keep clear of them, and of a filter's papers, when they are few
+    (`_kept_clear`). `legend=False` leaves the legend out (a small map). `regions` draws each coarse
+    topic's region (`lib.views.map_regions`) under the points: light grey outlined areas, in the
+    topic's own shade when colouring by topic; `region_shapes` is `map_regions(context)` computed
+    beforehand (once per map: a tenth of a second on a corpus), by default here; coarse labels use
+    them whether drawn or not. With coarse `labels`, the fine topics' labels go too, hidden, for
+    `lib.views.map_script` to show in place of the coarse ones when the reader zooms in. `hover` is
+    `hover_labels(context)` computed beforehand (it is the slow part on a corpus map); by default it
+    is computed here for the papers drawn. `colours` is `category_colours(context, color_by)`
+    computed beforehand (once per map and colouring), by default here.
 
     The figure is sized for the wire: coordinates go as float32, and each point carries its id and
     its hover text only (see `HOVER_TEMPLATE`). With `by_row`, the points traces carry none of those
     but name their papers by row of `context` and give their colours as runs, in their `meta`
-    (`lib.views.map_points`): for the map page's chart, which holds `map_points(context, hover)` already.
+    (`lib.views.map_points`): for the map page's chart, which holds `map_points(context, hover)`
+    already.
     """
     if color_by not in COLOR_CHOICES:
         raise ValueError(f"color_by must be one of {', '.join(COLOR_CHOICES)}; got {color_by!r}")
@@ -195,9 +199,12 @@ def map_figure(
         else:
             title = legend_name(group, int(in_parent.get(group, 0)))
             units.append((group, title, rows, [(value, len(rows))]))
-    # Past `LEGEND_MAX_ENTRIES` subfields (fine topics) the legend names their areas (topics) only, so it
-    # fits beside the map; filtering to an area brings its subfields back. The hover names each paper's.
-    by_parent = sum(len(runs) for group, _, _, runs in units if group) > LEGEND_MAX_ENTRIES
+    # When the subfields (fine topics) under their areas' (topics') titles would be taller than the plot
+    # area, the legend names the areas (topics) only, so it fits beside the map; filtering to an area
+    # brings its subfields back. The hover names each paper's.
+    lines = sum(len(runs) if group else 1 for group, _, _, runs in units)
+    legend_titles = sum(1 for group, _, _, _ in units if group)
+    by_parent = lines * LEGEND_LINE_PX + legend_titles * LEGEND_GROUP_PX > height - PLOT_TOP_PX
     for group, name, rows, runs in units:
         if group and by_parent:
             entries = [(group, colours.get(group, colours.get(runs[0][0], NEUTRAL)), name, None)]
@@ -262,7 +269,7 @@ def map_figure(
     layout = {
         "annotations": annotations,
         "height": height,
-        "margin": {"l": 0, "r": 0, "t": 12, "b": 0},  # the mode bar floats over the plot's top right corner
+        "margin": {"l": 0, "r": 0, "t": PLOT_TOP_PX, "b": 0},
         "font": {"size": FONT_SIZE, "color": "#111"},
         "showlegend": legend,
         "legend": {
