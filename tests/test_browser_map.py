@@ -340,7 +340,7 @@ RANGES_JS = """() => { const gd = document.querySelector('.st-key-map-frame .js-
 def test_a_filter_zooms_to_its_papers_and_clearing_it_zooms_back(map_app, browser):
     from urllib.parse import quote
 
-    from lib.views.map_figure import view_ranges
+    from lib.views.map_ranges import view_ranges
 
     base, papers = map_app
     topic, ranges = next(

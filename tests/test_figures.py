@@ -19,10 +19,11 @@ from lib.views.map_colours import (
     family,
     to_lab,
 )
-from lib.views.map_figure import SVG_MAX_POINTS, legend_name, map_figure, map_regions, point_trace_type
+from lib.views.map_figure import map_figure, map_regions
 from lib.views.map_hover import hover_html, hover_labels
 from lib.views.map_labels import ZOOM_LEVELS, ZOOM_REVEALED, topic_positions
 from lib.views.map_stacks import marker_size
+from lib.views.map_traces import SVG_MAX_POINTS, legend_name, point_trace_type
 from lib.views.tables import paper_table
 from lib.views.text import short_authors
 

@@ -11,7 +11,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from lib.views.map_colours import NEUTRAL
-from lib.views.map_figure import CONTEXT_COLOUR, FONT_SIZE
+from lib.views.map_figure import FONT_SIZE
+from lib.views.map_traces import CONTEXT_COLOUR
 from lib.views.markup import html_literal
 
 IN_VIEW_COLOUR = "#3A6EA5"

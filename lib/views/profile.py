@@ -33,7 +33,7 @@ from lib.stages.load import papers_from_bytes
 from lib.stages.readers import detect_format
 from lib.stages.report import RecordIssue
 from lib.stages.titles import derive_title
-from lib.views.map_figure import HIGHLIGHT_COLOURS
+from lib.views.map_traces import HIGHLIGHT_COLOURS
 from lib.views.tables import paper_table
 
 MAX_PROFILE_PAPERS = 500  # one's own papers; a whole conference's list is not a profile

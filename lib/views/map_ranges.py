@@ -1,0 +1,43 @@
+"""The map's axes: the whole map's ranges, padded, or the part a filter's papers lie in. Pure; no Streamlit."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from lib.views.map_stacks import RANGE_PAD
+
+MIN_ZOOM_SHARE = 0.2  # a zoom to a filter's papers keeps at least this share of the whole map's width and height
+MAX_ZOOM_AREA = 0.5  # a filter's papers spread over more than this share of the map's area are shown on the whole map
+
+
+def view_ranges(papers: pd.DataFrame, context: pd.DataFrame, zoom: bool) -> tuple[list[float], list[float], str]:
+    """The axes' x and y ranges and the figure's `uirevision` for `papers` shown over the map `context`.
+
+    The whole map's, under one revision, unless `zoom` and `papers` are a part of it lying within
+    `MAX_ZOOM_AREA` of the map: then that part's, padded, each axis at least `MIN_ZOOM_SHARE` of the
+    whole map's (a few papers do not fill the screen), under a revision of their own, so a new
+    filter moves the reader's view to its papers once and a rerun of the same view (a colouring, a
+    click) keeps the reader's own zoom."""
+    full_x, full_y = padded_range(context["x"]), padded_range(context["y"])
+    if not zoom or len(papers) in (0, len(context)):
+        return full_x, full_y, "map"
+    ranges = [
+        _widened(padded_range(papers[axis]), MIN_ZOOM_SHARE * (full[1] - full[0]))
+        for axis, full in (("x", full_x), ("y", full_y))
+    ]
+    spans = [(high - low) / (full[1] - full[0]) for (low, high), full in zip(ranges, (full_x, full_y))]
+    if spans[0] * spans[1] > MAX_ZOOM_AREA:  # papers all over the map: the whole map shows them best
+        return full_x, full_y, "map"
+    return ranges[0], ranges[1], "map " + " ".join(f"{value:.6g}" for value in ranges[0] + ranges[1])
+
+
+def _widened(span: list[float], at_least: float) -> list[float]:
+    missing = max(at_least - (span[1] - span[0]), 0.0) / 2
+    return [span[0] - missing, span[1] + missing]
+
+
+def padded_range(values: pd.Series) -> list[float]:
+    """The range of `values` (a map axis) padded by `RANGE_PAD` of its extent on both sides; (-1, 1) padded when empty."""
+    low, high = (float(values.min()), float(values.max())) if len(values) else (-1.0, 1.0)
+    pad = RANGE_PAD * (high - low or 1.0)
+    return [low - pad, high + pad]
