@@ -84,6 +84,7 @@ def test_a_label_sits_on_its_region_even_when_its_papers_middle_is_another_topic
 
 
 def test_labels_never_overlap_and_stay_in_view_on_crowded_maps():
+    seen_leaders = 0
     for seed in range(6):
         rng = np.random.default_rng(seed)
         names = [f"Topic with a long name {k}" for k in range(14)]
@@ -99,6 +100,25 @@ def test_labels_never_overlap_and_stay_in_view_on_crowded_maps():
         for note in coarse_labels(figure):  # every label, in its box or by its leader line, on its region
             label = note.text[3:-4]
             assert label not in regions or in_region(regions[label], note.x, note.y)
+        leaders = [(k, note) for k, note in enumerate(coarse_labels(figure)) if note.showarrow]
+        seen_leaders += len(leaders)
+        # A leader line crosses no other and passes through no other label's box (sampled densely
+        # here), but one over its own end on the region, when every spot there is covered.
+        for (_, a), (_, b) in itertools.combinations(leaders, 2):
+            assert not crossing((a.x, a.y), (a.ax, a.ay), (b.x, b.y), (b.ax, b.ay))
+        for k, note in leaders:
+            line = np.linspace((note.x, note.y), (note.ax, note.ay), 400)
+            for j, (x, y, w, h) in enumerate(boxes):
+                over_tip = abs(note.x - x) < w and abs(note.y - y) < h
+                assert j == k or over_tip or not ((np.abs(line[:, 0] - x) < w) & (np.abs(line[:, 1] - y) < h)).any()
+    assert seen_leaders >= 5  # the maps were crowded enough to need leader lines
+
+
+def crossing(p1, p2, q1, q2) -> bool:
+    def side(a, b, c):
+        return np.sign((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]))
+
+    return side(p1, p2, q1) * side(p1, p2, q2) < 0 and side(q1, q2, p1) * side(q1, q2, p2) < 0
 
 
 def test_a_label_with_no_room_on_its_region_is_joined_to_it_by_a_leader_line():

@@ -35,6 +35,7 @@ _BORDER_PAD = 4
 BOX_PAD = 2 * (_BORDER_PAD + 3)
 LEADER_GAPS = (12, 40, 68)  # px between a leader line's end on the region and its box, tried in turn
 MAX_SPOTS = 400  # spots of a topic tried for its box, nearest its papers' middle first
+LEADER_TIPS = 8  # spots of a topic tried as a leader line's end
 
 
 @dataclass(frozen=True)
@@ -112,10 +113,13 @@ def place_labels(
 
     `unit` is pixels per map unit on both axes. No two boxes overlap, every box lies inside the
     ranges, and none comes within `AVOID_PIXELS` of a point in `avoid` (papers the reader must see).
+    A leader line crosses no other leader line and no other label's box, and no box covers another
+    label's leader line.
     """
     # Boxes taken: centre x, centre y, half width, half height, in map units; the points to avoid first.
     taken = np.array([(x, y, AVOID_PIXELS / unit, AVOID_PIXELS / unit) for x, y in avoid], dtype=np.float64)
     taken = taken.reshape(-1, 4)
+    leaders = np.empty((0, 4))  # the leader lines drawn: x0, y0, x1, y1
     low, high = np.array([x_range[0], y_range[0]]), np.array([x_range[1], y_range[1]])
     placed = []
     for label, row in positions.sort_values("papers", ascending=False, kind="stable").iterrows():
@@ -128,13 +132,15 @@ def place_labels(
         candidates = candidates[np.lexsort((candidates[:, 1], candidates[:, 0], distance))][:MAX_SPOTS]
         centre, tip = None, None
         if on_spot is None or str(label) in on_spot:
-            centre = _first_free(candidates, half, taken, low, high)
+            free = _free(candidates, half, taken, leaders, low, high)
+            centre = candidates[free[0]] if len(free) else None
         if centre is None:
-            tip = candidates[0]
-            centre = _first_free(tip + _leader_offsets(half, unit), half, taken, low, high)
+            tip, centre = _beside(candidates, half, unit, taken, leaders, low, high)
         if centre is None:
             continue
         taken = np.vstack([taken, [*centre, *half]])
+        if tip is not None:
+            leaders = np.vstack([leaders, [*tip, *centre]])
         placed.append(
             PlacedLabel(
                 str(label), float(centre[0]), float(centre[1]), None if tip is None else (float(tip[0]), float(tip[1]))
@@ -143,16 +149,90 @@ def place_labels(
     return placed
 
 
-def _first_free(
-    centres: np.ndarray, half: np.ndarray, taken: np.ndarray, low: np.ndarray, high: np.ndarray
-) -> np.ndarray | None:
-    """The first of `centres` whose box (half sizes `half`) lies within `low`-`high` and overlaps none `taken`."""
+def _free(
+    centres: np.ndarray, half: np.ndarray, taken: np.ndarray, leaders: np.ndarray, low: np.ndarray, high: np.ndarray
+) -> np.ndarray:
+    """The positions among `centres` whose box (half sizes `half`) lies within `low`-`high`, overlaps
+    no box `taken` and covers none of the `leaders` (lines x0, y0, x1, y1) drawn before, in order."""
     fits = ((centres - half >= low) & (centres + half <= high)).all(axis=1)
     if len(taken):
         apart = (np.abs(centres[:, None, :] - taken[None, :, :2]) >= half + taken[None, :, 2:]).any(axis=2)
         fits &= apart.all(axis=1)
     found = np.flatnonzero(fits)
-    return centres[found[0]] if len(found) else None
+    if len(leaders) and len(found):
+        boxes = np.column_stack([centres[found], np.broadcast_to(half, (len(found), 2))])
+        found = found[~_through(leaders[:, :2], leaders[:, 2:], boxes).any(axis=0)]
+    return found
+
+
+def _beside(
+    spots: np.ndarray,
+    half: np.ndarray,
+    unit: float,
+    taken: np.ndarray,
+    leaders: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """A leader line's end among `spots` (sorted nearest the topic's middle first) and its box's
+    centre beside it, or (None, None). Tried in turn: the `LEADER_TIPS` nearest spots that no box
+    covers, as many more spread over the rest of them, then the nearest spot.
+
+    The line crosses none of the `leaders` drawn before and passes through no box `taken` but
+    those over its own end, which it must leave."""
+    uncovered = spots[~_covered(spots, taken).any(axis=1)]
+    farther = uncovered[LEADER_TIPS :: max(1, (len(uncovered) - LEADER_TIPS) // LEADER_TIPS)]
+    offsets = _leader_offsets(half, unit)
+    for tips in (uncovered[:LEADER_TIPS], farther[:LEADER_TIPS], spots[:1]):
+        # Each tip's box positions at once, in the order tried: tip by tip, `_leader_offsets` within;
+        # the lines checked only for the boxes that fit.
+        ends = np.repeat(tips, len(offsets), axis=0)
+        centres = ends + np.tile(offsets, (len(tips), 1))
+        free = _free(centres, half, taken, leaders, low, high)
+        if not len(free):
+            continue
+        ends, centres = ends[free], centres[free]
+        clear = ~(_through(ends, centres, taken) & ~_covered(ends, taken)).any(axis=1)
+        if len(leaders):
+            clear &= ~_crossing(ends, centres, leaders[:, :2], leaders[:, 2:]).any(axis=1)
+        if clear.any():
+            first = int(np.argmax(clear))
+            return ends[first], centres[first]
+    return None, None
+
+
+def _covered(points: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """Whether each of `points` (n, 2) lies inside each of `boxes` (m, 4: centre, half sizes), (n, m)."""
+    return (np.abs(points[:, None, :] - boxes[None, :, :2]) < boxes[None, :, 2:]).all(axis=2)
+
+
+def _through(starts: np.ndarray, ends: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """Whether each segment `starts`-`ends` (n, 2 each; a point when they are equal) passes through
+    the inside of each of `boxes` (m, 4: centre, half sizes), (n, m): the part of the segment
+    within the box's slab on each axis (Liang-Barsky) is not empty."""
+    low, high = boxes[None, :, :2] - boxes[None, :, 2:], boxes[None, :, :2] + boxes[None, :, 2:]
+    start, step = starts[:, None, :], (ends - starts)[:, None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_low, t_high = (low - start) / step, (high - start) / step
+    moving = step != 0
+    enter = np.where(moving, np.minimum(t_low, t_high), np.where((start > low) & (start < high), -np.inf, np.inf))
+    leave = np.where(moving, np.maximum(t_low, t_high), np.where((start > low) & (start < high), np.inf, -np.inf))
+    first, last = np.maximum(enter.max(axis=2), 0.0), np.minimum(leave.min(axis=2), 1.0)
+    return first < last
+
+
+def _crossing(starts: np.ndarray, ends: np.ndarray, other_starts: np.ndarray, other_ends: np.ndarray) -> np.ndarray:
+    """Whether each segment `starts`-`ends` (n, 2 each) properly crosses each segment
+    `other_starts`-`other_ends` (m, 2 each), (n, m)."""
+
+    def side(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+        return np.sign(
+            (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
+        )
+
+    a, b = starts[:, None, :], ends[:, None, :]
+    c, d = other_starts[None, :, :], other_ends[None, :, :]
+    return (side(a, b, c) * side(a, b, d) < 0) & (side(c, d, a) * side(c, d, b) < 0)
 
 
 def _leader_offsets(half: np.ndarray, unit: float) -> np.ndarray:
