@@ -1,6 +1,6 @@
 """The papers table: its columns, dtypes and meaning, written down once.
 
-Every stage reads and writes DataFrames that follow these columns. README.md documents the same
+Every stage reads and writes DataFrames that follow these columns. docs/output.md documents the same
 table (a test checks that every column here is named there).
 """
 

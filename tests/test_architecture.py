@@ -2,6 +2,7 @@
 compose, and only the fetch command has a way to the network."""
 
 import ast
+import re
 import tomllib
 
 from conftest import REPO
@@ -121,10 +122,34 @@ def test_pages_do_no_dataframe_or_array_maths():
     ]
 
 
-def test_readme_documents_every_output_column():
-    readme = (REPO / "README.md").read_text()
+def test_the_output_doc_documents_every_output_column():
+    output_doc = (REPO / "docs" / "output.md").read_text()
     for column in OUTPUT_COLUMNS:
-        assert f"| `{column.name}` |" in readme, column.name
+        assert f"| `{column.name}` |" in output_doc, column.name
+
+
+README_COMMANDS = (
+    "pip install -r requirements.txt && streamlit run dashboard.py\n"
+    "pip install -r requirements-dev.txt && python -m pytest\n"
+)
+
+
+def test_readme_is_a_short_guide_whose_links_all_resolve():
+    """README stays a user's guide, its first block is what .ci/run runs, and no link is dead."""
+    readme = REPO / "README.md"
+    assert readme.stat().st_size <= 15_000
+    text = readme.read_text()
+    first_block = re.search(r"^```bash\n(.*?)^```$", text, re.DOTALL | re.MULTILINE)
+    assert first_block and first_block.group(1) == README_COMMANDS
+    dead = []
+    for page in [readme, *sorted((REPO / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+            path = target.split("#")[0]
+            if not path or re.match(r"[a-z]+:", path):  # an anchor in the same page, or a URL
+                continue
+            if not (page.parent / path).exists():
+                dead.append(f"{page.relative_to(REPO)}: {target}")
+    assert dead == []
 
 
 # The layout: what each part of lib/ may import. The data flow runs one way: stages know nothing of
