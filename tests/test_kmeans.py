@@ -61,3 +61,9 @@ def test_as_many_regions_as_points_and_duplicates():
 def test_bad_arguments_are_refused(points, k, weights):
     with pytest.raises(ParameterError):
         kmeans(points, k, sample_weight=weights)
+
+
+@pytest.mark.parametrize("n_init", [0, -2])
+def test_no_run_at_all_is_refused_not_answered_with_none(n_init):
+    with pytest.raises(ParameterError, match="n_init"):
+        kmeans(np.arange(8.0).reshape(4, 2), 2, n_init=n_init)

@@ -43,15 +43,18 @@ def kmeans(
         raise ParameterError(f"points must be (n, 2); got {points.shape}")
     if not 1 <= n_clusters <= len(points):
         raise ParameterError(f"n_clusters must be between 1 and {len(points)}; got {n_clusters}")
+    if n_init < 1:
+        raise ParameterError(f"n_init must be at least 1; got {n_init}")
     weight = np.ones(len(points)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     if weight.shape != (len(points),) or not (weight > 0).all():
         raise ParameterError(f"sample_weight must be one positive weight per point; got shape {weight.shape}")
     rng = np.random.default_rng(random_state)
-    best = None
+    best: Clustering | None = None
     for _ in range(n_init):
         found = _lloyd(points, weight, _seed_centres(points, weight, n_clusters, rng), max_iter)
         if best is None or found.inertia < best.inertia:
             best = found
+    assert best is not None  # n_init >= 1 runs
     return best
 
 
