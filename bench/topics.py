@@ -90,6 +90,23 @@ def c_tf_idf_words(texts: list[str], topics: np.ndarray, top: int = 4) -> dict[i
     return {i: " ".join(words[j] for j in np.argsort(-(tf * idf)[r])[:top]) for r, i in enumerate(ids)}
 
 
+def _label_columns(
+    parts: list[str], part_cols: list[int | None], column: dict[str, int], distinct: np.ndarray, users: np.ndarray
+) -> list[int]:
+    """The phrase columns that count as a label's: each part's own, and the distinctive phrases
+    inside a part that mostly mean it here (the part used by at least half as many papers)."""
+    variant_cols = set()
+    for part, col in zip(parts, part_cols):
+        if col is None:
+            continue
+        variant_cols.add(col)
+        for sub in _sub_phrases(part):
+            c = column.get(singular(sub))
+            if c is not None and distinct[c] and 2 * users[col] >= users[c] and not _is_field(sub):
+                variant_cols.add(c)
+    return sorted(variant_cols)
+
+
 def label_audit(
     texts: list[str], topics: np.ndarray, labels: dict[int, str], regions: np.ndarray | None = None
 ) -> list[dict]:
@@ -120,22 +137,7 @@ def label_audit(
         in_topic = use.used[np.flatnonzero(topics == topic)] if use.used is not None else None
         parts = labels[topic].split(", ")
         part_cols = [column.get(singular(p.lower())) for p in parts]
-        variant_cols = set()
-        for part, col in zip(parts, part_cols):
-            if col is not None:
-                variant_cols.add(col)
-            for sub in _sub_phrases(part):
-                c = column.get(singular(sub))
-                # A phrase inside the label is a variant where it mostly means the label here.
-                if (
-                    c is not None
-                    and col is not None
-                    and distinct[c]
-                    and 2 * users[col] >= users[c]
-                    and not _is_field(sub)
-                ):
-                    variant_cols.add(c)
-        cols = sorted(variant_cols)
+        cols = _label_columns(parts, part_cols, column, distinct, users)
         coverage = float(in_topic[:, cols].max(axis=1).toarray().mean()) if cols and in_topic is not None else 0.0
         themes = [c for c in np.flatnonzero(distinct & use.nameable & ~vague) if not _is_field(use.keys[c])]
         theme = max(themes, key=lambda c: (users[c], lift[c]), default=None)

@@ -471,51 +471,12 @@ def _count_phrases(
     """Count each text's 1-3-unit phrases that may stand alone: no generic word alone, no adjective or
     participle last. `described` memoises `_describe` over a corpus (`relational` its relational nouns).
     `words` and `tails`, when given, count the singular words inside its runs and those that end one
-    (`_tail_share`).
-
-    Runs are short (1.7 units on average over a corpus), so each unit is one lookup and each phrase
-    is spelled out by length: lists of the run's keys and forms, sliced and joined, took a third longer."""
+    (`_tail_share`)."""
     phrases: dict[str, list] = {}
     inside: list[str] = []
     run_ends: list[str] = []
     for chunk in chunks:
-        keys: list[str] = []
-        inner: list[str] = []
-        last = len(chunk) - 1
-        for end, (unit, sentence) in enumerate(chunk):
-            description = described.get(unit)
-            if description is None:
-                description = described[unit] = _describe(unit, relational)
-            key, inner_form, ending, long_form = description
-            keys.append(key)
-            inner.append(inner_form)
-            if not long_form:
-                inside.append(key)
-            if ending == _ENDS_NOTHING:
-                continue
-            # (key, form, first unit's sentence) of each phrase ending here, longest first. At most
-            # MAX_NGRAM words, a long form counted by its words: "LLM agent optimization" is no
-            # keyphrase; a long form alone may be longer. A run that repeats a word ("noise noise",
-            # a list's words run together) names nothing.
-            found = []
-            if end >= 2 and keys[end - 2] != keys[end - 1] and keys[end - 2] != key and keys[end - 1] != key:
-                head = f"{inner[end - 2]} {inner[end - 1]} "
-                if head.count(" ") + key.count(" ") < MAX_NGRAM:
-                    found.append((head + key, head + unit, chunk[end - 2][1]))
-            if end >= 1 and keys[end - 1] != key:
-                head = inner[end - 1] + " "
-                if head.count(" ") + key.count(" ") < MAX_NGRAM:
-                    found.append((head + key, head + unit, chunk[end - 1][1]))
-            if ending == _ENDS_ALONE:
-                found.append((key, unit, sentence))
-            for phrase, form, first in found:
-                entry = phrases.get(phrase)
-                if entry is None:
-                    entry = phrases[phrase] = [1, first, form, 0]
-                else:
-                    entry[0] += 1
-                if end == last:
-                    entry[3] += 1
+        keys = _count_run(chunk, described, relational, phrases, inside)
         if " " not in chunk[-1][0]:
             run_ends.append(keys[-1])
     if words is not None:
@@ -523,6 +484,67 @@ def _count_phrases(
     if tails is not None:
         tails.update(run_ends)
     return _Doc(phrases)
+
+
+def _count_run(
+    chunk: Sequence[tuple[str, int]],
+    described: dict[str, _Unit],
+    relational: Set[str],
+    phrases: dict[str, list],
+    inside: list[str],
+) -> list[str]:
+    """Count into `phrases` (key -> [count, first sentence, surface form, uses at a run's end]) the
+    phrases of one run of units, and add to `inside` the keys of its words (not long forms); returns
+    the run's keys.
+
+    Runs are short (1.7 units on average over a corpus), so each unit is one lookup and each phrase
+    is spelled out by length: lists of the run's keys and forms, sliced and joined, took a third longer."""
+    keys: list[str] = []
+    inner: list[str] = []
+    last = len(chunk) - 1
+    for end, (unit, sentence) in enumerate(chunk):
+        description = described.get(unit)
+        if description is None:
+            description = described[unit] = _describe(unit, relational)
+        key, inner_form, ending, long_form = description
+        keys.append(key)
+        inner.append(inner_form)
+        if not long_form:
+            inside.append(key)
+        if ending == _ENDS_NOTHING:
+            continue
+        found = _longer_phrases(chunk, keys, inner, end, unit) if end else []  # a run's first unit ends none
+        if ending == _ENDS_ALONE:
+            found.append((key, unit, sentence))
+        for phrase, form, first in found:
+            entry = phrases.get(phrase)
+            if entry is None:
+                entry = phrases[phrase] = [1, first, form, 0]
+            else:
+                entry[0] += 1
+            if end == last:
+                entry[3] += 1
+    return keys
+
+
+def _longer_phrases(
+    chunk: Sequence[tuple[str, int]], keys: list[str], inner: list[str], end: int, unit: str
+) -> list[tuple[str, str, int]]:
+    """(key, form, first unit's sentence) of the 3- and 2-unit phrases of a run ending at unit `end`,
+    longest first. At most MAX_NGRAM words, a long form counted by its words: "LLM agent
+    optimization" is no keyphrase; a long form alone may be longer. A run that repeats a word
+    ("noise noise", a list's words run together) names nothing."""
+    key = keys[end]
+    found = []
+    if end >= 2 and keys[end - 2] != keys[end - 1] and keys[end - 2] != key and keys[end - 1] != key:
+        head = f"{inner[end - 2]} {inner[end - 1]} "
+        if head.count(" ") + key.count(" ") < MAX_NGRAM:
+            found.append((head + key, head + unit, chunk[end - 2][1]))
+    if end >= 1 and keys[end - 1] != key:
+        head = inner[end - 1] + " "
+        if head.count(" ") + key.count(" ") < MAX_NGRAM:
+            found.append((head + key, head + unit, chunk[end - 1][1]))
+    return found
 
 
 # What a unit may do at the end of a phrase (`_describe`).
