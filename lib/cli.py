@@ -12,9 +12,10 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
+from lib.build.parallel import Runner
 from lib.build.pipeline import STAGES, BuildParams, build, default_out_dir
 from lib.errors import PaperMapError, ParameterError
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
@@ -158,6 +159,7 @@ def _build(args: argparse.Namespace) -> int:
         raise ParameterError(f"--partition-size must be at least 1; got {args.partition_size}")
     dask = args.workers is not None or args.scheduler is not None
     partition_size = args.partition_size or (DASK_PARTITION_SIZE if dask else None)
+    runner: AbstractContextManager[Runner | None]
     if dask:
         from lib.build.cluster import DaskRunner
 

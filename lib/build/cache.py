@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, Union
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeAlias, Union
 
 # NumPy and pandas are imported where used: a cache hit (keys, digests, file copies) needs neither,
 # and the CLI's answer to "already built" should not wait for them.
@@ -70,7 +70,11 @@ class _DigestingWriter:
         self.handle.flush()
 
 
-def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> tuple[str, int]:
+# What `atomic_write` calls with the stream it writes through.
+StreamWriter: TypeAlias = Callable[[_DigestingWriter], object]
+
+
+def atomic_write(path: Path, write: StreamWriter) -> tuple[str, int]:
     """Write `path` through `write(stream)` so that readers see the old file or the whole new one,
     never a part; the new file's SHA-256 and size. Nothing is held in memory but what `write` holds.
 
@@ -85,7 +89,7 @@ def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> tuple[str, 
         with os.fdopen(fd, "wb") as handle:
             exclusive_lock(handle.fileno(), wait=True)  # released when closed, after the rename
             stream = _DigestingWriter(handle)
-            write(stream)  # type: ignore[arg-type]
+            write(stream)
             handle.flush()
             os.fsync(handle.fileno())
             os.replace(temp, path)
@@ -163,7 +167,7 @@ def array_bytes(array: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
-def write_arrays(stream: BinaryIO, arrays: Mapping[str, np.ndarray]) -> None:
+def write_arrays(stream: BinaryIO | _DigestingWriter, arrays: Mapping[str, np.ndarray]) -> None:
     """Named arrays as an `.npz` file that `np.load` reads without pickle, written to `stream` as made.
 
     Unlike `np.savez`, which stamps each member with the current time, the same arrays always give
@@ -176,7 +180,7 @@ def write_arrays(stream: BinaryIO, arrays: Mapping[str, np.ndarray]) -> None:
 
     if not isinstance(stream, _DigestingWriter):  # one layout (front to back) for files and buffers alike
         stream = _DigestingWriter(stream)
-    with zipfile.ZipFile(stream, "w") as archive:  # type: ignore[arg-type]
+    with zipfile.ZipFile(stream, "w") as archive:  # type: ignore[call-overload]  # stub wants close(), never called on a given file
         for name in sorted(arrays):
             array = np.asarray(arrays[name])
             member = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))

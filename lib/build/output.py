@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lib.build.cache import (
+    StreamWriter,
     array_bytes,
     atomic_write,
     atomic_write_bytes,
@@ -118,7 +119,7 @@ def write_model_files(
 
     (out_dir / SIDECAR_FILE).unlink(missing_ok=True)
     # Each file made as it is written, none held beside another.
-    writers = {
+    writers: dict[str, StreamWriter] = {
         EMBEDDINGS_FILE: lambda stream: stream.write(array_bytes(vectors.astype(np.float32))),
         QUERY_MODEL_FILE: partial(write_arrays, arrays=query_model),
         # Keys sorted: the records come from the cache's sidecar (sorted) or fresh, the bytes the same.

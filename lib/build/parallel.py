@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from lib.paths import REPO_ROOT
@@ -74,7 +74,7 @@ class Runner(Protocol):
 
     def map(
         self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]], background: bool = False
-    ) -> list[Handle]: ...
+    ) -> Sequence[Handle]: ...
 
 
 def partition_ranges(n_papers: int, partition_size: int | None) -> list[tuple[int, int]]:
@@ -193,6 +193,7 @@ class WorkerProcess:
         handles: list[_Sent],
     ) -> None:
         """Send the calls, then collect each value as it comes, until the worker ends or fails."""
+        assert worker.stdin is not None and worker.stdout is not None  # `map` starts it with both pipes
         received = 0
         try:
             # Pickled whole, then written in one call: `pickle.dump` wrote a frame at a time and, between
@@ -230,6 +231,7 @@ class WorkerProcess:
             if error is not None:
                 worker.kill()
             for pipe in (worker.stdin, worker.stdout):
+                assert pipe is not None  # `map` starts every worker with both pipes
                 try:
                     pipe.close()  # the worker's stdin closing tells it to stop
                 except OSError:
@@ -268,8 +270,12 @@ class _Sent:
     def result(self) -> Any:
         with self.done:
             self.done.wait_for(lambda: self.state is not None)
+            assert self.state is not None  # what `wait_for` waited for
             sent, value = self.state
-        return value if sent else self.local.result()
+        if sent:
+            return value
+        assert self.local is not None  # dropped only once the worker sent the value
+        return self.local.result()
 
 
 def start_keywords(
@@ -288,6 +294,7 @@ def start_keywords(
     keys = [_partition_key(keywords_key, start, stop) for start, stop in ranges]
     cached = {key: hit.value for key in keys if (hit := cache.get(PARTITION_STAGE, key)) is not None}
     todo = [(start, stop, key) for (start, stop), key in zip(ranges, keys) if key not in cached]
+    calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]
     if len(ranges) == 1 and todo:
         # One partition is the whole list: its statistics come from the same texts, in the same pass.
         calls = [(keywords_partition, (papers, texts, params.top_keywords, None))]

@@ -13,7 +13,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -124,6 +124,7 @@ class BuildResult:
     @property
     def papers(self) -> pd.DataFrame:
         if self.table is None:
+            assert self.out_path is not None  # a result without its table is one reused from its output folder
             self.table = read_papers(self.out_path)
         return self.table
 
@@ -350,6 +351,7 @@ def _run_stages(
     # stages not in the cache while this one embeds, projects and finds topics. One the cache seems to
     # hold is computed here, only if its artifact turns out damaged when read.
     missing = [name for name in SIDE_STAGE_NAMES if not cache.has(name, keys[name])]
+    side_runner: AbstractContextManager[Runner]
     if runner is None:
         in_worker = missing and len(papers) >= SIDE_STAGES_FROM and (os.cpu_count() or 1) > 1
         side_runner = WorkerProcess() if in_worker else InProcess()

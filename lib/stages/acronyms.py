@@ -111,8 +111,8 @@ def text_units(
     while i < len(tokens):
         token = tokens[i]
         if defined_at and i in defined_at:
-            i, long_form = defined_at[i]
-            units.append((long_form, sentence))
+            i, defined = defined_at[i]
+            units.append((defined, sentence))
             continue
         i += 1
         # Numbers and sizes ("8B", "128k") end a phrase; dimensions ("3D") belong to one.

@@ -175,6 +175,7 @@ class _Parser:
 
     def _key(self) -> str:
         match = re.compile(r"\s*([^\s,{}()=\"#]*)\s*").match(self.text, self.pos)
+        assert match is not None  # every part of the pattern may match nothing
         key = match.group(1)
         self.pos = match.end()
         if self.pos < len(self.text) and self.text[self.pos] == ",":

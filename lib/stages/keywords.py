@@ -215,10 +215,11 @@ def _corpus(texts: Sequence[str]) -> tuple[KeywordStatistics, list[_Doc]]:
     tails: Counter = Counter()
     described: dict[str, _Unit] = {}
     docs = []
-    for i, own in enumerate(units):
-        docs.append(_count_phrases(_pieces(own, runs[i], gerunds), described, relational, words, tails))
-        units[i] = runs[i] = None  # each text's units go once its phrases are counted
-    del units, runs
+    # Taken from the end, so each text's units go once its phrases are counted.
+    units.reverse()
+    runs.reverse()
+    while units:
+        docs.append(_count_phrases(_pieces(units.pop(), runs.pop(), gerunds), described, relational, words, tails))
     document_frequency, uses, ends = _phrase_totals(docs)
     statistics = KeywordStatistics(
         n=len(texts),
@@ -367,7 +368,7 @@ def _pieces(units: Sequence[tuple[str, int]], runs: array, gerunds: Set[str]) ->
                 pieces.append([units[start]])
             continue
         opens = start == 0 or units[start - 1][0] == ":"
-        run = []
+        run: list[tuple[str, int]] = []
         for j in range(start, stop):
             unit = units[j]
             word = unit[0]
@@ -592,7 +593,7 @@ def _tail_share(words: Counter, tails: Counter) -> dict[str, float]:
     return {w: (tails[w] + 0.5) / (n + 1) for w, n in words.items()}
 
 
-def _nounness(key: str, tail: Mapping[str, float], relational: set[str]) -> float:
+def _nounness(key: str, tail: Mapping[str, float], relational: Set[str]) -> float:
     """Up to 1: whether the phrase ends in a word the corpus uses as a noun.
 
     A single word must be one more clearly ("symmetric" alone is no keyphrase), so must a word

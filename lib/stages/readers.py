@@ -171,9 +171,12 @@ def _openreview_notes(data: dict, path: Path) -> Records:
         if not isinstance(note, dict):
             yield f"note {n}", note
             continue
-        content = note.get("content") if isinstance(note.get("content"), dict) else {}
+        content = note.get("content")
+        content = content if isinstance(content, dict) else {}
         # API v2 wraps every field as {"value": ...}; API v1 does not.
-        record = {k: (v.get("value") if isinstance(v, dict) and "value" in v else v) for k, v in content.items()}
+        record: dict[str, Any] = {
+            k: (v.get("value") if isinstance(v, dict) and "value" in v else v) for k, v in content.items()
+        }
         record["id"] = note.get("id") or note.get("forum") or record.get("id", "")
         forum = note.get("forum") or record["id"]
         if forum:

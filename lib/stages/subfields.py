@@ -105,7 +105,7 @@ def assign_subfields(
         group = [column[c.name] for c in taxonomy.children(parent)]
         if not group or len(members) == 0:
             return
-        group_own = own[np.ix_(members, group)]
+        group_own = own[np.ix_(members, group)]  # type: ignore[arg-type]  # numpy's stub: all arrays or all lists, no mix
         if corpus is not None and len(members) >= min_papers:
             unit_vectors, weights = corpus
             group_scores, group_confident = _spread(
@@ -113,7 +113,7 @@ def assign_subfields(
             )
         else:
             group_scores, group_confident = group_own, _clear_lead(group_own)
-        scores[np.ix_(members, group)] = group_scores
+        scores[np.ix_(members, group)] = group_scores  # type: ignore[arg-type]  # numpy's stub: all arrays or all lists, no mix
         best = group_scores.argmax(axis=1)
         confident[members, np.asarray(group)[best]] = group_confident
         for j, index in enumerate(group):

@@ -159,11 +159,11 @@ class PhraseUse:
             (np.ones(len(phrases)), (np.arange(len(phrases)), column_of_phrase)), shape=(len(phrases), len(keys))
         )
         phrase_uses = np.asarray(used.sum(axis=0)).ravel()
-        counts = (used @ fold).tocsr()  # how often each paper uses each phrase
-        del used, fold  # the topics stage's peak: both side workers are alive then
-        enough = np.flatnonzero(counts.getnnz(axis=0) >= min_users)  # a stored count is a paper using the phrase
+        per_paper = (used @ fold).tocsr()  # how often each paper uses each phrase
+        del used, fold, counts  # the topics stage's peak: both side workers are alive then
+        enough = np.flatnonzero(per_paper.getnnz(axis=0) >= min_users)  # a stored count is a paper using the phrase
         kept = enough[np.argsort(keys[enough])]
-        self.counts, self.keys = counts[:, kept].tocsr(), keys[kept]
+        self.counts, self.keys = per_paper[:, kept].tocsr(), keys[kept]
         self.used = self.counts.sign()
         self.shown = _shown_forms(phrases, phrase_uses, column_of_phrase, kept, display_case(texts))
         self.overall = np.asarray(self.used.sum(axis=0)).ravel() / len(texts)
@@ -360,7 +360,7 @@ def _assign(topic_ids: Sequence[int], candidates: Sequence[Sequence[tuple[str, f
 
 
 def _shown_forms(
-    phrases: np.ndarray, uses: np.ndarray, column_of_phrase: np.ndarray, columns: np.ndarray, cased: dict[str, str]
+    phrases: Sequence[str], uses: np.ndarray, column_of_phrase: np.ndarray, columns: np.ndarray, cased: dict[str, str]
 ) -> list[str]:
     """For each of the folded `columns`, its most used variant ("diffusion models" or "diffusion
     model"), cased as the corpus writes it."""

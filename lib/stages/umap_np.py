@@ -266,8 +266,8 @@ def optimize_layout(
     n_head, n_tail = len(x), len(ox)
     per_sample = epochs_per_sample(weights).astype(np.float64)
     next_sample = per_sample.copy()
-    a, b = np.float32(a), np.float32(b)
-    two_ab, two_gb = np.float32(2.0 * a * b), np.float32(2.0 * gamma * b)
+    a32, b32 = np.float32(a), np.float32(b)
+    two_ab, two_gb = np.float32(2.0 * a32 * b32), np.float32(2.0 * gamma * b32)
     for epoch in range(n_epochs):
         alpha = np.float32(initial_alpha * (1.0 - epoch / n_epochs))
         due = np.flatnonzero(next_sample <= epoch)
@@ -278,8 +278,8 @@ def optimize_layout(
         dx, dy = x[h] - ox[t], y[h] - oy[t]
         d2 = dx * dx + dy * dy
         d2 = np.maximum(d2, np.float32(1e-12))  # coincident points: no attraction (dx = dy = 0)
-        pow_b = _power(d2, b)
-        coef = -two_ab * pow_b / (d2 * (a * pow_b + 1))
+        pow_b = _power(d2, b32)
+        coef = -two_ab * pow_b / (d2 * (a32 * pow_b + 1))
         ax, ay = np.clip(coef * dx, -CLIP, CLIP), np.clip(coef * dy, -CLIP, CLIP)
 
         neg_h = np.repeat(h, negative_sample_rate)
@@ -288,7 +288,7 @@ def optimize_layout(
         nd2 = nx * nx + ny * ny
         apart = nd2 > 0
         nd2 = np.maximum(nd2, np.float32(1e-12))
-        ncoef = two_gb / ((np.float32(0.001) + nd2) * (a * _power(nd2, b) + 1))
+        ncoef = two_gb / ((np.float32(0.001) + nd2) * (a32 * _power(nd2, b32) + 1))
         # umap-learn pushes coincident distinct points by the full clip in each axis, and skips a point drawn as its own sample.
         rx = np.where(apart, np.clip(ncoef * nx, -CLIP, CLIP), CLIP)
         ry = np.where(apart, np.clip(ncoef * ny, -CLIP, CLIP), CLIP)

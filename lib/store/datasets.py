@@ -246,7 +246,7 @@ def built_papers(data_set: DataSet, cache: Path) -> int | None:
 
 def describe(sets: tuple[DataSet, ...] | list[DataSet], cache: Path) -> list[dict[str, object]]:
     """One row per data set for a table: name, label, papers (None until built), size, built."""
-    rows = []
+    rows: list[dict[str, object]] = []
     for data_set in sets:
         try:
             size = human_size(data_set.path.stat().st_size)

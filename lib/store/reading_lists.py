@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 import pandas as pd
 
@@ -96,6 +97,7 @@ def create_list(db: sqlite3.Connection, name: str, *, member: str = "") -> str:
         if name_taken(db, name):
             raise ReadingListError(f"A reading list named {name!r} already exists.")
         list_id = db.execute("INSERT INTO lists (name) VALUES (?)", (name,)).lastrowid
+        assert list_id is not None  # set by the INSERT
         record_change(db, list_id, "created", f"created the list “{name}”", member)
     return name
 
@@ -162,7 +164,7 @@ def add_papers(db: sqlite3.Connection, name: str, papers: pd.DataFrame, dataset:
     return len(added)
 
 
-def entry_from_row(row: Sequence[object], votes: tuple[str, ...] = ()) -> Entry:
+def entry_from_row(row: Sequence[Any], votes: tuple[str, ...] = ()) -> Entry:
     """The Entry of a row of `SELECT {ENTRY_FIELDS} FROM entries`, with the names that voted for it."""
     return Entry(
         entry_id=row[0],
@@ -316,7 +318,7 @@ def set_vote(db: sqlite3.Connection, name: str, entry_id: int, voter: str, voted
             record_change(db, list_id, "vote", said, voter, entry_id)
 
 
-def _sort_key(by: str) -> object:
+def _sort_key(by: str) -> Callable[[Entry], Any]:
     if by == "votes":
         return lambda entry: -len(entry.votes)
     if by == "title":

@@ -48,8 +48,8 @@ NEEDS_ACCOUNT = (
     "OpenReview needs an account for bulk reads: set OPENREVIEW_USERNAME and OPENREVIEW_PASSWORD to fetch from it."
 )
 
-# progress(message): one line saying what the fetch is doing now.
-Progress = Callable[[str], None]
+# progress(message): one line saying what the fetch is doing now; what it returns is ignored.
+Progress = Callable[[str], object]
 
 
 @dataclass(frozen=True)

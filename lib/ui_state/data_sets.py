@@ -69,6 +69,7 @@ def chosen_source(argv: Sequence[str]) -> DataSource:
     asked = st.query_params.get("data") or st.session_state.get(_DATA_SET_KEY)
     chosen = available.find(asked) if asked else available.default
     if chosen is None:
+        assert asked is not None  # only a name asked for can be missing: the default is always there
         # url_name keeps the echoed name to letters, digits and ".-_": URL text is never markup.
         st.warning(
             f"There is no data set called `{url_name(asked)}` here; showing {markdown_literal(available.default.label)} instead."
@@ -93,12 +94,14 @@ def data_set_choice(available: Catalog) -> str:
     opened = opened_data_set()
     if st.session_state.get(_CHOICE_KEY) not in labels:
         st.session_state[_CHOICE_KEY] = opened if opened in labels else available.default.name
-    return st.selectbox("Data set", list(labels), format_func=labels.get, key=_CHOICE_KEY)
+    return st.selectbox("Data set", list(labels), format_func=lambda v: str(labels.get(v)), key=_CHOICE_KEY)
 
 
 def offer_data_set(available: Catalog, path: Path) -> None:
     """Make the data set of file `path` (just uploaded or fetched) the choice of `data_set_choice`."""
-    st.session_state[_CHOICE_KEY] = available.find_path(path).name
+    offered = available.find_path(path)
+    assert offered is not None  # the file was just saved in the folders `available` lists
+    st.session_state[_CHOICE_KEY] = offered.name
 
 
 REPORT_LINES = 200  # a load report's lines a page shows; a list with 10^4 renamed ids has as many

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 import pandas as pd
 import streamlit as st
@@ -46,7 +47,8 @@ def action_row(text: str, label: str, *, key: str, on_click: Callable[..., objec
     """One line of Markdown `text` (already escaped) with a button `label` at its end."""
     what, action = st.columns([5, 1], vertical_alignment="center")
     what.markdown(text)
-    action.button(label, key=key, on_click=on_click, args=args)
+    # A page passes `change_lists`, whose value Streamlit discards; its stub asks for a callback returning None.
+    action.button(label, key=key, on_click=cast("Callable[..., None]", on_click), args=args)
 
 
 def _restore_deleted_list(list_id: int) -> None:
@@ -87,7 +89,7 @@ class _Editor:
     table: pd.DataFrame | None  # None: draw afresh from the store
     seen: int
     member: str
-    saved: dict[tuple[int, str], dict[str, object]] = field(default_factory=dict)
+    saved: dict[tuple[int, reading_list.EditKind], Mapping[str, object]] = field(default_factory=dict)
 
     def key(self, name: str) -> str:
         return f"entries-{name}-{self.version}"
@@ -97,7 +99,7 @@ def _editor_key(name: str) -> str:
     return f"list-editor-{name}"
 
 
-_STORE_CHANGES = {
+_STORE_CHANGES: dict[str, Callable[..., object]] = {
     "status": reading_lists.set_status,
     "text": reading_lists.update_entry,
     "remove": reading_lists.remove_entry,
@@ -155,6 +157,7 @@ def list_table(name: str, entries: list[reading_lists.Entry]) -> None:
     """The list's papers as one editable table: type a place in "#", pick a status, a date, a presenter,
     a note, tick "My vote", or delete rows to remove them; each edit is saved at once."""
     editor = _current_editor(name, entries)
+    assert editor.table is not None  # `_current_editor` draws a table when the editor has none
     editable = may_edit()
     kinds = {
         reading_list.POSITION: st.column_config.NumberColumn(

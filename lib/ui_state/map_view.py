@@ -109,6 +109,7 @@ def paper_card(papers: pd.DataFrame, paper_id: str) -> None:
     button, and the papers drawn on the same spot of the map (`map_stacks.stacked_with`), each a
     button that opens it."""
     found = search.find_paper(papers, paper_id)
+    assert found is not None  # the map page opens a card only for a paper of its map (`url_paper`)
     paper = found.paper
     with st.container(border=True, key=PAPER_CARD_KEY):
         st.markdown(f"**{markdown_literal(paper['title'])}**")
@@ -354,7 +355,7 @@ def url_paper_choice(papers: pd.DataFrame) -> str | None:
         "Paper",
         list(titles),
         index=None,
-        format_func=titles.get,
+        format_func=lambda v: str(titles.get(v)),
         key=_PAPER_CHOICE,
         on_change=_choose_paper,
         placeholder="Choose a paper by its title",

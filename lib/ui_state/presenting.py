@@ -4,6 +4,7 @@ move it, the slide's two-layer map and the projector-sized style."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -78,7 +79,7 @@ def presentation_style() -> None:
     st.html(_PRESENTATION_CSS)
 
 
-def new_presses(pressed: Mapping[str, object] | None, seen: Mapping[str, object] | None) -> int:
+def new_presses(pressed: Mapping[str, Any] | None, seen: Mapping[str, Any] | None) -> int:
     """Net steps pressed since `seen`: both are the step keys' `{"epoch": ..., "net": n}` (or None).
 
     `net` counts from 0 in each page load of the keys (`epoch`); a new one counts from nothing."""

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from datetime import date
 from pathlib import Path
+from typing import TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -24,6 +25,7 @@ from .view import current_view
 NEW_LIST = ""  # the "New list…" choice: a list's name is never empty
 LIST_KEY = "list"  # the chosen reading list, in the URL as ?list=
 _LIST_ERROR = "reading_list_error"
+T = TypeVar("T")
 
 
 def reading_lists_path() -> Path:
@@ -42,7 +44,7 @@ def reading_lists_db() -> Iterator[sqlite3.Connection]:
         raise list_db.storage_error(error, reading_lists_path()) from None
 
 
-def read_lists(action: Callable[..., object], *args: object) -> object:
+def read_lists(action: Callable[..., T], *args: object) -> T:
     """`action(db, *args)` on the reading-lists database; a ReadingListError stops the page with one sentence."""
     try:
         with reading_lists_db() as db:
@@ -52,7 +54,7 @@ def read_lists(action: Callable[..., object], *args: object) -> object:
         st.stop()
 
 
-def change_lists(action: Callable[..., object], *args: object, **kwargs: object) -> object:
+def change_lists(action: Callable[..., T], *args: object, **kwargs: object) -> T | None:
     """`action(db, *args, **kwargs)` as a widget callback; returns its result, or None after an error.
 
     It runs only if this session may edit (`may_edit`), and an action that logs its changes is told
@@ -160,6 +162,7 @@ def add_to_list_control(papers: pd.DataFrame, key: str) -> None:
 
 def _add_papers_to_list(papers: pd.DataFrame, key: str) -> None:
     target, new_name = st.session_state.get(f"{key}-list"), st.session_state.get(f"{key}-new-name", "")
+    assert target is not None  # the select box drawn beside this button always holds a choice
     dataset = current_view().source.data.name
 
     def add(db: sqlite3.Connection, member: str) -> tuple[str, int]:

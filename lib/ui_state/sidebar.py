@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TypedDict
 
 import pandas as pd
 import streamlit as st
@@ -36,7 +37,14 @@ def _facet_counts(
     )
 
 
-def _offer_limits(papers: pd.DataFrame, name: str) -> dict[str, int | None]:
+class _OfferLimits(TypedDict, total=False):
+    """The arguments of `facet_counts` and `facet_options` that limit a facet's values; one left out keeps its default."""
+
+    limit: int | None
+    min_count: int
+
+
+def _offer_limits(papers: pd.DataFrame, name: str) -> _OfferLimits:
     # Keywords: the common ones only, and on a large map none used by a single paper.
     return {
         "limit": KEYWORD_OPTIONS if name == "keyword" else None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import streamlit as st
 
 from lib.views.filters import choices_from_query
@@ -38,7 +40,9 @@ def url_select(label: str, options: dict[str, str], key: str, default: str, hori
             label, list(options), format_func=options.get, key=key, horizontal=True, persist_state="session"
         )
     else:
-        value = st.selectbox(label, list(options), format_func=options.get, key=key, persist_state="session")
+        value = st.selectbox(
+            label, list(options), format_func=lambda v: str(options.get(v)), key=key, persist_state="session"
+        )
     write_url(key, value, default)
     return value
 
@@ -49,7 +53,7 @@ def url_text(label: str, key: str, placeholder: str, area: bool = False, show_la
     if key not in st.session_state:
         st.session_state[key] = st.query_params.get(key, "")
     widget = st.text_area if area else st.text_input
-    visibility = "visible" if show_label else "collapsed"
+    visibility: Literal["visible", "collapsed"] = "visible" if show_label else "collapsed"
     value = widget(
         label, key=key, placeholder=placeholder, persist_state="session", label_visibility=visibility
     ).strip()

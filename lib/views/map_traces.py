@@ -68,8 +68,10 @@ class PointSource:
                 raise ValueError("by_row needs papers to be rows of context (the same index)")
             return cls(True, {ROWS: positions})
         # Hover texts are built for these papers only (unless given): a search may mark a few of thousands.
-        given = hover is not None and papers.index.isin(hover.index).all()
-        labels = hover.loc[papers.index] if given else hover_labels(papers)
+        if hover is not None and papers.index.isin(hover.index).all():
+            labels = hover.loc[papers.index]
+        else:
+            labels = hover_labels(papers)
         columns = {
             "x": _coords(papers["x"]),
             "y": _coords(papers["y"]),
@@ -162,7 +164,7 @@ def category_traces(
     for unit in units:
         traces += _legend_entries(unit, colours, by_parent, style)
         marker: dict[str, Any] = {"size": style.size, "line": {"width": 0.5, "color": "white"}}
-        shades = [[colours.get(value, NEUTRAL), count] for value, count in unit.runs]
+        shades: list[list[Any]] = [[colours.get(value, NEUTRAL), count] for value, count in unit.runs]
         if not unit.group:  # one colour
             marker["color"] = shades[0][0]
         elif not source.by_row:
@@ -192,6 +194,7 @@ def _legend_entries(unit: DrawingUnit, colours: Mapping[str, str], by_parent: bo
     first carrying the area's title. An ungrouped unit's points trace is its own legend entry."""
     if not unit.group:
         return []
+    entries: list[tuple[str, str, dict[str, str] | None]]
     if by_parent:
         entries = [(colours.get(unit.group, colours.get(unit.runs[0][0], NEUTRAL)), unit.name, None)]
     else:

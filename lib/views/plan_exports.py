@@ -32,7 +32,8 @@ def ics_text(value: str) -> str:
 
 def fold(line: str) -> str:
     """One content line folded at 75 octets (RFC 5545 §3.1), never inside a UTF-8 character."""
-    parts, current, size = [], "", 0
+    parts: list[str] = []
+    current, size = "", 0
     for character in line:
         width = len(character.encode("utf-8"))
         if size + width > (75 if not parts else 74):  # continuation lines start with a space

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -96,7 +96,7 @@ def restoring_edit(table: pd.DataFrame, entry_id: int, kind: EditKind) -> ListEd
 
 
 def table_edits(
-    table: pd.DataFrame, edited_rows: Mapping[object, Mapping[str, object]], deleted_rows: Sequence[int] = ()
+    table: pd.DataFrame, edited_rows: Mapping[int | str, Mapping[str, Any]], deleted_rows: Sequence[int] = ()
 ) -> list[ListEdit]:
     """The changes of a `st.data_editor` of `table` (its `edited_rows` and `deleted_rows`), in the order to apply them.
 
