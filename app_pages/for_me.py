@@ -66,8 +66,8 @@ figure = map_figure.map_figure(
     "topic_label",
     context=view.papers,
     highlight=profile_highlight(ranked, scores.own),
-    hover=ui_state.map_hover(view.map_dir, clickable=False),
-    region_shapes=ui_state.map_regions(view.map_dir),  # its labels sit on them
+    hover=ui_state.cached_map_hover(view.map_dir, clickable=False),
+    region_shapes=ui_state.cached_map_regions(view.map_dir),  # its labels sit on them
     height=460,
     legend=False,  # the subfields' legend would push the ranking off the screen; the caption names the rings
 )

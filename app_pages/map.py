@@ -89,10 +89,12 @@ def topic_map() -> None:
             height=ui_state.MAP_HEIGHT_HINT,
             width_hint=ui_state.MAP_WIDTH_HINT,
             highlight=map_highlight(query, found, similar, ringed),
-            hover=None if by_row else ui_state.map_hover(view.map_dir, clickable),  # the chart's papers carry theirs
+            hover=None
+            if by_row
+            else ui_state.cached_map_hover(view.map_dir, clickable),  # the chart's papers carry theirs
             regions=regions == "shown",
-            region_shapes=ui_state.map_regions(view.map_dir),  # the labels sit on them, drawn or not
-            colours=ui_state.map_colours(view.map_dir, color_by),
+            region_shapes=ui_state.cached_map_regions(view.map_dir),  # the labels sit on them, drawn or not
+            colours=ui_state.cached_map_colours(view.map_dir, color_by),
             webgl=webgl,
             by_row=by_row,
             zoom=True,  # a filter or a breakdown's link shows its papers, not the whole map
@@ -103,7 +105,7 @@ def topic_map() -> None:
     with st.container(key=ui_state.MAP_FRAME_KEY):
         selected = ui_state.map_chart(
             drawn(None, webgl=True, by_row=True),  # updated in place: WebGL redraws faster than SVG at any size
-            ui_state.map_points(view.map_dir),
+            ui_state.cached_map_points(view.map_dir),
             key="map",
             frame=f".st-key-{ui_state.MAP_FRAME_KEY}",
             on_click=ui_state.open_paper,

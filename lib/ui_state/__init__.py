@@ -8,7 +8,7 @@ every page draws from), `url_widgets` (widgets kept in the URL), `sidebar` (the 
 (papers for me) and `breakdown_links`. Pages use them as `ui_state.<name>`.
 """
 
-from .breakdown_links import (  # noqa: F401
+from .breakdown_links import (
     KEYWORD_COLUMN_CONFIG,
     apply_map_link,
     clickable_chart,
@@ -17,7 +17,7 @@ from .breakdown_links import (  # noqa: F401
     topic_breakdown,
     topic_summaries,
 )
-from .data_sets import (  # noqa: F401
+from .data_sets import (
     DATA_SET_COLUMN_CONFIG,
     FETCH_TIMEOUT,
     FETCHABLE,
@@ -35,7 +35,7 @@ from .data_sets import (  # noqa: F401
     opened_data_set,
     saved_upload,
 )
-from .list_editing import (  # noqa: F401
+from .list_editing import (
     NEW_LIST_NAME_KEY,
     action_row,
     create_typed_list,
@@ -45,8 +45,8 @@ from .list_editing import (  # noqa: F401
     rename_to_typed,
     sort_control,
 )
-from .map_chart import FULLSCREEN, clicked_paper, drawn_selection, figure_revision, map_chart  # noqa: F401
-from .map_view import (  # noqa: F401
+from .map_chart import FULLSCREEN, clicked_paper, drawn_selection, figure_revision, map_chart
+from .map_view import (
     LABEL_CHOICES,
     MAP_FRAME_KEY,
     MAP_HEIGHT_HINT,
@@ -55,13 +55,13 @@ from .map_view import (  # noqa: F401
     MAP_WIDTH_HINT,
     PAPER_KEY,
     TABLE_ROWS,
+    cached_map_colours,
+    cached_map_hover,
+    cached_map_points,
+    cached_map_regions,
     colour_choices,
     label_column,
-    map_colours,
-    map_hover,
     map_page_style,
-    map_points,
-    map_regions,
     more_like_list,
     open_paper,
     paper_buttons,
@@ -78,7 +78,7 @@ from .map_view import (  # noqa: F401
     url_paper,
     url_paper_choice,
 )
-from .members import (  # noqa: F401
+from .members import (
     MEMBER_NAME_KEY,
     may_edit,
     member_access,
@@ -87,7 +87,7 @@ from .members import (  # noqa: F401
     refusal,
     unchosen_address,
 )
-from .presenting import (  # noqa: F401
+from .presenting import (
     SLIDE_MAP_KEY,
     SLIDE_RING_KEY,
     STEP_KEY,
@@ -100,7 +100,7 @@ from .presenting import (  # noqa: F401
     slide_ring,
     step_keys,
 )
-from .profile import (  # noqa: F401
+from .profile import (
     MAX_PROFILE_FILE_MB,
     PROFILE_COLUMN_CONFIG,
     PROFILE_FILE_TYPES,
@@ -109,7 +109,7 @@ from .profile import (  # noqa: F401
     papers_for_me,
     save_ranking_control,
 )
-from .reading import (  # noqa: F401
+from .reading import (
     LIST_KEY,
     NEW_LIST,
     add_to_list_control,
@@ -123,14 +123,141 @@ from .reading import (  # noqa: F401
     reading_lists_path,
     show_list_error,
 )
-from .sidebar import KEYWORD_OPTIONS, sidebar_filters  # noqa: F401
-from .source import STAGE_DESCRIPTIONS, DataSource, load_map, read_map  # noqa: F401
-from .table_config import (  # noqa: F401
+from .sidebar import KEYWORD_OPTIONS, sidebar_filters
+from .source import STAGE_DESCRIPTIONS, DataSource, load_map, read_map
+from .table_config import (
     AGREEMENT_COLUMN_CONFIG,
     PAPER_COLUMN_CONFIG,
     SESSION_COLUMN_CONFIG,
     TOPIC_COLUMN_CONFIG,
     table_height,
 )
-from .url_widgets import arrived, note_page, url_multiselect, url_select, url_text, write_url  # noqa: F401
-from .view import View, current_view, set_view  # noqa: F401
+from .url_widgets import arrived, note_page, url_multiselect, url_select, url_text, write_url
+from .view import View, current_view, set_view
+
+# What pages use as `ui_state.<name>`: the package's public names, from its modules.
+__all__ = [
+    "AGREEMENT_COLUMN_CONFIG",
+    "DATA_SET_COLUMN_CONFIG",
+    "DataSource",
+    "FETCHABLE",
+    "FETCH_TIMEOUT",
+    "FULLSCREEN",
+    "KEYWORD_COLUMN_CONFIG",
+    "KEYWORD_OPTIONS",
+    "LABEL_CHOICES",
+    "LIST_KEY",
+    "MAP_FRAME_KEY",
+    "MAP_HEIGHT_HINT",
+    "MAP_NOTE_KEY",
+    "MAP_TITLE_KEY",
+    "MAP_WIDTH_HINT",
+    "MAX_PROFILE_FILE_MB",
+    "MEMBER_NAME_KEY",
+    "NEW_LIST",
+    "NEW_LIST_NAME_KEY",
+    "PAPER_COLUMN_CONFIG",
+    "PAPER_KEY",
+    "PROFILE_COLUMN_CONFIG",
+    "PROFILE_FILE_TYPES",
+    "REPORT_LINES",
+    "SESSION_COLUMN_CONFIG",
+    "SLIDE_MAP_KEY",
+    "SLIDE_RING_KEY",
+    "STAGE_DESCRIPTIONS",
+    "STEP_KEY",
+    "TABLE_ROWS",
+    "TOPIC_COLUMN_CONFIG",
+    "View",
+    "action_row",
+    "add_to_list_control",
+    "add_to_this_list",
+    "apply_map_link",
+    "arrived",
+    "cache_folder",
+    "cached_map_colours",
+    "cached_map_hover",
+    "cached_map_points",
+    "cached_map_regions",
+    "change_lists",
+    "chosen_source",
+    "clickable_chart",
+    "clicked_paper",
+    "colour_choices",
+    "conference_label",
+    "create_typed_list",
+    "current_view",
+    "data_catalog",
+    "data_set_choice",
+    "deleted_lists_expander",
+    "drawn_selection",
+    "fetch_conference_list",
+    "figure_revision",
+    "go_to_step",
+    "keep_profile",
+    "kept_profile",
+    "label_column",
+    "list_choice",
+    "list_table",
+    "load_map",
+    "load_report",
+    "map_button",
+    "map_chart",
+    "map_page_style",
+    "may_edit",
+    "may_open",
+    "member_access",
+    "member_name",
+    "member_name_box",
+    "more_like_list",
+    "move_on",
+    "move_step",
+    "new_presses",
+    "note_page",
+    "offer_data_set",
+    "open_data_set",
+    "open_map",
+    "open_paper",
+    "opened_data_set",
+    "paper_buttons",
+    "paper_card",
+    "paper_list",
+    "paper_list_on_demand",
+    "papers_for_me",
+    "plan_paper_ids",
+    "presentation_style",
+    "presented_step",
+    "read_lists",
+    "read_map",
+    "reading_lists_db",
+    "reading_lists_path",
+    "refusal",
+    "rename_key",
+    "rename_to_typed",
+    "save_ranking_control",
+    "saved_upload",
+    "scroll_to_top_on_new_paper",
+    "search_example",
+    "search_in_view",
+    "set_view",
+    "show_list_error",
+    "sidebar_filters",
+    "similar_in_view",
+    "similar_papers",
+    "similar_to_text",
+    "slide_map",
+    "slide_ring",
+    "sort_control",
+    "step_keys",
+    "table_height",
+    "text_matches",
+    "topic_breakdown",
+    "topic_summaries",
+    "unchosen_address",
+    "url_multiselect",
+    "url_paper",
+    "url_paper_choice",
+    "url_select",
+    "url_text",
+    "write_url",
+]

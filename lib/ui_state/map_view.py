@@ -158,7 +158,7 @@ def stack_buttons(stacked: pd.DataFrame, key: str) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def map_hover(map_dir: str, clickable: bool = True) -> pd.DataFrame:
+def cached_map_hover(map_dir: str, clickable: bool = True) -> pd.DataFrame:
     """`lib.views.map_hover.hover_labels` of the whole map in `map_dir`, built once per map (seconds on a corpus),
     indexed like `read_map`'s papers; pass it to `map_figure.map_figure(hover=...)`. A stacked paper's
     hover says how many others share its spot (`map_stacks.stack_counts`, the card's list) and, when
@@ -168,17 +168,17 @@ def map_hover(map_dir: str, clickable: bool = True) -> pd.DataFrame:
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def map_regions(map_dir: str) -> list[Region]:
+def cached_map_regions(map_dir: str) -> list[Region]:
     """`map_figure.map_regions` of the whole map in `map_dir`, once per map, shared by every session
     (never changed); pass it to `map_figure.map_figure(region_shapes=...)`."""
     return map_figure.map_regions(read_map(map_dir)[0])
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
-def map_points(map_dir: str) -> bytes:
+def cached_map_points(map_dir: str) -> bytes:
     """`lib.views.map_points.map_points` of the whole map in `map_dir` with its clickable hover, for the
     map page's chart: built once per map and shared by every session (bytes, never changed)."""
-    return build_map_points(read_map(map_dir)[0], map_hover(map_dir))
+    return build_map_points(read_map(map_dir)[0], cached_map_hover(map_dir))
 
 
 TABLE_ROWS = 1000  # rows a paper table under the map sends; a corpus view would send tens of megabytes
@@ -282,7 +282,7 @@ def cached_term_index(map_dir: str) -> search.TermIndex:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def map_colours(map_dir: str, color_by: str) -> dict[str, str]:
+def cached_map_colours(map_dir: str, color_by: str) -> dict[str, str]:
     """`lib.views.map_colours.category_colours` of the whole map in `map_dir`, once per map and
     colouring; pass it to `map_figure.map_figure(colours=...)`."""
     return category_colours(read_map(map_dir)[0], color_by)

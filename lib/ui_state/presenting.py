@@ -11,7 +11,7 @@ import streamlit as st
 
 from lib.views.slide_map import RingPlace, slide_backdrop
 
-from .map_view import map_hover
+from .map_view import cached_map_hover
 from .source import read_map
 
 STEP_KEY = "step"  # the presented paper, 1-based, in the URL as ?step=
@@ -147,5 +147,5 @@ def slide_ring(place: RingPlace | None) -> None:
 def slide_map(map_dir: str) -> go.Figure:
     """`lib.views.slide_map.slide_backdrop` of the whole map in `map_dir`, built once per map."""
     return slide_backdrop(
-        read_map(map_dir)[0], SLIDE_MAP_HEIGHT, SLIDE_MAP_WIDTH, hover=map_hover(map_dir, clickable=False)
+        read_map(map_dir)[0], SLIDE_MAP_HEIGHT, SLIDE_MAP_WIDTH, hover=cached_map_hover(map_dir, clickable=False)
     )
