@@ -27,13 +27,26 @@ from lib.store.members import PASSPHRASE_ENV, SECRETS_SECTION, hash_passphrase
 from lib.store.sources import SOURCES, OpenReviewAccount, SourceAddresses, fetch_conference
 
 # Papers per keywords partition on Dask: enough that a task outweighs its scheduling, few enough
-# that 87,691 papers keep 2-64 workers busy.
+# that a large conference's papers keep 2-64 workers busy.
 DASK_PARTITION_SIZE = 2000
 
 
 def parser() -> argparse.ArgumentParser:
+    """The command line: `build`, `fetch`, `extend` and `passphrase`."""
     root = argparse.ArgumentParser(prog="python -m lib", description="PaperMap: paper lists in, topic maps out.")
     commands = root.add_subparsers(dest="command", required=True)
+    _add_build_command(commands)
+    _add_fetch_command(commands)
+    _add_extend_command(commands)
+    commands.add_parser(
+        "passphrase",
+        help="hash a passphrase for members-only editing (asked twice, or read from stdin) and print the setting",
+    )
+    return root
+
+
+def _add_build_command(commands: argparse._SubParsersAction) -> None:
+    """`build INPUT`: a paper list to an output folder, and where and how the stages run."""
     build_cmd = commands.add_parser("build", help="build the topic map of a paper list into papers.parquet")
     build_cmd.add_argument(
         "input", type=Path, help="paper list: seed text, Paper Copilot or OpenReview JSON, JSONL, CSV, TSV or Parquet"
@@ -83,6 +96,10 @@ def parser() -> argparse.ArgumentParser:
         "the output does not change",
     )
     build_cmd.add_argument("--quiet", action="store_true", help="no progress bar, no skipped-record lines")
+
+
+def _add_fetch_command(commands: argparse._SubParsersAction) -> None:
+    """`fetch [CONFERENCE | --url URL]`: a paper list from public sources into the data folder."""
     fetch_cmd = commands.add_parser(
         "fetch",
         help="gather a conference (default icml2025) from its public sources into one paper list in the data folder",
@@ -109,6 +126,10 @@ def parser() -> argparse.ArgumentParser:
         help=f"seconds to wait for a server (default: {DEFAULT_TIMEOUT:g})",
     )
     fetch_cmd.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def _add_extend_command(commands: argparse._SubParsersAction) -> None:
+    """`extend MAP_DIR INPUT --out DIR`: a finished map grown by another list's papers."""
     extend_cmd = commands.add_parser(
         "extend", help="add the papers of another list to a finished map without moving any paper on it"
     )
@@ -118,11 +139,6 @@ def parser() -> argparse.ArgumentParser:
     extend_cmd.add_argument(
         "--taxonomy", type=Path, default=DEFAULT_TAXONOMY, help="taxonomy for the new papers' subfields"
     )
-    commands.add_parser(
-        "passphrase",
-        help="hash a passphrase for members-only editing (asked twice, or read from stdin) and print the setting",
-    )
-    return root
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,8 +12,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lib.stages.format_parsers import openreview_id
 from lib.stages.load import papers_from_bytes
-from lib.stages.readers import openreview_id
 from lib.store.merge import json_value, merge_tables, normalised_title
 
 PROPERTY = settings(

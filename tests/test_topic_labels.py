@@ -6,10 +6,11 @@ from conftest import bench_module
 from lib.paths import DEFAULT_DATA
 from lib.schema import analysis_texts
 from lib.stages.embed import make_embedder
+from lib.stages.label_rules import is_field_phrase, verb_words
 from lib.stages.load import load_papers
 from lib.stages.phrases import candidate_phrases, singular
 from lib.stages.project import project
-from lib.stages.topic_labels import is_field_phrase, label_levels, label_topics, verb_words
+from lib.stages.topic_labels import label_levels, label_topics
 from lib.stages.topics import find_topics
 
 OTHER = [

@@ -20,8 +20,9 @@ import pandas as pd
 
 from lib.errors import InputError, ParameterError, read_error
 from lib.schema import PAPER_COLUMNS, conform, empty_table
+from lib.stages.format_parsers import Records, fields, is_missing, openreview_forum
 from lib.stages.latex import readable
-from lib.stages.readers import FORMATS, Records, detect_format, fields, is_missing, openreview_forum, read_records
+from lib.stages.readers import FORMATS, detect_format, read_records
 from lib.stages.report import LoadReport, RecordIssue
 from lib.stages.sessions import parse_sessions, split_declared_area
 from lib.stages.titles import derive_title

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from lib.schema import SESSION_FIELDS
-from lib.stages.readers import PRESENTATION_KINDS
+from lib.stages.format_parsers import PRESENTATION_KINDS
 
 # Source field names accepted for each session field, first match wins.
 _SESSION_ALIASES = {

@@ -2,22 +2,20 @@
 
 `PhraseUse` counts which candidate phrases each paper uses; `label_topics` and `label_levels`
 turn that into one short, distinct label per topic; `lib.stages.topics.topic_summaries` reuses it
-for each topic's keywords.
+for each topic's keywords. Which phrases may be a label at all is `lib.stages.label_rules`.
 """
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from collections.abc import Sequence
-from itertools import chain, compress
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from lib.stages.phrases import PhraseCounts, display_case, phrase_counts, singular, singular_word
+from lib.stages.label_rules import is_field_phrase, nameable_phrases, vague_words
+from lib.stages.phrases import PhraseCounts, display_case, phrase_counts, singular
 
 if TYPE_CHECKING:
     from lib.stages.topics import TopicLevels
@@ -27,103 +25,6 @@ LABEL_MAX_WORDS = 4
 MAX_LABEL_SHARE = 0.05
 # A label's phrase is distinctive when its topic uses it at least this many times more than the rest.
 DISTINCT_LIFT = 2.0
-# Words that describe the whole field: a phrase made only of them ("deep neural networks") names no topic.
-# Every paper of the field has data, an algorithm, training and an analysis, so those words are the field's too.
-FIELD_WORDS = frozenset(
-    "machine learning deep neural network model ai artificial intelligence research method approach "
-    "data dataset algorithm analysis training".split()
-)
-
-
-def common_users(n_texts: int) -> float:
-    """Papers a one-word phrase must exceed to count as common: as many as a fine topic typically holds
-    (sqrt(n), as `lib.stages.topics.default_n_fine_topics`): 58 of 3,340 papers, 14 of 201, 4 of 19."""
-    return float(np.sqrt(n_texts))
-
-
-def vague_words(is_one_word: np.ndarray, region_users: np.ndarray, totals: np.ndarray, n_texts: int) -> np.ndarray:
-    """Which phrases are vague as a label of one region of the map: one word ("Data", "Inference",
-    "Optimization") used by more papers than a fine topic holds, most of them outside the region.
-
-    `region_users` and `totals` count, per phrase, the region's papers and all papers using it. A word the
-    whole corpus uses in many places names none of them (they say "causal inference", "variational
-    inference"); a word this common that one region holds most of is that region's concept
-    ("Diffusion" on a vision list). A rare word is no sign of vagueness wherever it falls.
-    """
-    return is_one_word & (totals > common_users(n_texts)) & (2 * region_users <= totals)
-
-
-def is_field_phrase(phrase: str) -> bool:
-    """Whether a phrase is made only of whole-field words ("machine learning", "neural networks", "AI")."""
-    return all(singular_word(w) in FIELD_WORDS for w in phrase.lower().replace("-", " ").split())
-
-
-# A label names a thing: a phrase ending in a modifier ("Robust", "Multi-modal", "learning robust")
-# does not, though a modifier is fine inside one ("robust optimization"). Judged by suffix, with the
-# nouns that share one.
-_MODIFIER_ENDINGS = ("ive", "al", "ic", "ous", "able", "ible", "ary", "ful", "less", "ed", "ish", "ly", "ient")
-_MODIFIER_WORDS = frozenset(
-    "robust deep sparse linear nonlinear online offline low high fast slow fair private hidden latent discrete "
-    "continuous exact approximate accurate secure safe open closed shallow wide dense long short multi upper lower "
-    "self human optimal improving enhancing understanding rethinking unlocking boosting multiple weak "
-    "different consistent independent dependent equivalent frequent recent coherent transparent seen unseen "
-    # comparatives ("Faster", "Larger") qualify a thing without naming one
-    "faster slower larger smaller higher deeper wider longer shorter stronger weaker simpler cheaper".split()
-)
-_NOUNS_LIKE_MODIFIERS = frozenset(
-    "logic music topic arithmetic objective incentive derivative signal interval proposal rival manual "
-    "animal hospital tutorial trial mechanic graphic metal gradient coefficient client patient ingredient "
-    "recipient quotient".split()
-)
-
-
-def _is_modifier(phrase: str) -> bool:
-    """Whether a phrase ends in a modifier rather than a thing ("learning robust"; hyphenated: by its last part)."""
-    last = phrase.lower().rsplit(" ", 1)[-1]
-    hyphenated = "-" in last
-    last = last.rsplit("-", 1)[-1]
-    if hyphenated and last in ("based", "aware", "free", "level", "scale", "time", "shot", "modal", "agent", "view"):
-        return True
-    word = last[:-1] if last.endswith("s") and not last.endswith(("ss", "ous")) else last
-    return word in _MODIFIER_WORDS or (word not in _NOUNS_LIKE_MODIFIERS and word.endswith(_MODIFIER_ENDINGS))
-
-
-# Auxiliaries the stop words leave in ("Does the curvature ...?"): verbs on any list, however few
-# papers it has to tell verbs by (`verb_words`). Judged as shown: the key of "does" is "doe".
-_AUXILIARY_VERBS = frozenset("does did doing having shall".split())
-# A word the corpus mostly writes after these ("we validate", "to explain", "has seen") is a verb there.
-_VERB_MARKERS = frozenset(
-    "we to can cannot may might will would could should must also has have had been never there".split()
-)
-# ... and a noun after these ("the distribution").
-_ARTICLES = frozenset("the a an this these that each its their our every".split())
-_WORD = re.compile(r"[a-z][a-z0-9]*(?:[-+][a-z0-9]+)*")
-
-
-def verb_words(texts: Sequence[str]) -> set[str]:
-    """One-word phrases (singular form) the texts use mostly as verbs: at least a third of their uses
-    follow a verb marker ("we", "to", "can", "has"), and more than follow an article. A verb names no topic."""
-    # Counted by word as written, then folded into singulars: one `singular` per distinct word, not
-    # one per word of every text (a third of a corpus's topic labelling).
-    uses: Counter = Counter()
-    after_marker: Counter = Counter()
-    after_article: Counter = Counter()
-    for text in texts:
-        words = _WORD.findall(text.lower())
-        uses.update(words)
-        # Each word whose predecessor is a marker, picked in C: a generator over pairs took most of the time.
-        after_marker.update(compress(words, map(_VERB_MARKERS.__contains__, chain(["."], words))))
-        after_article.update(compress(words, map(_ARTICLES.__contains__, chain(["."], words))))
-    singulars = {word: singular(word) for word in uses}
-
-    def folded(counts: Counter) -> Counter:
-        by_singular: Counter = Counter()
-        for word, n in counts.items():
-            by_singular[singulars[word]] += n
-        return by_singular
-
-    total, marker, article = folded(uses), folded(after_marker), folded(after_article)
-    return {w for w, n in marker.items() if n and 3 * n >= total[w] and n > article[w]}
 
 
 def fewest_users(*levels: np.ndarray) -> int:
@@ -139,7 +40,7 @@ class PhraseUse:
 
     Phrases fewer than `min_users` papers use are left out (`fewest_users` tells how many labels and
     summaries need): over a corpus most phrases are one paper's, and judging each (its shown form, a
-    modifier or a verb, a whole-field phrase) took a fifth of the topics stage.
+    modifier or a verb, a whole-field phrase) is much of the topics stage's work.
     """
 
     def __init__(self, texts: Sequence[str], min_users: int = 1, counts: PhraseCounts | None = None) -> None:
@@ -151,9 +52,9 @@ class PhraseUse:
             return
         # Fold plural twins into one column; show each as its most used form and the corpus's casing.
         # As Python strings: a fixed-width array of them takes its longest phrase's width for every one
-        # (272 bytes each over 20,000 abstracts, 2 million of them over a corpus).
-        # Keys are numbered as first met (a hash table in C; np.unique sorted all 2 million of a corpus,
-        # 5 s); only the kept ones are sorted, so columns run in alphabetical order of their keys.
+        # of a corpus's 2 million.
+        # Keys are numbered as first met (a hash table in C; np.unique sorted all 2 million of a corpus);
+        # only the kept ones are sorted, so columns run in alphabetical order of their keys.
         column_of_phrase, keys = pd.factorize(np.array([singular(p) for p in phrases], dtype=object))
         fold = sparse.csr_matrix(
             (np.ones(len(phrases)), (np.arange(len(phrases)), column_of_phrase)), shape=(len(phrases), len(keys))
@@ -172,19 +73,12 @@ class PhraseUse:
         self.one_word = ~self.multiword  # hyphenated words ("fine-tuning") count as one: one token of the text
         # "time series" over "series": a phrase a little rarer than the word inside it is the concept.
         self.length_bonus = 1 + 1.0 * (self.words - 1)
-        verbs = verb_words(texts)
-        self.nameable = np.array(
-            [
-                not _is_modifier(key) and key not in verbs and shown.lower().rsplit(" ", 1)[-1] not in _AUXILIARY_VERBS
-                for key, shown in zip(self.keys, self.shown)
-            ],
-            dtype=bool,
-        )
+        self.nameable = nameable_phrases(self.keys, self.shown, texts)
         self.field = np.array([is_field_phrase(k) for k in self.keys], dtype=bool)
 
     def by_topic(self, topics: np.ndarray) -> tuple[list[int], np.ndarray, sparse.csr_matrix]:
         """Sorted topic ids, papers per topic, and per topic (row) the number of its papers using each
-        phrase, sparse: dense, 60 fine topics by 2 million phrases of a corpus took a gigabyte
+        phrase, sparse: dense, the fine topics by a corpus's 2 million phrases are too large
         (`dense_row` gives one topic's)."""
         topic_ids, membership = _membership(topics)
         sizes = np.asarray(membership.sum(axis=1)).ravel()
@@ -364,7 +258,7 @@ def _shown_forms(
 ) -> list[str]:
     """For each of the folded `columns`, its most used variant ("diffusion models" or "diffusion
     model"), cased as the corpus writes it."""
-    # Only the phrases of those columns are compared: a tuple for each of a corpus's 2 million was 0.2 GB.
+    # Only the phrases of those columns are compared, not a tuple for each of a corpus's 2 million.
     slot_of_column = np.full(int(column_of_phrase.max()) + 1, -1)
     slot_of_column[columns] = np.arange(len(columns))
     slots = slot_of_column[column_of_phrase]

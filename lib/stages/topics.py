@@ -211,13 +211,7 @@ def topic_summaries(
         if "topic_assigned_nearest" in papers
         else np.zeros(len(papers), bool)
     )
-    space = (
-        np.asarray(vectors, dtype=np.float64) if vectors is not None else papers[["x", "y"]].to_numpy(dtype=np.float64)
-    )
-    if vectors is not None:
-        if len(space) != len(papers):
-            raise ParameterError(f"vectors must have one row per paper ({len(papers)}); got {len(space)}")
-        space = space / np.maximum(np.linalg.norm(space, axis=1, keepdims=True), 1e-12)
+    space = _centre_space(papers, vectors)
     use = PhraseUse(analysis_texts(papers), fewest_users(topics)) if use is None else use
     topic_ids, sizes, per_topic = use.by_topic(topics)
     column_of_shown = {shown.lower(): column for column, shown in enumerate(use.shown)}
@@ -226,23 +220,8 @@ def topic_summaries(
         members = np.flatnonzero(topics == topic)
         first = members[0]
         users = dense_row(per_topic, row)
-        if len(use.keys):
-            order, share = use.ranked(users, sizes[row], min_share)
-            # One paper's phrase describes that paper, and a modifier names nothing.
-            shared = order[(users[order] >= min(2, sizes[row])) & use.nameable[order]]
-            chosen = _distinct_phrases(shared, use.keys, n_keywords)
-            keywords, shares = [use.shown[i] for i in chosen], [round(float(share[i]), 4) for i in chosen]
-            overall = [round(float(use.overall[i]), 4) for i in chosen]
-        else:
-            keywords, shares, overall = [], [], []
+        keywords, shares, overall = _topic_keywords(use, users, sizes[row], min_share, n_keywords)
         label = papers[label_column].iloc[first]
-        # A label is one phrase or two joined by ", " (see `_compose_label`); "Topic 3" has none.
-        label_columns = [
-            (part, column_of_shown[part.lower()]) for part in label.split(", ") if part.lower() in column_of_shown
-        ]
-        evidence = [
-            (part, round(float(users[c] / sizes[row]), 4), round(float(use.overall[c]), 4)) for part, c in label_columns
-        ]
         rows.append(
             {
                 "topic": topic,
@@ -255,7 +234,7 @@ def topic_summaries(
                 "keywords": keywords,
                 "keyword_shares": shares,
                 "keyword_overall_shares": overall,
-                "label_evidence": evidence,
+                "label_evidence": _label_evidence(label, users, sizes[row], use, column_of_shown),
                 "representatives": _representatives(
                     papers["paper_id"].to_numpy()[members],
                     space[members],
@@ -279,6 +258,44 @@ def level_summaries(papers: pd.DataFrame, use: PhraseUse | None = None) -> dict[
             analysis_texts(papers), fewest_users(papers["topic"].to_numpy(), papers["topic_fine"].to_numpy())
         )
     return {level: topic_summaries(papers, level, use=use) for level in LEVELS}
+
+
+def _centre_space(papers: pd.DataFrame, vectors: np.ndarray | None) -> np.ndarray:
+    """Where topic centres are taken: the papers' map positions, or `vectors` (one row per paper) scaled to unit length."""
+    space = (
+        np.asarray(vectors, dtype=np.float64) if vectors is not None else papers[["x", "y"]].to_numpy(dtype=np.float64)
+    )
+    if vectors is not None:
+        if len(space) != len(papers):
+            raise ParameterError(f"vectors must have one row per paper ({len(papers)}); got {len(space)}")
+        space = space / np.maximum(np.linalg.norm(space, axis=1, keepdims=True), 1e-12)
+    return space
+
+
+def _topic_keywords(
+    use: PhraseUse, users: np.ndarray, size: float, min_share: float, limit: int
+) -> tuple[list[str], list[float], list[float]]:
+    """Up to `limit` distinctive phrases of a topic of `size` papers (`users` of them use each phrase), best
+    first, as the corpus writes them; with the share of the topic's papers and of all papers using each."""
+    if not len(use.keys):
+        return [], [], []
+    order, share = use.ranked(users, size, min_share)
+    # One paper's phrase describes that paper, and a modifier names nothing.
+    shared = order[(users[order] >= min(2, size)) & use.nameable[order]]
+    chosen = _distinct_phrases(shared, use.keys, limit)
+    keywords, shares = [use.shown[i] for i in chosen], [round(float(share[i]), 4) for i in chosen]
+    return keywords, shares, [round(float(use.overall[i]), 4) for i in chosen]
+
+
+def _label_evidence(
+    label: str, users: np.ndarray, size: float, use: PhraseUse, column_of_shown: dict[str, int]
+) -> list[tuple[str, float, float]]:
+    """For each phrase of a topic's `label`: (phrase, share of the topic's papers, share of all papers) using it."""
+    # A label is one phrase or two joined by ", " (see `_compose_label`); "Topic 3" has none.
+    label_columns = [
+        (part, column_of_shown[part.lower()]) for part in label.split(", ") if part.lower() in column_of_shown
+    ]
+    return [(part, round(float(users[c] / size), 4), round(float(use.overall[c]), 4)) for part, c in label_columns]
 
 
 def _distinct_phrases(order: np.ndarray, keys: np.ndarray, limit: int) -> list[int]:

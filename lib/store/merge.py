@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from lib.schema import PAPER_COLUMNS
-from lib.stages.readers import openreview_id
+from lib.stages.format_parsers import openreview_id
 
 # The merged list's fields (written as the papers table names them, so the loader reads them back
 # as they are); declared_area and declared_subarea are derived from primary_area when it is read.

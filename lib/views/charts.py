@@ -126,53 +126,8 @@ def cross_table_heatmap(table: pd.DataFrame, row_title: str, column_title: str, 
     totals = np.maximum(values.sum(axis=1, keepdims=True), 1)
     shares = values / totals
     rows, columns = [html_literal(r) for r in table.index], [html_literal(c) for c in table.columns]
-    figure = go.Figure(
-        go.Heatmap(
-            z=shares,
-            x=columns,
-            y=rows,
-            text=np.where(values > 0, values.astype(str), ""),
-            texttemplate="%{text}",
-            textfont={"size": FONT_SIZE - 2},
-            colorscale="Blues",
-            zmin=0,
-            zmax=1,
-            hoverinfo="skip",
-            xgap=1,
-            ygap=1,
-            # A short bar at the top: on a tall table a full-height bar puts its scale off screen.
-            colorbar={
-                "title": {"text": "share of row"},
-                "tickformat": ".0%",
-                "thickness": 14,
-                "lenmode": "pixels",
-                "len": 220,
-                "y": 1,
-                "yanchor": "top",
-            },
-        )
-    )
-    row_index, column_index = np.indices(values.shape)
-    row_name, column_name = html_literal(row_title), html_literal(column_title)
-    hover = [
-        f"{row_name}: <b>{rows[r]}</b><br>{column_name}: {columns[c]}<br>{values[r, c]} papers ({shares[r, c]:.0%} of the row)"
-        for r, c in zip(row_index.ravel(), column_index.ravel())
-    ]
-    figure.add_trace(
-        go.Scatter(
-            x=[columns[c] for c in column_index.ravel()],
-            y=[rows[r] for r in row_index.ravel()],
-            mode="markers",
-            marker={"size": 20, "color": "rgba(0,0,0,0)"},
-            showlegend=False,
-            customdata=[
-                [str(table.index[r]), str(table.columns[c]), int(values[r, c])]
-                for r, c in zip(row_index.ravel(), column_index.ravel())
-            ],
-            hovertext=hover,
-            hovertemplate="%{hovertext}<extra></extra>",
-        )
-    )
+    figure = go.Figure(_share_heatmap(values, shares, rows, columns))
+    figure.add_trace(_cell_markers(table, values, shares, rows, columns, row_title, column_title))
     figure.update_layout(
         title={"text": html_literal(title)} if title else None,
         height=max(300, 30 * len(rows) + 200),
@@ -195,3 +150,63 @@ def cross_table_heatmap(table: pd.DataFrame, row_title: str, column_title: str, 
         hoverlabel={"font": {"size": FONT_SIZE, "color": "#111"}, "bgcolor": "white", "align": "left"},
     )
     return figure
+
+
+def _share_heatmap(values: np.ndarray, shares: np.ndarray, rows: list[str], columns: list[str]) -> go.Heatmap:
+    """The heatmap itself: cells coloured by `shares`, labelled with their counts `values` (none for 0)."""
+    return go.Heatmap(
+        z=shares,
+        x=columns,
+        y=rows,
+        text=np.where(values > 0, values.astype(str), ""),
+        texttemplate="%{text}",
+        textfont={"size": FONT_SIZE - 2},
+        colorscale="Blues",
+        zmin=0,
+        zmax=1,
+        hoverinfo="skip",
+        xgap=1,
+        ygap=1,
+        # A short bar at the top: on a tall table a full-height bar puts its scale off screen.
+        colorbar={
+            "title": {"text": "share of row"},
+            "tickformat": ".0%",
+            "thickness": 14,
+            "lenmode": "pixels",
+            "len": 220,
+            "y": 1,
+            "yanchor": "top",
+        },
+    )
+
+
+def _cell_markers(
+    table: pd.DataFrame,
+    values: np.ndarray,
+    shares: np.ndarray,
+    rows: list[str],
+    columns: list[str],
+    row_title: str,
+    column_title: str,
+) -> go.Scatter:
+    """Invisible markers on the cell centres, each with its cell's hover text and `customdata`
+    [row value, column value, count]: what a click on a heatmap cell selects."""
+    row_index, column_index = np.indices(values.shape)
+    row_name, column_name = html_literal(row_title), html_literal(column_title)
+    hover = [
+        f"{row_name}: <b>{rows[r]}</b><br>{column_name}: {columns[c]}<br>{values[r, c]} papers ({shares[r, c]:.0%} of the row)"
+        for r, c in zip(row_index.ravel(), column_index.ravel())
+    ]
+    return go.Scatter(
+        x=[columns[c] for c in column_index.ravel()],
+        y=[rows[r] for r in row_index.ravel()],
+        mode="markers",
+        marker={"size": 20, "color": "rgba(0,0,0,0)"},
+        showlegend=False,
+        customdata=[
+            [str(table.index[r]), str(table.columns[c]), int(values[r, c])]
+            for r, c in zip(row_index.ravel(), column_index.ravel())
+        ],
+        hovertext=hover,
+        hovertemplate="%{hovertext}<extra></extra>",
+    )

@@ -19,8 +19,8 @@ from scipy import sparse
 from lib.neighbours import cosine_similarity
 from lib.schema import analysis_texts
 from lib.stages.embed import TfidfSvdEmbedder, TfidfSvdModel, tfidf_weights
+from lib.stages.label_rules import is_field_phrase
 from lib.stages.phrases import content_words, word_counts
-from lib.stages.topic_labels import is_field_phrase
 
 # Share of a text's or a paper's similarity that comes from the words it shares with a paper, the
 # rest from the embedding (`similar_to_text`, `similar_papers`): chosen on ijcai2023 and colm2025,

@@ -1,0 +1,128 @@
+"""What may label a topic, judged by the words of a candidate phrase and its use: whole-field phrases
+("machine learning"), phrases ending in a modifier ("robust"), words a corpus uses as verbs, and
+single words too common across the map to name one region of it.
+
+`lib.stages.topic_labels` applies these rules to the phrases `PhraseUse` counts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from itertools import chain, compress
+
+import numpy as np
+
+from lib.stages.phrases import singular, singular_word
+
+# Words that describe the whole field: a phrase made only of them ("deep neural networks") names no topic.
+# Every paper of the field has data, an algorithm, training and an analysis, so those words are the field's too.
+FIELD_WORDS = frozenset(
+    "machine learning deep neural network model ai artificial intelligence research method approach "
+    "data dataset algorithm analysis training".split()
+)
+
+
+def common_users(n_texts: int) -> float:
+    """Papers a one-word phrase must exceed to count as common: as many as a fine topic typically holds
+    (sqrt(n), as `lib.stages.topics.default_n_fine_topics`): 58 of 3,340 papers, 14 of 201, 4 of 19."""
+    return float(np.sqrt(n_texts))
+
+
+def vague_words(is_one_word: np.ndarray, region_users: np.ndarray, totals: np.ndarray, n_texts: int) -> np.ndarray:
+    """Which phrases are vague as a label of one region of the map: one word ("Data", "Inference",
+    "Optimization") used by more papers than a fine topic holds, most of them outside the region.
+
+    `region_users` and `totals` count, per phrase, the region's papers and all papers using it. A word the
+    whole corpus uses in many places names none of them (they say "causal inference", "variational
+    inference"); a word this common that one region holds most of is that region's concept
+    ("Diffusion" on a vision list). A rare word is no sign of vagueness wherever it falls.
+    """
+    return is_one_word & (totals > common_users(n_texts)) & (2 * region_users <= totals)
+
+
+def is_field_phrase(phrase: str) -> bool:
+    """Whether a phrase is made only of whole-field words ("machine learning", "neural networks", "AI")."""
+    return all(singular_word(w) in FIELD_WORDS for w in phrase.lower().replace("-", " ").split())
+
+
+# A label names a thing: a phrase ending in a modifier ("Robust", "Multi-modal", "learning robust")
+# does not, though a modifier is fine inside one ("robust optimization"). Judged by suffix, with the
+# nouns that share one.
+_MODIFIER_ENDINGS = ("ive", "al", "ic", "ous", "able", "ible", "ary", "ful", "less", "ed", "ish", "ly", "ient")
+_MODIFIER_WORDS = frozenset(
+    "robust deep sparse linear nonlinear online offline low high fast slow fair private hidden latent discrete "
+    "continuous exact approximate accurate secure safe open closed shallow wide dense long short multi upper lower "
+    "self human optimal improving enhancing understanding rethinking unlocking boosting multiple weak "
+    "different consistent independent dependent equivalent frequent recent coherent transparent seen unseen "
+    # comparatives ("Faster", "Larger") qualify a thing without naming one
+    "faster slower larger smaller higher deeper wider longer shorter stronger weaker simpler cheaper".split()
+)
+_NOUNS_LIKE_MODIFIERS = frozenset(
+    "logic music topic arithmetic objective incentive derivative signal interval proposal rival manual "
+    "animal hospital tutorial trial mechanic graphic metal gradient coefficient client patient ingredient "
+    "recipient quotient".split()
+)
+
+
+def _is_modifier(phrase: str) -> bool:
+    """Whether a phrase ends in a modifier rather than a thing ("learning robust"; hyphenated: by its last part)."""
+    last = phrase.lower().rsplit(" ", 1)[-1]
+    hyphenated = "-" in last
+    last = last.rsplit("-", 1)[-1]
+    if hyphenated and last in ("based", "aware", "free", "level", "scale", "time", "shot", "modal", "agent", "view"):
+        return True
+    word = last[:-1] if last.endswith("s") and not last.endswith(("ss", "ous")) else last
+    return word in _MODIFIER_WORDS or (word not in _NOUNS_LIKE_MODIFIERS and word.endswith(_MODIFIER_ENDINGS))
+
+
+# Auxiliaries the stop words leave in ("Does the curvature ...?"): verbs on any list, however few
+# papers it has to tell verbs by (`verb_words`). Judged as shown: the key of "does" is "doe".
+_AUXILIARY_VERBS = frozenset("does did doing having shall".split())
+# A word the corpus mostly writes after these ("we validate", "to explain", "has seen") is a verb there.
+_VERB_MARKERS = frozenset(
+    "we to can cannot may might will would could should must also has have had been never there".split()
+)
+# ... and a noun after these ("the distribution").
+_ARTICLES = frozenset("the a an this these that each its their our every".split())
+_WORD = re.compile(r"[a-z][a-z0-9]*(?:[-+][a-z0-9]+)*")
+
+
+def verb_words(texts: Sequence[str]) -> set[str]:
+    """One-word phrases (singular form) the texts use mostly as verbs: at least a third of their uses
+    follow a verb marker ("we", "to", "can", "has"), and more than follow an article. A verb names no topic."""
+    # Counted by word as written, then folded into singulars: one `singular` per distinct word, not
+    # one per word of every text.
+    uses: Counter = Counter()
+    after_marker: Counter = Counter()
+    after_article: Counter = Counter()
+    for text in texts:
+        words = _WORD.findall(text.lower())
+        uses.update(words)
+        # Each word whose predecessor is a marker, picked in C: a generator over pairs was the slow part.
+        after_marker.update(compress(words, map(_VERB_MARKERS.__contains__, chain(["."], words))))
+        after_article.update(compress(words, map(_ARTICLES.__contains__, chain(["."], words))))
+    singulars = {word: singular(word) for word in uses}
+
+    def folded(counts: Counter) -> Counter:
+        by_singular: Counter = Counter()
+        for word, n in counts.items():
+            by_singular[singulars[word]] += n
+        return by_singular
+
+    total, marker, article = folded(uses), folded(after_marker), folded(after_article)
+    return {w for w, n in marker.items() if n and 3 * n >= total[w] and n > article[w]}
+
+
+def nameable_phrases(keys: Iterable[str], shown: Iterable[str], texts: Sequence[str]) -> np.ndarray:
+    """Which phrases (folded `keys`, and as `shown`) name a thing: none ending in a modifier, none the
+    `texts` use as verbs (`verb_words`), none ending in an auxiliary verb."""
+    verbs = verb_words(texts)
+    return np.array(
+        [
+            not _is_modifier(key) and key not in verbs and show.lower().rsplit(" ", 1)[-1] not in _AUXILIARY_VERBS
+            for key, show in zip(keys, shown)
+        ],
+        dtype=bool,
+    )
