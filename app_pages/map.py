@@ -15,6 +15,7 @@ from lib.views.map_page import (
     action_line,
     export_notes,
     listed_papers,
+    map_focus,
     map_highlight,
     paper_spot,
     selection_line,
@@ -97,7 +98,8 @@ def topic_map() -> None:
             colours=ui_state.cached_map_colours(view.map_dir, color_by),
             webgl=webgl,
             by_row=by_row,
-            zoom=True,  # a filter or a breakdown's link shows its papers, not the whole map
+            zoom=True,  # a filter, a search or a breakdown's link shows its papers, not the whole map
+            focus=map_focus(found, similar),
         )
 
     # The open paper's ring is drawn over the chart by its script, so a click leaves the figure as

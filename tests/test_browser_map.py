@@ -368,6 +368,47 @@ def test_a_filter_zooms_to_its_papers_and_clearing_it_zooms_back(map_app, browse
     tab.close()
 
 
+def test_a_search_zooms_to_its_matches_and_clearing_it_zooms_back(map_app, browser):
+    import re
+
+    from lib.views.map_ranges import view_ranges
+    from lib.views.search import text_matches
+
+    base, papers = map_app
+    # A word of the seed's titles whose papers lie in part of the map.
+    words = sorted({w for title in papers["title"] for w in re.findall(r"[a-z]{6,}", title.lower())})
+    word, ranges, matched = next(
+        (word, ranges, matched)
+        for word in words
+        if (matched := papers[text_matches(papers, word)]).shape[0] >= 2
+        and (ranges := view_ranges(matched, papers, True))[2] != "map"
+    )
+    whole = view_ranges(papers, papers, True)
+    tab = browser.new_page(viewport={"width": 1280, "height": 720})
+    tab.set_default_timeout(PAGE_MS)
+    tab.goto(base)
+    tab.wait_for_selector(".st-key-map-frame .js-plotly-plot")
+    search = 'input[aria-label="Search titles, abstracts, authors and keywords"]'
+    tab.fill(search, word)
+    tab.keyboard.press("Enter")
+    first_x = ranges[0][0]
+    tab.wait_for_function(
+        f"() => {{ const r = ({RANGES_JS})(); return r && Math.abs(r[0] - {first_x}) < 1e-3; }}", timeout=SETTLE_MS
+    )
+    assert tab.evaluate(RANGES_JS) == pytest.approx(ranges[0] + ranges[1], rel=1e-4, abs=1e-4)
+    found = tab.evaluate(SPOTS_JS, list(matched["paper_id"]))
+    left, top, width, height = found["plot"]
+    assert len(found["spots"]) >= len(matched)  # every match drawn (and ringed again on top), all in view
+    assert all(left <= x <= left + width and top <= y <= top + height for x, y in found["spots"])
+    tab.fill(search, "")
+    tab.keyboard.press("Enter")
+    tab.wait_for_function(
+        f"() => {{ const r = ({RANGES_JS})(); return r && Math.abs(r[0] - {whole[0][0]}) < 1e-3; }}", timeout=SETTLE_MS
+    )
+    assert tab.evaluate(RANGES_JS) == pytest.approx(whole[0] + whole[1], rel=1e-4, abs=1e-4)
+    tab.close()
+
+
 # Each label shown: its box's centre on the page, where its map anchor falls on the page (the box's
 # centre, or the end of its leader line on the region), that anchor in map units, and the box.
 LABEL_BOXES_JS = """() => {

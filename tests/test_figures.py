@@ -22,6 +22,7 @@ from lib.views.map_colours import (
 from lib.views.map_figure import map_figure, map_regions
 from lib.views.map_hover import hover_html, hover_labels
 from lib.views.map_labels import ZOOM_LEVELS, ZOOM_REVEALED, topic_positions
+from lib.views.map_page import map_focus
 from lib.views.map_stacks import marker_size
 from lib.views.map_traces import SVG_MAX_POINTS, legend_name, point_trace_type
 from lib.views.tables import paper_table
@@ -438,6 +439,22 @@ def test_a_zoomed_view_shows_the_filtered_papers_and_keeps_its_own_revision():
     one = map_figure(table.iloc[:1], context=table, zoom=True)  # a single paper: a fifth of the map, not a point
     width = whole.layout.xaxis.range[1] - whole.layout.xaxis.range[0]
     assert one.layout.xaxis.range[1] - one.layout.xaxis.range[0] == pytest.approx(0.2 * width)
+
+
+def test_a_search_in_part_of_the_map_brings_its_matches_into_view():
+    table = papers(n=120)
+    matches = table.loc[table["x"] < table["x"].quantile(0.3), "paper_id"]
+    whole = map_figure(table, context=table, zoom=True)
+    searched = map_figure(table, context=table, zoom=True, focus=list(matches))
+    # As a filter to those papers would: the view goes to them, under a revision of its own.
+    filtered = map_figure(table[table["paper_id"].isin(matches)], context=table, zoom=True)
+    assert list(searched.layout.xaxis.range) == list(filtered.layout.xaxis.range) != list(whole.layout.xaxis.range)
+    assert searched.layout.uirevision == filtered.layout.uirevision != "map"
+    assert len(plotted_ids(searched)) == len(table)  # every paper shown is still drawn
+    # Matches all over the map, or none: the whole map.
+    assert map_figure(table, context=table, zoom=True, focus=list(table["paper_id"][::3])).layout.uirevision == "map"
+    assert map_focus(None, None) is None and map_focus(table.iloc[:0], None) is None
+    assert map_focus(table.iloc[:2], table.iloc[5:6]) == [*table["paper_id"][:2], table["paper_id"].iloc[5]]
 
 
 def test_papers_spread_over_the_map_are_shown_on_the_whole_map():

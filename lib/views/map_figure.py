@@ -75,6 +75,7 @@ def map_figure(
     by_row: bool = False,
     region_shapes: Sequence[Region] | None = None,
     zoom: bool = False,
+    focus: Collection[str] | None = None,
 ) -> go.Figure:
     """Scatter of `papers` on the map, one trace per value of `color_by` (per area for subfields), in
     WebGL when `webgl` (a chart updated in place redraws faster so), SVG when False, by default by the
@@ -82,7 +83,8 @@ def map_figure(
 
     `context` is the whole map when `papers` is a filtered part of it: its other papers are drawn
     as a faint backdrop, it fixes the axes and the colours, so filtering neither moves nor repaints
-    anything; with `zoom` the axes show that part instead (`view_ranges`). `customdata` holds
+    anything; with `zoom` the axes show that part instead (`view_ranges`), or the papers of `focus`
+    (ids: a search's matches) when given. `customdata` holds
     `paper_id`, so a selection maps back to papers. Labels of the `labels` column (coarse or fine
     topics; None for none) sit on their topic's region or papers, apart from each other at
     `width_hint` pixels wide (`lib.views.map_labels`). The axes keep equal units. The legend sits
@@ -125,7 +127,8 @@ def map_figure(
     traces += category_traces(units, colours, by_parent, TraceStyle(kind, size, opacity), source)
     for (name, marked_ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
         traces += highlight_traces(context, marked_ids, name, colour, TraceStyle(kind, size, 1.0), hover, by_row)
-    x_range, y_range, revision = view_ranges(papers, context, zoom)
+    focused = papers if focus is None else context[in_ids(context["paper_id"], focus)]
+    x_range, y_range, revision = view_ranges(focused, context, zoom)
     shapes: Sequence[Region] = ()
     if regions or labels == "topic_label":  # labels sit on the regions, drawn or not
         shapes = map_regions(context) if region_shapes is None else region_shapes

@@ -26,6 +26,13 @@ def map_highlight(
     return highlight
 
 
+def map_focus(found: pd.DataFrame | None, similar: pd.DataFrame | None) -> list[str] | None:
+    """The papers the map's view goes to (`map_figure(focus=...)`): a search's matches and the papers
+    most similar to a text; None, the papers shown, without either or when they hold no paper."""
+    ids = [paper_id for table in (found, similar) if table is not None for paper_id in table["paper_id"]]
+    return ids or None
+
+
 def paper_spot(papers: pd.DataFrame, paper_id: str | None) -> tuple[float, float] | None:
     """Where paper `paper_id` sits on the map (x, y), or None without one (or for an id not on it)."""
     rows = papers[papers["paper_id"] == paper_id] if paper_id else papers.iloc[:0]
