@@ -61,6 +61,25 @@ def map_counts(table: pd.DataFrame) -> dict[str, int]:
     }
 
 
+def output_table(
+    papers: pd.DataFrame, keywords: pd.DataFrame, subfields: pd.DataFrame, topics: pd.DataFrame, coords: np.ndarray
+) -> pd.DataFrame:
+    """The table `papers.parquet` holds (OUTPUT_COLUMNS, in their order), from the stages' tables, all
+    in the papers' order: the papers (PAPER_COLUMNS) with their keyphrases, their subfield columns
+    (`lib.stages.declared_areas.FILED_COLUMNS`), the topic columns of `topics` and map coordinates (`coords`)."""
+    from lib.schema import conform
+    from lib.stages.declared_areas import FILED_COLUMNS
+
+    table = papers.assign(
+        keywords=[list(k) for k in keywords["keywords"]],
+        **{name: subfields[name].to_numpy() for name in FILED_COLUMNS},
+        **{name: column.to_numpy() for name, column in topics.items() if name != "paper_id"},
+        x=coords[:, 0],
+        y=coords[:, 1],
+    )
+    return conform(table, OUTPUT_COLUMNS)
+
+
 def summary_records(summaries: Mapping[str, pd.DataFrame]) -> dict[str, SummaryRecords]:
     """Topic summaries by level (`lib.stages.topics.level_summaries`) as plain JSON values, as
     `topics.json` and the topics stage's cache record hold them; `summary_frame` reads one back."""
@@ -114,7 +133,8 @@ def write_model_files(
     topic summaries, each written atomically, the old sidecar removed first (until `finish_output` writes
     the new one, nothing may pass the folder as built). Their SHA-256 by file name.
 
-    A build writes them while its last side stage runs: the query model is 0.7 GB at 87,690 papers."""
+    A build writes them while its last side stage runs: on a large list the query model is large
+    (docs/performance.md)."""
     import numpy as np
 
     (out_dir / SIDECAR_FILE).unlink(missing_ok=True)

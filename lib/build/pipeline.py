@@ -1,10 +1,5 @@
-"""Run every stage through the on-disk cache: file -> papers -> keywords, subfields -> vectors -> map -> topics.
-
-(That is the data flow; keywords need only the papers and subfields the papers and their vectors, for
-the neighbours; both run beside the others, or last.)
-
-Each stage's cache key is made of its upstream keys and its own parameters, so changing one
-parameter recomputes that stage and what depends on it, nothing else.
+"""Build a map: the stages of `lib.build.stages_table` (the data flow) on this module's schedule (what
+runs when, and where), through the cache by `lib.build.runner`, into the output folder.
 """
 
 from __future__ import annotations
@@ -12,76 +7,69 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lib.build.cache import ArtifactCache, file_digest, make_key
+from lib.build.cache import ArtifactCache, file_digest
 from lib.build.lock import build_lock
 from lib.build.output import (
-    OUTPUT_FILES,
     PAPERS_FILE,
     copy_output,
     finish_output,
     finished,
     map_counts,
+    output_table,
     read_papers,
     reuse_output,
-    summary_records,
     write_model_files,
 )
-from lib.build.parallel import (
-    SIDE_STAGE_NAMES,
-    InProcess,
-    Runner,
-    WorkerProcess,
-    start_keywords,
-    start_subfields,
-)
+from lib.build.parallel import InProcess, Runner, WorkerProcess
+from lib.build.runner import Progress, StageRun, StageRunner
+from lib.build.stages_table import STAGE_VERSIONS as STAGE_VERSIONS  # read here by lib.store.datasets and tests
+from lib.build.stages_table import Values, import_stage_modules, recorded_report, stage_keys, stage_table
 from lib.errors import InputError, read_error
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_OUT_ROOT, DEFAULT_TAXONOMY
-from lib.schema import OUTPUT_COLUMNS
 from lib.stages.report import LoadReport
 
 logger = logging.getLogger(__name__)
 
-# The stages' modules (pandas, scikit-learn, UMAP) are imported inside `build`, when a stage must
-# run: a build that finds its output already made answers without them.
+# The stages' modules (pandas, scikit-learn, UMAP) are imported when a stage must run: a build that
+# finds its output already made answers without them.
 if TYPE_CHECKING:
-    import numpy as np
     import pandas as pd
 
     from lib.stages.embed import Embedder
 
-
-# In run order. Keywords need only the papers and subfields the papers and their vectors, so on a
-# large list they are computed in worker processes (or on a Dask cluster), keywords from the start and
-# subfields once embed is done, while this one embeds, projects and finds topics; they are collected last.
-STAGES = ("load", "embed", "project", "topics", "subfields", "keywords", "write")
+# The scheduling policy, all of it: which stages run beside the build, when each runs and is collected,
+# what is done ahead of a stage in its time, and when the output files are written.
+# Keywords need only the papers and subfields the papers and their vectors, so on a large list they
+# are computed in worker processes (or on a Dask cluster) while this one embeds, projects and finds
+# topics: keywords from the start, subfields once embed is done; both are collected last.
 SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than it saves
-# Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
-# old artifacts are never reused. Kept here, not in the stage modules, so keys need no heavy import.
-# project 3: UMAP in NumPy (lib.stages.umap_np) instead of umap-learn, fitted on a sample past 20,000 papers;
-# 4: exact ties among a small list's neighbours go to the lower index, as on large lists; 5: the PCA
-# of lists under 10 papers is umap_np's (covariance eigenvectors) instead of scikit-learn's SVD;
-# 6: min_dist 0.2 and spread 2.0 (were 0.02, 1.0), so papers can be told apart (bench/map_quality.py).
-# load 4 and subfields 4: declared areas, institutions, links and sessions; subfields 5: declared
-# entries take the description and terms of the taxonomy's entries of their names; subfields 6: a paper's
-# neighbours tied at the k-th similarity are the lower rows (lib.neighbours.knn_graph; were arbitrary);
-# subfields 7: profiles and neighbours from the embed stage's vectors (were its own TF-IDF and SVD-100).
-# topics 6: its record holds both levels' topic summaries (the output's topics.json).
-# topics 7: auxiliaries ("Does") name no topic. embed 3: the SVD is lib.stages.sparse_svd's, a block of terms
-# at a time (was scikit-learn's TruncatedSVD). subfields 8: TF-IDF weighed by `lib.stages.subfields.tfidf_rows`
-# (equal to scikit-learn's but for the last bit of a float). embed 4, project 7, topics 8, subfields 9: the
-# same bits on any BLAS kernel and CPU (lib.exact): vectors snapped to a grid, exact neighbours, UMAP's
-# initial layout by subspace iteration, k-means of lib.stages.kmeans.
-STAGE_VERSIONS = {"load": 4, "keywords": 5, "subfields": 10, "embed": 5, "project": 7, "topics": 9}
-
-# progress(stage, stages done, stages in all): called before each stage and once at the end.
-Progress = Callable[[str, int, int], None]
+RUN, START, COUNT_PHRASES, MODEL_FILES = "run", "start", "count phrases", "model files"
+# The steps after load, in order, each (what, for which stage). Load runs first: where the side stages
+# run depends on the list's size and on what the cache holds.
+SCHEDULE = (
+    (START, "keywords"),
+    (RUN, "embed"),
+    # The subfields' scorer and the topics' labels count the same phrases: counted once, for both,
+    # when the subfields are to be made, in their time.
+    (COUNT_PHRASES, "subfields"),
+    (START, "subfields"),
+    (RUN, "project"),
+    (RUN, "topics"),
+    (RUN, "subfields"),
+    # The output files the papers table does not enter, in the write's time: before waiting for the
+    # keywords, which may still be being made, and not before the subfields, whose worker would
+    # still be alive beside the query model.
+    (MODEL_FILES, "write"),
+    (RUN, "keywords"),
+)
+# In run order, as progress reports them; "write" has no cache artifact: it writes the output folder.
+STAGES = ("load", *(name for step, name in SCHEDULE if step == RUN), "write")
 
 
 @dataclass(frozen=True)
@@ -98,13 +86,6 @@ class BuildParams:
     n_fine_topics: int | None = None
     random_state: int = 42
     declared_areas: bool = True  # file papers under the areas their list declares (lib.stages.declared_areas)
-
-
-@dataclass(frozen=True)
-class StageRun:
-    name: str
-    seconds: float
-    cached: bool
 
 
 @dataclass
@@ -179,315 +160,158 @@ def build(
 
     embedder = embedder or TfidfSvdEmbedder(random_state=params.random_state)
     report_progress = progress or (lambda stage, done, total: None)
+    input_digest, taxonomy_digest = _digests(input_path, taxonomy_path)
+    table = stage_table(input_path, input_digest, taxonomy_digest, embedder, params)
+    job = _Job(input_path, input_digest, taxonomy_path, taxonomy_digest, embedder, params, stage_keys(table))
+    out = None if out_dir is None else Path(out_dir)
+    store = Path(cache_dir) / "output" / job.keys["output"]
+
+    found = _reused(
+        job, out, store, report_progress, copy_from_cache=False
+    )  # reads only, so no lock: answered at once, even during another build
+    if found is not None:
+        return found
+    waiting = partial(report_progress, "wait", 0, len(STAGES))
+    with build_lock(out, Path(cache_dir), waiting):
+        # Writes the folder, so under the lock: the cache's copy, or what the build we waited for made.
+        found = _reused(job, out, store, report_progress, copy_from_cache=True)
+        if found is not None:
+            return found
+        import_stage_modules()  # in no stage's time, as a cost of the build's start
+        from lib.stages.taxonomy import load_taxonomy
+
+        values = {"taxonomy": load_taxonomy(taxonomy_path), "counts": None}  # checked before any stage runs
+        stages = StageRunner(table, job.keys, ArtifactCache(cache_dir), report_progress, len(STAGES), values)
+        model_files = _run_schedule(stages, runner, partition_size, out)
+        return _write(job, stages, model_files, out, store)
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One build's files, settings and keys."""
+
+    input_path: str | Path
+    input_digest: str
+    taxonomy_path: str | Path
+    taxonomy_digest: str
+    embedder: Embedder
+    params: BuildParams
+    keys: dict[str, str]
+
+    def sidecar(self, counts: dict[str, int], report: LoadReport) -> dict[str, Any]:
+        """What the output's `papers.json` records of this build, beside its files."""
+        from lib.exact import environment
+
+        return {
+            "input": str(self.input_path),
+            "input_sha256": self.input_digest,
+            "taxonomy": str(self.taxonomy_path),
+            "taxonomy_sha256": self.taxonomy_digest,
+            "embedder": {"name": self.embedder.name, **self.embedder.params()},
+            "params": asdict(self.params),
+            "keys": self.keys,
+            "counts": counts,
+            "load_report": report.to_dict(),
+            "environment": environment(),  # what to compare when two maps of one list differ
+        }
+
+
+def _digests(input_path: str | Path, taxonomy_path: str | Path) -> tuple[str, str]:
+    """The SHA-256 of the input file (`InputError` when it cannot be read) and of the taxonomy file
+    ("" when it cannot be read: loading it says what is wrong with it, in one sentence)."""
     try:
         input_digest = file_digest(input_path)
     except OSError as error:
         raise InputError(read_error(input_path, error)) from None
     try:
-        taxonomy_digest = file_digest(taxonomy_path)
+        return input_digest, file_digest(taxonomy_path)
     except OSError:
-        taxonomy_digest = ""  # load_taxonomy below says what is wrong with it, in one sentence
-    specs = _stage_specs(Path(input_path).name, input_digest, taxonomy_digest, embedder, params)
-    keys = _stage_keys(specs)
-    output_store = Path(cache_dir) / "output" / keys["output"]
-
-    def reused(copy_from_cache: bool) -> BuildResult | None:
-        if out_dir is None or not taxonomy_digest:
-            return None
-        start = time.perf_counter()
-        if copy_from_cache:
-            sidecar = reuse_output(Path(out_dir), output_store, keys["output"])
-        else:
-            sidecar = finished(Path(out_dir), keys["output"])
-        if sidecar is None:
-            return None
-        report_progress("done", len(STAGES), len(STAGES))
-        return BuildResult(
-            recorded_report(sidecar["load_report"], input_path),
-            sidecar["counts"],
-            [StageRun("reuse", time.perf_counter() - start, True)],
-            Path(out_dir) / PAPERS_FILE,
-        )
-
-    found = reused(copy_from_cache=False)  # reads only, so no lock: answered at once, even during another build
-    if found is not None:
-        return found
-    waiting = partial(report_progress, "wait", 0, len(STAGES))
-    with build_lock(None if out_dir is None else Path(out_dir), Path(cache_dir), waiting):
-        # Writes the folder, so under the lock: the cache's copy, or what the build we waited for made.
-        found = reused(copy_from_cache=True)
-        if found is not None:
-            return found
-        result = _run_stages(
-            input_path,
-            taxonomy_path,
-            embedder,
-            params,
-            specs,
-            keys,
-            ArtifactCache(cache_dir),
-            report_progress,
-            runner,
-            partition_size,
-            None if out_dir is None else Path(out_dir),
-        )
-        table, vectors, model_files, report, stages = result
-
-        report_progress("write", len(stages.runs), len(STAGES))
-        start = time.perf_counter()
-        out_path = None
-        counts = map_counts(table)
-        if out_dir is not None:
-            from lib.exact import environment
-
-            meta = {
-                "input": str(input_path),
-                "input_sha256": input_digest,
-                "taxonomy": str(taxonomy_path),
-                "taxonomy_sha256": taxonomy_digest,
-                "embedder": {"name": embedder.name, **embedder.params()},
-                "params": asdict(params),
-                "keys": keys,
-                "counts": counts,
-                "load_report": report.to_dict(),
-                "environment": environment(),  # what to compare when two maps of one list differ
-            }
-            out_path = finish_output(Path(out_dir), table, vectors, meta, model_files.digests)
-            try:
-                copy_output(Path(out_dir), output_store)  # so a build into another folder reuses it too
-            except OSError as error:  # only a shortcut for later builds; this one is done
-                logger.warning(
-                    "Could not keep a copy of the map in the cache (%s); later builds will make it again.", error
-                )
-        stages.runs.append(StageRun("write", model_files.seconds + time.perf_counter() - start, False))
-        report_progress("done", len(stages.runs), len(STAGES))
-        return BuildResult(report, counts, stages.runs, out_path, table)
+        return input_digest, ""
 
 
-def _stage_specs(
-    input_name: str, input_digest: str, taxonomy_digest: str, embedder: Embedder, params: BuildParams
-) -> dict[str, tuple[list[str], dict[str, Any]]]:
-    """Each stage's upstream stages and the parameters that go into its key, in run order."""
-    return {
-        # The file name is a parameter too: venue and year may come from it.
-        "load": ([], {"input_sha256": input_digest, "input_name": input_name, "input_format": params.input_format}),
-        "keywords": (["load"], {"top_n": params.top_keywords}),
-        "embed": (["load"], {"embedder": embedder.name, **embedder.params()}),
-        "subfields": (
-            ["load", "embed"],
-            {
-                "taxonomy_sha256": taxonomy_digest,
-                "min_score": params.subfield_min_score,
-                "declared_areas": params.declared_areas,
-            },
-        ),
-        "project": (
-            ["embed"],
-            {
-                "n_neighbors": params.n_neighbors,
-                "min_dist": params.min_dist,
-                "spread": params.spread,
-                "random_state": params.random_state,
-            },
-        ),
-        "topics": (
-            ["project", "load"],
-            {"n_topics": params.n_topics, "n_fine_topics": params.n_fine_topics, "random_state": params.random_state},
-        ),
-    }
-
-
-def _stage_keys(specs: dict[str, tuple[list[str], dict[str, Any]]]) -> dict[str, str]:
-    """Every stage's cache key, and the key of the finished output (all of them, and its format)."""
-    keys: dict[str, str] = {}
-    for name, (upstream, stage_params) in specs.items():
-        keys[name] = make_key(name, STAGE_VERSIONS[name], [keys[u] for u in upstream], stage_params)
-    keys["output"] = make_key("output", keys, OUTPUT_FILES, [c.name for c in OUTPUT_COLUMNS])
-    return keys
-
-
-def _run_stages(
-    input_path: str | Path,
-    taxonomy_path: str | Path,
-    embedder: Embedder,
-    params: BuildParams,
-    specs: dict[str, tuple[list[str], dict[str, Any]]],
-    keys: dict[str, str],
-    cache: ArtifactCache,
-    progress: Progress,
-    runner: Runner | None,
-    partition_size: int | None,
-    out_dir: Path | None,
-) -> tuple[pd.DataFrame, np.ndarray, _ModelFiles, LoadReport, _StageRunner]:
-    """Every stage through the cache: the papers table, its vectors, the output files written into
-    `out_dir` (when given) while the last side stage ran (`lib.build.output.write_model_files`), the load report."""
-    import numpy as np
-
-    from lib.schema import PAPER_COLUMNS, analysis_texts, conform
-    from lib.stages.embed import fit_embed
-    from lib.stages.load import load_papers
-    from lib.stages.phrases import phrase_counts
-    from lib.stages.project import project
-    from lib.stages.taxonomy import load_taxonomy
-    from lib.stages.topic_labels import PhraseUse, fewest_users, label_levels
-    from lib.stages.topics import find_topics, level_summaries, topics_table
-
-    stages = _StageRunner(cache, progress, specs, keys)
-    taxonomy = load_taxonomy(taxonomy_path)  # validated up front: a bad file fails in a second, not after UMAP
-
-    def load_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
-        result = load_papers(input_path, params.input_format)
-        return result.papers, {"report": result.report.to_dict()}
-
-    papers, load_meta = stages.run("load", load_stage)
-    papers = conform(papers, PAPER_COLUMNS)
-    report = recorded_report(load_meta["report"], input_path)
-    if papers.empty:
-        first = f"; the first: {report.skipped[0].record}: {report.skipped[0].problem}" if report.skipped else ""
-        raise InputError(f"{input_path}: no paper could be read from its {report.records_read} records{first}")
-    texts = analysis_texts(papers)
-
-    # On a large list, on two cores or more, worker processes (or the given runner) make the side
-    # stages not in the cache while this one embeds, projects and finds topics. One the cache seems to
-    # hold is computed here, only if its artifact turns out damaged when read.
-    missing = [name for name in SIDE_STAGE_NAMES if not cache.has(name, keys[name])]
-    side_runner: AbstractContextManager[Runner]
-    if runner is None:
-        in_worker = missing and len(papers) >= SIDE_STAGES_FROM and (os.cpu_count() or 1) > 1
-        side_runner = WorkerProcess() if in_worker else InProcess()
-    else:
-        side_runner = nullcontext(runner)  # the caller's: it starts and stops it
-
-    def embed_stage() -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        vectors, query_model = fit_embed(embedder, texts)
-        return {"vectors": vectors, **query_model}, {}
-
-    def query_model() -> dict[str, np.ndarray]:
-        # Read back for the output, not held: its SVD directions over every term are 0.6 GB at 87,690
-        # papers, which topics, keywords and subfields would otherwise run beside.
-        embedded = stages.again("embed", embed_stage)
-        embedded.pop("vectors")
-        return embedded
-
-    with side_runner as running:
-
-        def runner_of(name: str) -> Runner:
-            return running if name in missing else InProcess()
-
-        keywords_made = start_keywords(
-            papers,
-            texts,
-            params,
-            runner_of("keywords"),
-            cache,
-            keys["keywords"],
-            partition_size if "keywords" in missing else None,  # no statistics made for nothing
-        )
-        vectors = stages.run("embed", embed_stage)[0].pop("vectors")
-        counts = None
-        if "subfields" in missing:
-            # The subfields' scorer and the topics' labels count the same phrases: counted here once, for
-            # both (10 s at 87,690 papers, which the subfields' worker counted again in the build's tail).
-            start = time.perf_counter()
-            counts = phrase_counts(texts)
-            stages.charge("subfields", time.perf_counter() - start)
-        subfields_made = start_subfields(papers, texts, vectors, taxonomy, params, runner_of("subfields"), counts)
-        coords, _ = stages.run("project", lambda: (project(vectors, **specs["project"][1]), {}))
-
-        def topics_stage() -> tuple[pd.DataFrame, dict[str, Any]]:
-            levels = find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
-            # The labels' phrase counts serve the Topics page's summaries too: made here once, not per server.
-            use = PhraseUse(texts, fewest_users(levels.coarse, levels.fine), counts)
-            topics = topics_table(papers, levels, *label_levels(levels, texts, use=use))
-            mapped = topics.assign(x=coords[:, 0].astype(np.float64), y=coords[:, 1].astype(np.float64))
-            return topics, {"summaries": summary_records(level_summaries(mapped, use))}
-
-        topics, topics_meta = stages.run("topics", topics_stage)
-        subfields, _ = stages.run("subfields", lambda: (subfields_made.result(), {}))
-        model_files = _ModelFiles({}, 0.0)
-        if out_dir is not None:
-            # Written before waiting for the keywords, in case they are still being made; not before the
-            # subfields, whose worker would still be alive beside the query model (0.7 GB at 87,690 papers).
-            start = time.perf_counter()
-            digests = write_model_files(out_dir, vectors, query_model(), topics_meta["summaries"])
-            model_files = _ModelFiles(digests, time.perf_counter() - start)
-        keywords, _ = stages.run("keywords", lambda: (keywords_made.result(), {}))
-    table = papers.assign(
-        keywords=[list(k) for k in keywords["keywords"]],
-        area=subfields["area"].to_numpy(),
-        subfield=subfields["subfield"].to_numpy(),
-        subfield_score=subfields["subfield_score"].to_numpy(),
-        subfield_runner_up=subfields["subfield_runner_up"].to_numpy(),
-        subfield_runner_up_score=subfields["subfield_runner_up_score"].to_numpy(),
-        subfield_confident=subfields["subfield_confident"].to_numpy(),
-        subfield_inferred=subfields["subfield_inferred"].to_numpy(),
-        inferred_area=subfields["inferred_area"].to_numpy(),
-        topic=topics["topic"].to_numpy(),
-        topic_label=topics["topic_label"].to_numpy(),
-        topic_fine=topics["topic_fine"].to_numpy(),
-        topic_fine_label=topics["topic_fine_label"].to_numpy(),
-        topic_assigned_nearest=topics["topic_assigned_nearest"].to_numpy(),
-        x=coords[:, 0],
-        y=coords[:, 1],
+def _reused(job: _Job, out: Path | None, store: Path, progress: Progress, copy_from_cache: bool) -> BuildResult | None:
+    """This build's output when `out` holds it already, or (`copy_from_cache`) the cache's copy in
+    `store` does, copied into `out`; None when it must be built."""
+    if out is None or not job.taxonomy_digest:
+        return None
+    start = time.perf_counter()
+    output_key = job.keys["output"]
+    sidecar = reuse_output(out, store, output_key) if copy_from_cache else finished(out, output_key)
+    if sidecar is None:
+        return None
+    progress("done", len(STAGES), len(STAGES))
+    return BuildResult(
+        recorded_report(sidecar["load_report"], job.input_path),
+        sidecar["counts"],
+        [StageRun("reuse", time.perf_counter() - start, True)],
+        out / PAPERS_FILE,
     )
 
-    return conform(table, OUTPUT_COLUMNS), vectors, model_files, report, stages
+
+def _run_schedule(
+    stages: StageRunner, runner: Runner | None, partition_size: int | None, out: Path | None
+) -> dict[str, str]:
+    """Run the stages on `SCHEDULE`; the SHA-256 of the output files it wrote into `out` (when given), by name."""
+    stages.run("load")
+    # Side stages the cache seems to hold are not started: one is computed here only if its artifact
+    # turns out damaged when read.
+    side = {name for step, name in SCHEDULE if step == START and stages.missing(name)}
+    model_files: dict[str, str] = {}
+    with _side_runner(runner, side, len(stages.values["papers"])) as running:
+        for step, name in SCHEDULE:
+            if step == RUN:
+                stages.run(name)
+            elif step == START and name in side:
+                stages.start(name, running, partition_size)
+            elif step == COUNT_PHRASES and name in side:
+                stages.charge(name, partial(_count_phrases, stages.values))
+            elif step == MODEL_FILES and out is not None:
+                model_files = stages.charge(name, partial(_write_model_files, stages, out))
+    return model_files
 
 
-@dataclass(frozen=True)
-class _ModelFiles:
-    """The output files a build wrote before its papers table was whole: their SHA-256 by name, and the seconds it took."""
-
-    digests: dict[str, str]
-    seconds: float
-
-
-class _StageRunner:
-    """Runs one stage at a time through the cache, timing it and reporting progress."""
-
-    def __init__(
-        self,
-        cache: ArtifactCache,
-        progress: Progress,
-        specs: dict[str, tuple[list[str], dict[str, Any]]],
-        keys: dict[str, str],
-    ) -> None:
-        self.cache = cache
-        self.progress = progress
-        self.specs = specs
-        self.keys = keys
-        self.runs: list[StageRun] = []
-        self.charged: dict[str, float] = {}
-
-    def run(self, name: str, compute: Callable[[], tuple[Any, dict[str, Any]]]) -> tuple[Any, dict[str, Any]]:
-        """The stage's value and its sidecar; `compute` returns (value, extra sidecar fields)."""
-        self.progress(name, len(self.runs), len(STAGES))
-        start = time.perf_counter()
-        hit = self.cache.get(name, self.keys[name])
-        value, meta = (hit.value, hit.meta) if hit is not None else self._compute(name, compute)
-        seconds = time.perf_counter() - start + self.charged.pop(name, 0.0)
-        self.runs.append(StageRun(name, seconds, hit is not None))
-        return value, meta
-
-    def charge(self, name: str, seconds: float) -> None:
-        """Count `seconds` spent ahead for stage `name` (work for it done before it runs) in its time."""
-        self.charged[name] = self.charged.get(name, 0.0) + seconds
-
-    def again(self, name: str, compute: Callable[[], tuple[Any, dict[str, Any]]]) -> Any:
-        """The value of a stage that has run, from the cache; computed and stored again only when the
-        cache lost it since (deleted by hand). Not a stage run: neither timed nor reported."""
-        hit = self.cache.get(name, self.keys[name])
-        return hit.value if hit is not None else self._compute(name, compute)[0]
-
-    def _compute(self, name: str, compute: Callable[[], tuple[Any, dict[str, Any]]]) -> tuple[Any, dict[str, Any]]:
-        upstream, params = self.specs[name]
-        value, extra = compute()
-        meta = {"params": params, "upstream": [self.keys[u] for u in upstream], **extra}
-        self.cache.put(name, self.keys[name], value, meta)
-        return value, meta
+def _side_runner(runner: Runner | None, side: set[str], n_papers: int) -> AbstractContextManager[Runner]:
+    """Where the side stages to make run: on `runner` when given (the caller starts and stops it), else
+    in worker processes on a large list and two cores or more, else here when their values are asked for."""
+    if runner is not None:
+        return nullcontext(runner)
+    in_worker = bool(side) and n_papers >= SIDE_STAGES_FROM and (os.cpu_count() or 1) > 1
+    return WorkerProcess() if in_worker else InProcess()
 
 
-def recorded_report(recorded: dict[str, Any], input_path: str | Path) -> LoadReport:
-    """A load report the cache recorded, naming `input_path`: the cache is keyed by content, so the
-    same file may have been read at another path (a copy, a CLI build of a dashboard's file)."""
-    return replace(LoadReport.from_dict(recorded), source=str(input_path))
+def _count_phrases(values: Values) -> None:
+    from lib.stages.phrases import phrase_counts
+
+    values["counts"] = phrase_counts(values["texts"])
+
+
+def _write_model_files(stages: StageRunner, out: Path) -> dict[str, str]:
+    # The query model is read back from the cache, not held since embed: topics, keywords and subfields
+    # would run beside it.
+    query_model = stages.again("embed")
+    query_model.pop("vectors")
+    return write_model_files(out, stages.values["vectors"], query_model, stages.values["summaries"])
+
+
+def _write(job: _Job, stages: StageRunner, model_files: dict[str, str], out: Path | None, store: Path) -> BuildResult:
+    """The "write" stage: the papers table, and when `out` is given, the table and the sidecar written
+    there beside the `model_files` already written, and a copy of the folder kept in the cache at `store`."""
+    values = stages.values
+    table = output_table(values["papers"], values["keywords"], values["subfields"], values["topics"], values["coords"])
+    counts = map_counts(table)
+
+    def write() -> Path | None:
+        if out is None:
+            return None
+        out_path = finish_output(out, table, values["vectors"], job.sidecar(counts, values["report"]), model_files)
+        try:
+            copy_output(out, store)  # so a build into another folder reuses it too
+        except OSError as error:  # only a shortcut for later builds; this one is done
+            logger.warning(
+                "Could not keep a copy of the map in the cache (%s); later builds will make it again.", error
+            )
+        return out_path
+
+    out_path = stages.run_step("write", write)
+    stages.progress("done", len(stages.runs), len(STAGES))
+    return BuildResult(values["report"], counts, stages.runs, out_path, table)

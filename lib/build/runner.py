@@ -1,0 +1,116 @@
+"""The one runner of the build's stages (`lib.build.stages_table`): a stage at a time through the cache.
+
+It knows no stage: each is a row of the table, its value read from the cache or computed from the
+build's values it takes, and what it provides added to them. What runs when, and where, is the
+schedule's (`lib.build.pipeline`), which calls `start`, `run` and `charge` in its order.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from lib.build.parallel import InProcess
+from lib.build.stages_table import SideRun, Stage, Values
+
+if TYPE_CHECKING:
+    from lib.build.cache import ArtifactCache
+    from lib.build.parallel import Handle, Runner
+
+# progress(stage, stages done, stages in all): called before each stage and once at the end.
+Progress = Callable[[str, int, int], None]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class StageRun:
+    name: str
+    seconds: float
+    cached: bool
+
+
+class StageRunner:
+    """Runs the stages of `table` through `cache` on the build's `values`, one at a time: each run is
+    reported to `progress` first (as stage n of `total`) and timed, with what was charged to it ahead."""
+
+    def __init__(
+        self,
+        table: tuple[Stage, ...],
+        keys: dict[str, str],
+        cache: ArtifactCache,
+        progress: Progress,
+        total: int,
+        values: Values,
+    ) -> None:
+        self.table = {stage.name: stage for stage in table}
+        self.keys, self.cache, self.progress, self.total = keys, cache, progress, total
+        self.values = values
+        self.runs: list[StageRun] = []
+        self.charged: dict[str, float] = {}
+        self.started: dict[str, Handle] = {}
+
+    def missing(self, name: str) -> bool:
+        """Whether the cache lacks stage `name` (one it seems to hold may still turn out damaged when read)."""
+        return not self.cache.has(name, self.keys[name])
+
+    def start(self, name: str, runner: Runner, partition_size: int | None = None) -> None:
+        """Start side stage `name` on `runner`; its `run` collects the value."""
+        stage = self.table[name]
+        where = SideRun(runner, self.cache, self.keys[name], partition_size)
+        self.started[name] = stage.compute(where, *self._inputs(stage))
+
+    def run(self, name: str) -> None:
+        """Run stage `name`: its value from the cache, else computed (and stored), added to the values."""
+        stage = self.table[name]
+
+        def value() -> tuple[tuple[Any, dict[str, Any]], bool]:
+            hit = self.cache.get(name, self.keys[name])
+            return ((hit.value, hit.meta), True) if hit is not None else (self._compute(stage), False)
+
+        result, meta = self._timed(name, value)
+        self.values.update(stage.provides(result, meta))
+
+    def run_step(self, name: str, work: Callable[[], T]) -> T:
+        """Run `work` as stage `name`, one of no table's and outside the cache (the output's write):
+        reported and timed as the others."""
+        return self._timed(name, lambda: (work(), False))
+
+    def charge(self, name: str, work: Callable[[], T]) -> T:
+        """Do `work` for stage `name` ahead of its run; its time is counted in the stage's."""
+        start = time.perf_counter()
+        result = work()
+        self.charged[name] = self.charged.get(name, 0.0) + time.perf_counter() - start
+        return result
+
+    def again(self, name: str) -> Any:
+        """The value of a stage that has run, from the cache; computed and stored again only when the
+        cache lost it since (deleted by hand). Not a stage run: neither timed nor reported."""
+        hit = self.cache.get(name, self.keys[name])
+        return hit.value if hit is not None else self._compute(self.table[name])[0]
+
+    def _compute(self, stage: Stage) -> tuple[Any, dict[str, Any]]:
+        if stage.side:
+            # Started beside the build, or here: one the cache seemed to hold turned out damaged when read.
+            handle = self.started.pop(stage.name, None)
+            if handle is None:
+                handle = stage.compute(SideRun(InProcess(), self.cache, self.keys[stage.name]), *self._inputs(stage))
+            value, extra = handle.result(), {}
+        else:
+            value, extra = stage.compute(*self._inputs(stage))
+        meta = {"params": stage.params, "upstream": [self.keys[u] for u in stage.upstream], **extra}
+        self.cache.put(stage.name, self.keys[stage.name], value, meta)
+        return value, meta
+
+    def _timed(self, name: str, work: Callable[[], tuple[T, bool]]) -> T:
+        """Report stage `name`, run `work` (its result, and whether the cache gave it), time it with what was charged to it."""
+        self.progress(name, len(self.runs), self.total)
+        start = time.perf_counter()
+        result, cached = work()
+        seconds = time.perf_counter() - start + self.charged.pop(name, 0.0)
+        self.runs.append(StageRun(name, seconds, cached))
+        return result
+
+    def _inputs(self, stage: Stage) -> list[Any]:
+        return [self.values[name] for name in stage.inputs]

@@ -1,0 +1,297 @@
+"""The build's stages as a table: each stage's cache key and how it is computed from the build's values.
+
+This is the data flow, and only that: file -> papers -> vectors -> map -> topics, with keywords (from
+the papers) and subfields (from the papers and their vectors). When and where each stage runs is the
+schedule's (`lib.build.pipeline`); `lib.build.runner` runs one stage at a time through the cache.
+
+Each stage's cache key is made of its upstream keys and its own parameters, so changing one
+parameter recomputes that stage and what depends on it, nothing else.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lib.build.cache import make_key
+from lib.build.output import OUTPUT_FILES
+from lib.build.parallel import start_keywords, start_subfields
+from lib.errors import InputError
+from lib.schema import OUTPUT_COLUMNS
+from lib.stages.report import LoadReport
+
+# The stages' modules (pandas, scikit-learn, UMAP) are imported when a stage is computed: keys alone need none.
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from lib.build.cache import ArtifactCache
+    from lib.build.parallel import Handle, Runner
+    from lib.build.pipeline import BuildParams
+    from lib.stages.embed import Embedder
+
+# Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
+# old artifacts are never reused. Kept here, not in the stage modules, so keys need no heavy import.
+# project 3: UMAP in NumPy (lib.stages.umap_np) instead of umap-learn, fitted on a sample past 20,000 papers;
+# 4: exact ties among a small list's neighbours go to the lower index, as on large lists; 5: the PCA
+# of lists under 10 papers is umap_np's (covariance eigenvectors) instead of scikit-learn's SVD;
+# 6: min_dist 0.2 and spread 2.0 (were 0.02, 1.0), so papers can be told apart (bench/map_quality.py).
+# load 4 and subfields 4: declared areas, institutions, links and sessions; subfields 5: declared
+# entries take the description and terms of the taxonomy's entries of their names; subfields 6: a paper's
+# neighbours tied at the k-th similarity are the lower rows (lib.neighbours.knn_graph; were arbitrary);
+# subfields 7: profiles and neighbours from the embed stage's vectors (were its own TF-IDF and SVD-100).
+# topics 6: its record holds both levels' topic summaries (the output's topics.json).
+# topics 7: auxiliaries ("Does") name no topic. embed 3: the SVD is lib.stages.sparse_svd's, a block of terms
+# at a time (was scikit-learn's TruncatedSVD). subfields 8: TF-IDF weighed by `lib.stages.subfields.tfidf_rows`
+# (equal to scikit-learn's but for the last bit of a float). embed 4, project 7, topics 8, subfields 9: the
+# same bits on any BLAS kernel and CPU (lib.exact): vectors snapped to a grid, exact neighbours, UMAP's
+# initial layout by subspace iteration, k-means of lib.stages.kmeans.
+STAGE_VERSIONS = {"load": 4, "keywords": 5, "subfields": 10, "embed": 5, "project": 7, "topics": 9}
+
+# The modules the stages' compute functions import (pandas, scikit-learn, UMAP among what they import).
+STAGE_MODULES = (
+    "numpy",
+    "lib.schema",
+    "lib.stages.embed",
+    "lib.stages.load",
+    "lib.stages.phrases",
+    "lib.stages.project",
+    "lib.stages.taxonomy",
+    "lib.stages.topic_labels",
+    "lib.stages.topics",
+)
+
+# The build's values by name: what stages take and provide ("papers", "texts", "vectors", ...).
+Values = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One cached stage of the build.
+
+    name, version: the first parts of its cache key (the version from `STAGE_VERSIONS`);
+    upstream: the stages whose keys go into its key, in order;
+    params: the parameters that go into its key, in order (its sidecar records them too);
+    inputs: the build's values `compute` takes, by name, in order;
+    compute: inputs -> (value, extra sidecar fields); a `side` stage's takes a `SideRun` first and
+      returns a handle on its value instead (`lib.build.parallel`), so it can run beside the build;
+    provides: (value, sidecar) -> the values the stage adds to the build's.
+    """
+
+    name: str
+    version: int
+    upstream: tuple[str, ...]
+    params: dict[str, Any]
+    inputs: tuple[str, ...]
+    compute: Callable[..., Any]
+    provides: Callable[[Any, dict[str, Any]], Values]
+    side: bool = False
+
+
+@dataclass(frozen=True)
+class SideRun:
+    """Where a side stage's work goes: `runner`, its partial results kept in `cache` under its `key`
+    (the keywords' partitions, of `partition_size` papers; None: one)."""
+
+    runner: Runner
+    cache: ArtifactCache
+    key: str
+    partition_size: int | None = None
+
+
+def stage_table(
+    input_path: str | Path, input_digest: str, taxonomy_digest: str, embedder: Embedder, params: BuildParams
+) -> tuple[Stage, ...]:
+    """The build's stages in key order (each after the stages its key takes), keyed by the files' SHA-256
+    digests and the parameters each uses."""
+    keyed = _key_params(Path(input_path).name, input_digest, taxonomy_digest, embedder, params)
+    return (
+        Stage(
+            "load",
+            STAGE_VERSIONS["load"],
+            upstream=(),
+            params=keyed["load"],
+            inputs=(),
+            compute=partial(_load, input_path, params.input_format),
+            provides=partial(_loaded, input_path),
+        ),
+        Stage(
+            "keywords",
+            STAGE_VERSIONS["keywords"],
+            upstream=("load",),
+            params=keyed["keywords"],
+            inputs=("papers", "texts"),
+            compute=partial(_start_keywords, params),
+            provides=partial(_as, "keywords"),
+            side=True,
+        ),
+        Stage(
+            "embed",
+            STAGE_VERSIONS["embed"],
+            upstream=("load",),
+            params=keyed["embed"],
+            inputs=("texts",),
+            compute=partial(_embed, embedder),
+            provides=_embedded,
+        ),
+        Stage(
+            "subfields",
+            STAGE_VERSIONS["subfields"],
+            upstream=("load", "embed"),
+            params=keyed["subfields"],
+            inputs=("papers", "texts", "vectors", "taxonomy", "counts"),
+            compute=partial(_start_subfields, params),
+            provides=partial(_as, "subfields"),
+            side=True,
+        ),
+        Stage(
+            "project",
+            STAGE_VERSIONS["project"],
+            upstream=("embed",),
+            params=keyed["project"],
+            inputs=("vectors",),
+            compute=partial(_project, keyed["project"]),
+            provides=partial(_as, "coords"),
+        ),
+        Stage(
+            "topics",
+            STAGE_VERSIONS["topics"],
+            upstream=("project", "load"),
+            params=keyed["topics"],
+            inputs=("papers", "texts", "coords", "counts"),
+            compute=partial(_topics, params),
+            provides=_topics_found,
+        ),
+    )
+
+
+def _key_params(
+    input_name: str, input_digest: str, taxonomy_digest: str, embedder: Embedder, params: BuildParams
+) -> dict[str, dict[str, Any]]:
+    """The parameters that go into each stage's key, in order."""
+    return {
+        # The file name is a parameter too: venue and year may come from it.
+        "load": {"input_sha256": input_digest, "input_name": input_name, "input_format": params.input_format},
+        "keywords": {"top_n": params.top_keywords},
+        "embed": {"embedder": embedder.name, **embedder.params()},
+        "subfields": {
+            "taxonomy_sha256": taxonomy_digest,
+            "min_score": params.subfield_min_score,
+            "declared_areas": params.declared_areas,
+        },
+        # Also the projection's arguments, as they are named.
+        "project": {
+            "n_neighbors": params.n_neighbors,
+            "min_dist": params.min_dist,
+            "spread": params.spread,
+            "random_state": params.random_state,
+        },
+        "topics": {
+            "n_topics": params.n_topics,
+            "n_fine_topics": params.n_fine_topics,
+            "random_state": params.random_state,
+        },
+    }
+
+
+def stage_keys(table: tuple[Stage, ...]) -> dict[str, str]:
+    """Every stage's cache key, and the key of the finished output (all of them, and its format)."""
+    keys: dict[str, str] = {}
+    for stage in table:
+        keys[stage.name] = make_key(stage.name, stage.version, [keys[u] for u in stage.upstream], stage.params)
+    keys["output"] = make_key("output", keys, OUTPUT_FILES, [c.name for c in OUTPUT_COLUMNS])
+    return keys
+
+
+def import_stage_modules() -> None:
+    """Import `STAGE_MODULES` now, ahead of the stages that use them."""
+    for name in STAGE_MODULES:
+        importlib.import_module(name)
+
+
+def recorded_report(recorded: dict[str, Any], input_path: str | Path) -> LoadReport:
+    """A load report the cache recorded, naming `input_path`: the cache is keyed by content, so the
+    same file may have been read at another path (a copy, a CLI build of a dashboard's file)."""
+    return replace(LoadReport.from_dict(recorded), source=str(input_path))
+
+
+def _as(name: str, value: Any, meta: dict[str, Any]) -> Values:
+    return {name: value}
+
+
+def _load(input_path: str | Path, input_format: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    from lib.stages.load import load_papers
+
+    result = load_papers(input_path, input_format)
+    return result.papers, {"report": result.report.to_dict()}
+
+
+def _loaded(input_path: str | Path, papers: pd.DataFrame, meta: dict[str, Any]) -> Values:
+    """The papers table, its texts to analyse and the load report; `InputError` when no paper could be read."""
+    from lib.schema import PAPER_COLUMNS, analysis_texts, conform
+
+    papers = conform(papers, PAPER_COLUMNS)
+    report = recorded_report(meta["report"], input_path)
+    if papers.empty:
+        first = f"; the first: {report.skipped[0].record}: {report.skipped[0].problem}" if report.skipped else ""
+        raise InputError(f"{input_path}: no paper could be read from its {report.records_read} records{first}")
+    return {"papers": papers, "texts": analysis_texts(papers), "report": report}
+
+
+def _embed(embedder: Embedder, texts: list[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    from lib.stages.embed import fit_embed
+
+    vectors, query_model = fit_embed(embedder, texts)
+    return {"vectors": vectors, **query_model}, {}
+
+
+def _embedded(value: dict[str, np.ndarray], meta: dict[str, Any]) -> Values:
+    # The vectors only: the query model is read back from the cache when the output is written.
+    return {"vectors": value.pop("vectors")}
+
+
+def _project(params: dict[str, Any], vectors: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+    from lib.stages.project import project
+
+    return project(vectors, **params), {}
+
+
+def _topics(
+    params: BuildParams, papers: pd.DataFrame, texts: list[str], coords: np.ndarray, counts: Any
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    import numpy as np
+
+    from lib.build.output import summary_records
+    from lib.stages.topic_labels import PhraseUse, fewest_users, label_levels
+    from lib.stages.topics import find_topics, level_summaries, topics_table
+
+    levels = find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
+    # The labels' phrase counts serve the Topics page's summaries too: made here once, not per server.
+    use = PhraseUse(texts, fewest_users(levels.coarse, levels.fine), counts)
+    topics = topics_table(papers, levels, *label_levels(levels, texts, use=use))
+    mapped = topics.assign(x=coords[:, 0].astype(np.float64), y=coords[:, 1].astype(np.float64))
+    return topics, {"summaries": summary_records(level_summaries(mapped, use))}
+
+
+def _topics_found(topics: pd.DataFrame, meta: dict[str, Any]) -> Values:
+    return {"topics": topics, "summaries": meta["summaries"]}
+
+
+def _start_keywords(params: BuildParams, where: SideRun, papers: pd.DataFrame, texts: list[str]) -> Handle:
+    return start_keywords(papers, texts, params, where.runner, where.cache, where.key, where.partition_size)
+
+
+def _start_subfields(
+    params: BuildParams,
+    where: SideRun,
+    papers: pd.DataFrame,
+    texts: list[str],
+    vectors: np.ndarray,
+    taxonomy: Any,
+    counts: Any,
+) -> Handle:
+    return start_subfields(papers, texts, vectors, taxonomy, params, where.runner, counts)
