@@ -44,69 +44,20 @@ _FULLSCREEN_ICON = {
     "M800 600h100v300h-300v-100h200z",
 }
 
+
+def _script(name: str) -> str:
+    """The JavaScript file `name` of this package's js/ folder."""
+    return (Path(__file__).parent / "js" / name).read_text(encoding="utf-8")
+
+
 # Loads plotly.js once per page: a promise of window.Plotly.
-_PLOTLY_LOADER_JS = """
-const plotlyReady = (url) => {
-    if (!window.__papermapPlotly) {
-        window.__papermapPlotly = window.Plotly ? Promise.resolve(window.Plotly) : new Promise((resolve, reject) => {
-            const script = document.createElement("script");
-            script.src = url;
-            script.onload = () => resolve(window.Plotly);
-            script.onerror = () => { window.__papermapPlotly = null; reject(new Error("plotly.js did not load from " + url)); };
-            document.head.appendChild(script);
-        });
-    }
-    return window.__papermapPlotly;
-};
-"""
+_PLOTLY_LOADER_JS = _script("plotly_loader.js")
 
 # The map's papers by key, shared by the element that brings them and the chart that draws them: a
 # promise each, settled once the papers are decoded (or could not be). The last few maps are kept.
 _POINTS_JS = (
-    f"const PAPERMAP_POINTS = {json.dumps({'KEY_CHARS': KEY_CHARS, 'ROWS': ROWS, 'MASK': MASK, 'RUNS': COLOUR_RUNS})};\n"
-    + """
-const pointsEntry = (key) => {
-    const registry = window.__papermapPoints = window.__papermapPoints || new Map();
-    if (!registry.has(key)) {
-        let resolve, reject;
-        const promise = new Promise((done, fail) => { resolve = done; reject = fail; });
-        registry.set(key, { promise, resolve, reject, decoding: false });
-        while (registry.size > 3) registry.delete(registry.keys().next().value);
-    }
-    return registry.get(key);
-};
-const decodePoints = async (bytes) => {
-    const stream = new Blob([bytes.subarray(PAPERMAP_POINTS.KEY_CHARS)]).stream().pipeThrough(new DecompressionStream("gzip"));
-    const body = await new Response(stream).arrayBuffer();
-    const n = new DataView(body).getUint32(0, true);
-    const text = JSON.parse(new TextDecoder().decode(new Uint8Array(body, 4 + 8 * n)));
-    return { n, x: new Float32Array(body, 4, n), y: new Float32Array(body, 4 + 4 * n, n), ...text };
-};
-// A figure's traces name their papers by row: give them their places, ids, titles and hover, and colours.
-const withPoints = (figure, points) => {
-    for (const trace of figure.data) {
-        const meta = trace.meta || {};
-        let rows = meta[PAPERMAP_POINTS.ROWS];
-        if (meta[PAPERMAP_POINTS.MASK] !== undefined) {
-            const bits = Uint8Array.from(atob(meta[PAPERMAP_POINTS.MASK]), (c) => c.charCodeAt(0));
-            rows = [];
-            for (let row = 0; row < points.n; row++) if (bits[row >> 3] & (1 << (row & 7))) rows.push(row);
-        }
-        if (!rows) continue;
-        trace.x = Float32Array.from(rows, (row) => points.x[row]);
-        trace.y = Float32Array.from(rows, (row) => points.y[row]);
-        if (trace.hovertemplate) {
-            trace.customdata = rows.map((row) => points.ids[row]);
-            trace.text = rows.map((row) => points.titles[row]);
-            trace.hovertext = rows.map((row) => points.details[row]);
-        }
-        const runs = meta[PAPERMAP_POINTS.RUNS];
-        if (runs) trace.marker.color = runs.flatMap(([colour, count]) => Array(count).fill(colour));
-        delete trace.meta;
-    }
-    return figure;
-};
-"""
+    f"const PAPERMAP_POINTS = {json.dumps({'KEY_CHARS': KEY_CHARS, 'ROWS': ROWS, 'MASK': MASK, 'RUNS': COLOUR_RUNS})};\n\n"
+    + _script("points_registry.js")
 )
 
 # Streamlit calls the default function on every run that changes the component's data, without
@@ -116,62 +67,8 @@ _COMPONENT_JS = (
     MAP_SCRIPT_JS
     + _PLOTLY_LOADER_JS
     + _POINTS_JS
-    + f"const PAPERMAP_CHART_SETTINGS = {json.dumps({'FULLSCREEN': FULLSCREEN, 'ICON': _FULLSCREEN_ICON})};\n"
-    + """
-const ids = (points) => [...new Set((points || []).map((p) => p.customdata).filter((id) => id !== undefined && id !== null))];
-
-export default function ({ data, parentElement, setStateValue, setTriggerValue }) {
-    let host = parentElement.querySelector(".papermap-chart");
-    if (!host) {
-        host = document.createElement("div");
-        host.className = "papermap-chart";
-        parentElement.appendChild(host);
-        host.__state = { revision: null, ring: null, script: null, config: null, drawing: Promise.resolve() };
-    }
-    const state = host.__state;
-    state.ring = data.ring;
-    const frame = host.closest(data.frame) || host;
-    if (!host._fullLayout) host.textContent = "Loading the map…";
-    const points = pointsEntry(data.points).promise;
-    state.drawing = state.drawing.then(() => Promise.all([plotlyReady(data.plotly), points])).then(([Plotly, papers]) => {
-        if (state.revision === data.revision) return;
-        const figure = withPoints(JSON.parse(data.figure), papers);
-        if (!host._fullLayout) host.textContent = "";
-        // One config object for the plot's life: Plotly.react draws the plot anew when it changes. No
-        // "Share chart" (an upload to Plotly's cloud), no zoom tip over the page's select boxes.
-        state.config = state.config || Object.assign({ responsive: true, showSendToCloud: false, showTips: false }, data.config, {
-            modeBarButtonsToAdd: [{
-                name: PAPERMAP_CHART_SETTINGS.FULLSCREEN, title: PAPERMAP_CHART_SETTINGS.FULLSCREEN,
-                icon: PAPERMAP_CHART_SETTINGS.ICON,
-                click: () => document.fullscreenElement ? document.exitFullscreen() : frame.requestFullscreen(),
-            }],
-        });
-        delete figure.layout.height;  // the chart fills its frame, whose height the page's style sets
-        figure.layout.autosize = true;
-        const first = state.revision === null;
-        state.revision = data.revision;
-        return Plotly.react(host, figure.data, figure.layout, state.config).then(() => {
-            if (!first) return;
-            state.script = papermapMap(host, () => state.ring);
-            host.on("plotly_click", (event) => {
-                const clicked = ids(event && event.points);
-                if (clicked.length) setTriggerValue("click", clicked[0]);
-            });
-            host.on("plotly_selected", (event) => {
-                const chosen = event && (event.range ? "box" : event.lassoPoints ? "lasso" : null);
-                setStateValue("selection", chosen ? { revision: state.revision, kind: chosen, ids: ids(event.points) } : null);
-            });
-            host.on("plotly_deselect", () => setStateValue("selection", null));
-            const resize = () => host.isConnected ? Plotly.Plots.resize(host) : document.removeEventListener("fullscreenchange", resize);
-            document.addEventListener("fullscreenchange", resize);
-        });
-    }).then(() => state.script && state.script.refresh()).catch((error) => {
-        // Before a first plot (plotly.js did not load) the reader sees why; after it, the plot stays.
-        if (!host._fullLayout) host.textContent = String(error.message || error);
-        console.error(error);
-    });
-}
-"""
+    + f"const PAPERMAP_CHART_SETTINGS = {json.dumps({'FULLSCREEN': FULLSCREEN, 'ICON': _FULLSCREEN_ICON})};\n\n"
+    + _script("map_chart.js")
 )
 # Not isolated: plotly.js styles its mode bar and hover boxes from rules it adds to the document.
 _map_chart = st.components.v2.component(
@@ -186,17 +83,7 @@ _map_chart = st.components.v2.component(
 # Draws nothing: decodes the papers it is given (bytes) once per map, for the chart.
 _map_points = st.components.v2.component(
     "papermap_map_points",
-    js=_POINTS_JS
-    + """
-export default function ({ data }) {
-    const key = new TextDecoder().decode(data.subarray(0, PAPERMAP_POINTS.KEY_CHARS));
-    const entry = pointsEntry(key);
-    if (entry.decoding) return;
-    entry.decoding = true;
-    // A failure reaches the chart, which says so where the map would be.
-    decodePoints(data).then(entry.resolve, (error) => entry.reject(new Error("the map's papers could not be read: " + error)));
-}
-""",
+    js=_POINTS_JS + _script("map_points.js"),
 )
 
 

@@ -4,6 +4,7 @@ move it, the slide's two-layer map and the projector-sized style."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import plotly.graph_objects as go
@@ -52,26 +53,9 @@ h1 { font-size: var(--title-size) !important; line-height: 1.15 !important; padd
 # Counts the presenter's arrow keys (and a clicker's Page Up / Page Down) in the browser and sends the
 # running total: a value, not a click, so presses made while a step is still on its way add up
 # instead of merging into one. Keys typed into a field or a select box are theirs.
-_STEP_KEYS_JS = """
-export default function ({ setStateValue }) {
-    const epoch = Math.random().toString(36).slice(2);
-    let net = 0;
-    const steps = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
-    const onKey = (event) => {
-        const by = steps[event.key];
-        if (!by || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
-        const target = event.target;
-        const fields = 'input, textarea, select, [contenteditable], [role="slider"], [role="listbox"], [role="combobox"]';
-        if (target instanceof Element && target.closest(fields)) return;
-        event.preventDefault();
-        net += by;
-        setStateValue("presses", { epoch, net });
-    };
-    document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
-}
-"""
-_step_keys = st.components.v2.component("papermap_step_keys", js=_STEP_KEYS_JS)
+_step_keys = st.components.v2.component(
+    "papermap_step_keys", js=(Path(__file__).parent / "js" / "step_keys.js").read_text(encoding="utf-8")
+)
 
 
 def presentation_style() -> None:
