@@ -122,6 +122,23 @@ def test_pages_do_no_dataframe_or_array_maths():
     ]
 
 
+MAX_MODULE_LINES, MAX_FUNCTION_LINES = 400, 80  # issue 37: modules and functions the next engineer can read
+
+
+def test_lib_modules_and_functions_stay_short():
+    long = []
+    for path in sorted((REPO / "lib").rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        if source.count("\n") > MAX_MODULE_LINES:
+            long.append(f"{path.relative_to(REPO)}: {source.count(chr(10))} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = node.end_lineno - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    long.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name}: {length} lines")
+    assert long == []
+
+
 def test_the_output_doc_documents_every_output_column():
     output_doc = (REPO / "docs" / "output.md").read_text()
     for column in OUTPUT_COLUMNS:

@@ -77,18 +77,10 @@ def assign_subfields(
     matches), `subfield`, `subfield_score` (0 to 1), `subfield_runner_up` (the best sibling of the
     subfield, "" if none) and its score, and `subfield_confident` (False: the area is a best guess).
     """
-    if not 0 <= min_score < 1:
-        raise ParameterError(f"min_score must be in [0, 1); got {min_score}")
-    if not isinstance(n_neighbors, int) or n_neighbors < 1:
-        raise ParameterError(f"n_neighbors must be a positive integer; got {n_neighbors!r}")
-    if not 0 <= alpha < 1:
-        raise ParameterError(f"alpha must be in [0, 1); got {alpha}")
-    if not isinstance(min_papers, int) or min_papers <= n_neighbors:
-        raise ParameterError(f"min_papers must be an integer above n_neighbors ({n_neighbors}); got {min_papers!r}")
+    _check_parameters(min_score, n_neighbors, alpha, min_papers)
     texts = list(texts)
     if vectors is not None and len(vectors) != len(texts):
         raise ParameterError(f"vectors must have one row per text ({len(texts)}); got {len(vectors)}")
-    entries = taxonomy.entries
     own = entry_similarity(texts, taxonomy, counts)
     corpus = None
     if len(texts) >= min_papers:
@@ -97,9 +89,41 @@ def assign_subfields(
         vectors = normalize_rows(vectors)
         corpus = vectors, knn_graph(vectors, n_neighbors)
 
+    column = {e.name: i for i, e in enumerate(taxonomy.entries)}
+    scores, confident = _score_tree(taxonomy, column, own, corpus, alpha, min_papers)
+    rows = [
+        _walk(taxonomy, column, paper_scores, paper_confident, min_score)
+        for paper_scores, paper_confident in zip(scores, confident)
+    ]
+    return pd.DataFrame(rows, columns=list(SUBFIELD_COLUMNS)).astype(SUBFIELD_COLUMNS)
+
+
+def _check_parameters(min_score: float, n_neighbors: int, alpha: float, min_papers: int) -> None:
+    """`assign_subfields`' settings, each in its range, or a ParameterError naming the first that is not."""
+    if not 0 <= min_score < 1:
+        raise ParameterError(f"min_score must be in [0, 1); got {min_score}")
+    if not isinstance(n_neighbors, int) or n_neighbors < 1:
+        raise ParameterError(f"n_neighbors must be a positive integer; got {n_neighbors!r}")
+    if not 0 <= alpha < 1:
+        raise ParameterError(f"alpha must be in [0, 1); got {alpha}")
+    if not isinstance(min_papers, int) or min_papers <= n_neighbors:
+        raise ParameterError(f"min_papers must be an integer above n_neighbors ({n_neighbors}); got {min_papers!r}")
+
+
+def _score_tree(
+    taxonomy: Taxonomy,
+    column: dict[str, int],
+    own: np.ndarray,
+    corpus: tuple[np.ndarray, sp.csr_matrix] | None,
+    alpha: float,
+    min_papers: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each paper's score and confidence per entry (`column`: entry name -> column of `own`), group by
+    group from the areas down, each group among the papers filed under its parent (see
+    `assign_subfields`); `corpus` is the unit vectors and their neighbour weights, or None."""
+    entries = taxonomy.entries
     scores = np.zeros_like(own)
     confident = np.zeros(own.shape, dtype=bool)
-    column = {e.name: i for i, e in enumerate(entries)}
 
     def score_group(parent: str | None, members: np.ndarray) -> None:
         group = [column[c.name] for c in taxonomy.children(parent)]
@@ -120,12 +144,8 @@ def assign_subfields(
             filed = members[(best == j) & (group_scores.max(axis=1) > 0)]
             score_group(entries[index].name, filed)
 
-    score_group(None, np.arange(len(texts)))
-    rows = [
-        _walk(taxonomy, column, paper_scores, paper_confident, min_score)
-        for paper_scores, paper_confident in zip(scores, confident)
-    ]
-    return pd.DataFrame(rows, columns=list(SUBFIELD_COLUMNS)).astype(SUBFIELD_COLUMNS)
+    score_group(None, np.arange(len(own)))
+    return scores, confident
 
 
 def entry_similarity(texts: Sequence[str], taxonomy: Taxonomy, counts: PhraseCounts | None = None) -> np.ndarray:

@@ -77,37 +77,29 @@ def map_figure(
     zoom: bool = False,
     focus: Collection[str] | None = None,
 ) -> go.Figure:
-    """Scatter of `papers` on the map, one trace per value of `color_by` (per area for subfields), in
-    WebGL when `webgl` (a chart updated in place redraws faster so), SVG when False, by default by the
-    map's size (`point_trace_type`: a chart drawn afresh each time).
+    """Scatter of `papers` on the map, one trace per value of `color_by` (per area for subfields);
+    WebGL when `webgl`, SVG when False, by default by the map's size (`point_trace_type`).
 
-    `context` is the whole map when `papers` is a filtered part of it: its other papers are drawn
-    as a faint backdrop, it fixes the axes and the colours, so filtering neither moves nor repaints
-    anything; with `zoom` the axes show that part instead (`view_ranges`), or the papers of `focus`
-    (ids: a search's matches) when given. `customdata` holds
-    `paper_id`, so a selection maps back to papers. Labels of the `labels` column (coarse or fine
-    topics; None for none) sit on their topic's region or papers, apart from each other at
-    `width_hint` pixels wide (`lib.views.map_labels`). The axes keep equal units. The legend sits
-    beside the map; when the subfields (fine topics) under their areas' (topics') titles would be
-    taller than the plot area it lists the areas (topics), and the hover names the subfield.
-    `highlight` maps a legend name to paper ids (a search's matches, the open paper): those are
-    drawn again on top, larger and ringed, one layer per name in order (the last on top), even when
-    filtered out; labels keep clear of them, and of a filter's papers, when they are few
-    (`_kept_clear`). `legend=False` leaves the legend out (a small map). `regions` draws each coarse
-    topic's region (`lib.views.map_regions`) under the points: light grey outlined areas, in the
-    topic's own shade when colouring by topic; `region_shapes` is `map_regions(context)` computed
-    beforehand (once per map: a tenth of a second on a corpus), by default here; coarse labels use
-    them whether drawn or not. With coarse `labels`, the fine topics' labels go too, hidden, for
-    `lib.views.map_script` to show in place of the coarse ones when the reader zooms in. `hover` is
-    `hover_labels(context)` computed beforehand (it is the slow part on a corpus map); by default it
-    is computed here for the papers drawn. `colours` is `category_colours(context, color_by)`
-    computed beforehand (once per map and colouring), by default here.
+    - `context`: the whole map when `papers` is part of it; its other papers are a faint backdrop,
+      and it fixes axes and colours, so filtering neither moves nor repaints anything. With `zoom`
+      the axes show that part, or the papers of `focus` (ids: a search's matches), instead
+      (`view_ranges`).
+    - `labels` (coarse or fine topics, or None) sit on their topic's region or papers, apart, at
+      `width_hint` px wide (`lib.views.map_labels`); under coarse ones the fine ones go hidden, for
+      `lib.views.map_script` to show zoomed in. They keep clear of `highlight`ed papers and of a
+      filter's few papers (`_kept_clear`).
+    - The legend sits beside the map (`legend=False`: none); when the subfields under their areas'
+      titles would be taller than the plot, it lists the areas.
+    - `highlight`: legend name -> paper ids (a search's matches, the open paper), drawn again on
+      top, larger and ringed, one layer per name (the last on top), even when filtered out.
+    - `regions` draws the coarse topics' regions under the points, grey or in the topic's shade when
+      colouring by topic. `region_shapes` (`map_regions(context)`), `hover`
+      (`hover_labels(context)`) and `colours` (`category_colours(context, color_by)`) may come
+      computed beforehand, once per map; by default they are computed here.
 
-    The figure is sized for the wire: coordinates go as float32, and each point carries its id and
-    its hover text only (see `HOVER_TEMPLATE`). With `by_row`, the points traces carry none of those
-    but name their papers by row of `context` and give their colours as runs, in their `meta`
-    (`lib.views.map_points`): for the map page's chart, which holds `map_points(context, hover)`
-    already.
+    Sized for the wire: coordinates as float32, each point its id and hover text only
+    (`HOVER_TEMPLATE`). With `by_row` the points traces name their papers by row of `context` and
+    give their colours as runs, in their `meta` (`lib.views.map_points`), for the map page's chart.
     """
     if color_by not in COLOR_CHOICES:
         raise ValueError(f"color_by must be one of {', '.join(COLOR_CHOICES)}; got {color_by!r}")
@@ -136,17 +128,36 @@ def map_figure(
         # Under everything: the eye finds the regions first, and they never hide a point.
         traces = region_traces(shapes, colours if color_by == "topic_label" else None) + traces
     avoid = _kept_clear(papers, context, highlight)
-    annotations = []
-    if labels:
-        # Equal units on both axes: the scale is the one the tighter side allows (pixels per unit).
-        unit = min(width_hint / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))
-        annotations = label_annotations(papers, context, labels, x_range, y_range, unit, shapes, avoid)
-    parent = PARENTS.get(color_by)
-    legend_title = COLOR_CHOICES[color_by] + (f" by {COLOR_CHOICES[parent].lower()}" if by_parent and parent else "")
-    layout = _layout(annotations, height, legend, legend_title, (x_range, y_range), revision, context, avoid)
+    plot_size = (width_hint, height)
+    annotations = _label_notes(papers, context, labels, (x_range, y_range), plot_size, shapes, avoid) if labels else []
+    layout = _layout(
+        annotations, height, legend, _legend_title(color_by, by_parent), (x_range, y_range), revision, context, avoid
+    )
     # Unvalidated: every trace and layout key here is fixed by this module and its tests, and
     # validating some 90 traces and the layout is most of the build (0.15-0.3 s a rerun on the ICML titles).
     return go.Figure(data=traces, layout=layout, _validate=False)
+
+
+def _label_notes(
+    papers: pd.DataFrame,
+    context: pd.DataFrame,
+    labels: str,
+    ranges: tuple[list[float], list[float]],
+    size: tuple[int, int],
+    shapes: Sequence[Region],
+    avoid: Sequence[tuple[float, float]],
+) -> list[dict]:
+    """The `labels` level's labels as annotations (`label_annotations`), placed for a plot of `size`
+    (width, height) px showing `ranges`: equal units on both axes, at the scale the tighter side allows."""
+    (x_range, y_range), (width, height) = ranges, size
+    unit = min(width / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))
+    return label_annotations(papers, context, labels, x_range, y_range, unit, shapes, avoid)
+
+
+def _legend_title(color_by: str, by_parent: bool) -> str:
+    """ "Subfield", or "Subfield by area" when the legend names the areas only."""
+    parent = PARENTS.get(color_by)
+    return COLOR_CHOICES[color_by] + (f" by {COLOR_CHOICES[parent].lower()}" if by_parent and parent else "")
 
 
 def _layout(
