@@ -21,12 +21,12 @@ ENVIRONMENT_PREFIX = "PAPERMAP_LIMIT_"
 class Limits:
     """Every limit, with its default."""
 
-    # Paper lists: the 87,691-paper corpus is 0.13 GB and has 87,691 records.
+    # Paper lists: well above the largest corpus PaperMap is measured on (docs/limits.md).
     list_records: int = 250_000
     # BibTeX: one field's value once its @string macros are expanded, and all values together.
     bibtex_value_chars: int = 100_000
     bibtex_total_chars: int = 5_000_000
-    # Taxonomies: the file, its entries and how deep they nest (ICML 2025's is 2 levels, 69 entries).
+    # Taxonomies: the file, its entries and how deep they nest (a conference's own is far smaller).
     taxonomy_bytes: int = 1_000_000
     taxonomy_entries: int = 5_000
     taxonomy_depth: int = 10

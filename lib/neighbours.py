@@ -80,7 +80,7 @@ def _top_k(sims: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         return part, np.take_along_axis(sims, part, axis=1)
     sample = sims[:, ::stride]
     threshold = np.partition(sample, sample.shape[1] - k, axis=1)[:, sample.shape[1] - k]
-    # Flat positions, split into row and column after: the 2D `np.nonzero` took 13 times as long.
+    # Flat positions, split into row and column after: the 2D `np.nonzero` is much slower.
     flat = np.flatnonzero(sims >= threshold[:, None])
     row, col = np.divmod(flat, n)
     values = sims.reshape(-1)[flat]
@@ -96,10 +96,10 @@ def knn_graph(vectors: np.ndarray, n_neighbors: int) -> sp.csr_matrix:
     """Cosine kNN graph, symmetrised (an edge if either end picks the other), in row blocks: never n x n dense.
 
     The blocks go to `GRAPH_THREADS` threads (NumPy lets go of the GIL in the product and the
-    selection): the graph is the subfields' last step, and at 87,690 papers it ran alone on one
+    selection): the graph is the subfields' last step, and on a large list it ran alone on one
     core of two while the build waited for it. Each product has one BLAS thread: these tall, thin
     products gain little from BLAS's own, and on a busy laptop its spinning threads made this step
-    5-10x slower (3,340 titles: 8 s instead of 0.9 s).
+    several times slower.
     """
     n = len(vectors)
     k = min(n_neighbors, n - 1)
@@ -110,7 +110,7 @@ def knn_graph(vectors: np.ndarray, n_neighbors: int) -> sp.csr_matrix:
         similarity = vectors[start:stop] @ vectors.T  # exact: see `lib.exact.products`
         local = np.arange(len(similarity))
         similarity[local, start + local] = -2.0  # below any cosine: a paper is not its own neighbour
-        # `_top_k`, not a full argpartition: at 87,690 papers that was most of the subfields stage.
+        # `_top_k`, not a full argpartition: that dominated the subfields stage on large lists.
         return _top_k(similarity, k)
 
     with ThreadPoolExecutor(GRAPH_THREADS) as pool, threadpool_limits(limits=1, user_api="blas"):

@@ -172,9 +172,9 @@ def write_arrays(stream: BinaryIO | _DigestingWriter, arrays: Mapping[str, np.nd
 
     Unlike `np.savez`, which stamps each member with the current time, the same arrays always give
     the same bytes, so a rebuild from cache writes what a clean build writes; and no array's bytes
-    are copied whole in memory (a corpus's SVD directions are 0.5 GB). Text arrays are deflated
-    (fixed-width strings shrink 20-fold); numbers are stored as they are: SVD directions deflate by
-    7% at 30 MB/s, 15 s of a corpus build for the query model alone.
+    are copied whole in memory (a corpus's SVD directions are large). Text arrays are deflated
+    (fixed-width strings shrink many-fold); numbers are stored as they are: SVD directions barely
+    deflate, and deflating the query model's alone would slow a corpus build noticeably.
     """
     import numpy as np
 

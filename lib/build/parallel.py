@@ -55,7 +55,7 @@ BACKGROUND_FLAG = "--background"
 BACKGROUND_NICENESS = 10
 PARTITION_STAGE = "keywords-partition"  # the cache's folder for finished keyword partitions
 # All the side stages read of the papers table besides the texts: the rest (abstracts, authors,
-# sessions) would only be copied to the worker, a few hundred MB at 87,690 papers.
+# sessions) would only be copied to the worker, a large copy on a corpus.
 SIDE_COLUMNS = ["paper_id", "declared_area", "declared_subarea"]
 
 
@@ -150,7 +150,7 @@ class WorkerProcess:
     """Fresh interpreters beside this process, one per `map`, each running its batch of calls in order.
 
     Batches run side by side: the subfields, sent once embed is done, do not wait for the keywords
-    (at 87,690 papers that wait was 53 s of the build's 239 s, this process idle meanwhile). Use as a
+    (on a large list that wait was a large share of the build, this process idle meanwhile). Use as a
     context manager: leaving the block ends the workers (killed when the block raised).
     """
 
@@ -197,8 +197,8 @@ class WorkerProcess:
         received = 0
         try:
             # Pickled whole, then written in one call: `pickle.dump` wrote a frame at a time and, between
-            # frames, this thread waited for the GIL the build's Python held (87,690 texts took 4 s to
-            # reach the keywords worker during embed; one write takes 0.2 s).
+            # frames, this thread waited for the GIL the build's Python held (a large list's texts took
+            # many times longer to reach the keywords worker during embed than one write takes).
             worker.stdin.write(pickle.dumps(calls, protocol=pickle.HIGHEST_PROTOCOL))
             worker.stdin.flush()
             for handle in handles:
@@ -324,8 +324,8 @@ def start_subfields(
 ) -> Handle:
     """Start the subfields stage on `runner`; the handle's result is its table (`counts`: see `subfields_table`)."""
     # In the background: the keywords, started first, take longer, and the build's own stages are ahead
-    # of it. At 87,690 papers on two cores, sharing them in three equal parts made the keywords the
-    # build's last 20-30 s; in the background the build took 171-197 s against 206-225 s.
+    # of it. On a large list and two cores, sharing them in three equal parts made the keywords the
+    # build's tail; in the background the build was faster.
     call = (subfields_table, (papers[SIDE_COLUMNS], texts, vectors, taxonomy, params, counts))
     return runner.map([call], background=True)[0]
 

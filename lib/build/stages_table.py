@@ -35,21 +35,8 @@ if TYPE_CHECKING:
     from lib.stages.embed import Embedder
 
 # Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
-# old artifacts are never reused. Kept here, not in the stage modules, so keys need no heavy import.
-# project 3: UMAP in NumPy (lib.stages.umap_np) instead of umap-learn, fitted on a sample past 20,000 papers;
-# 4: exact ties among a small list's neighbours go to the lower index, as on large lists; 5: the PCA
-# of lists under 10 papers is umap_np's (covariance eigenvectors) instead of scikit-learn's SVD;
-# 6: min_dist 0.2 and spread 2.0 (were 0.02, 1.0), so papers can be told apart (bench/map_quality.py).
-# load 4 and subfields 4: declared areas, institutions, links and sessions; subfields 5: declared
-# entries take the description and terms of the taxonomy's entries of their names; subfields 6: a paper's
-# neighbours tied at the k-th similarity are the lower rows (lib.neighbours.knn_graph; were arbitrary);
-# subfields 7: profiles and neighbours from the embed stage's vectors (were its own TF-IDF and SVD-100).
-# topics 6: its record holds both levels' topic summaries (the output's topics.json).
-# topics 7: auxiliaries ("Does") name no topic. embed 3: the SVD is lib.stages.sparse_svd's, a block of terms
-# at a time (was scikit-learn's TruncatedSVD). subfields 8: TF-IDF weighed by `lib.stages.subfields.tfidf_rows`
-# (equal to scikit-learn's but for the last bit of a float). embed 4, project 7, topics 8, subfields 9: the
-# same bits on any BLAS kernel and CPU (lib.exact): vectors snapped to a grid, exact neighbours, UMAP's
-# initial layout by subspace iteration, k-means of lib.stages.kmeans.
+# old artifacts are never reused (each bump's reason is in its commit). Kept here, not in the stage
+# modules, so keys need no heavy import.
 STAGE_VERSIONS = {"load": 4, "keywords": 5, "subfields": 10, "embed": 5, "project": 7, "topics": 9}
 
 # The modules the stages' compute functions import (pandas, scikit-learn, UMAP among what they import).

@@ -131,7 +131,7 @@ def text_units(
                 if written[:-1] == long_form[:-1] and singular_word(written[-1]) == long_form[-1]:
                     word, i = " ".join(written), i + len(long_form) - 1
                     break
-            # One string per distinct word for the whole corpus, not one per use: the units of
-            # 87,690 abstracts are 20 million words.
+            # One string per distinct word for the whole corpus, not one per use: a corpus's units
+            # run to tens of millions of words.
             units.append((sys.intern(word), sentence))
     return units

@@ -58,7 +58,7 @@ class TfidfSvdModel:
     @cached_property
     def _vectorizer(self) -> Any:
         """The corpus's TF-IDF weighting, made once per model: its vocabulary is a dict of every term
-        (933,586 at 87,690 papers), which took longer to make than a query took to embed."""
+        (large on a corpus), which took longer to make than a query took to embed."""
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         vectorizer = TfidfVectorizer(**_TFIDF_SETTINGS, vocabulary={term: i for i, term in enumerate(self.terms)})
@@ -69,7 +69,7 @@ class TfidfSvdModel:
         """The texts' TF-IDF rows over the terms any of them uses, sparse, and those terms' columns.
 
         Products go over those columns only: one with the whole of `components.T` would first copy
-        it (scipy multiplies C-ordered vectors), 0.5 GB at 87,690 papers, for each query.
+        it (scipy multiplies C-ordered vectors), a large copy on a corpus, for each query.
         """
         tfidf = self._vectorizer.transform(texts)
         used = np.unique(tfidf.indices)

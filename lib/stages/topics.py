@@ -195,8 +195,8 @@ def topic_summaries(
     `representatives` (up to `n_representatives` paper ids nearest the topic's centre, papers that
     fall clearly in the topic first) and `x`, `y` (the median map position of its papers).
     The centre is taken on the map, or in `vectors` (rows aligned with `papers`) by cosine when given.
-    `use` is `PhraseUse` of the papers' texts computed beforehand (the slow part: a minute over a
-    corpus's abstracts, the same for both levels), by default here.
+    `use` is `PhraseUse` of the papers' texts computed beforehand (the slow part on a corpus, the
+    same for both levels), by default here.
     """
     if level not in LEVELS:
         raise ParameterError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")

@@ -20,7 +20,7 @@ _MAP_LINK_KEY = "papermap_map_link"
 def topic_summaries(map_dir: str, level: str) -> pd.DataFrame:
     """The `level` topic summaries (`lib.stages.topics.topic_summaries`) of the whole map in
     `map_dir`, as its build wrote them (`lib.build.output.read_topic_summaries`): a build counts
-    every paper's phrases for the labels anyway, a server doing it again took a minute at 87,690 papers."""
+    every paper's phrases for the labels anyway, and on a large list a server doing it again is slow."""
     return read_topic_summaries(map_dir, level)
 
 

@@ -82,7 +82,7 @@ class _Editor:
     The editor is drawn from the same table until the list changes in a way it cannot show (a move,
     a removal, a vote, a failed save, or a change by someone else), so its identity holds while a member
     types: a new table, or a new key, for each saved edit dropped the edits typed into the old
-    editor before the page redrew it (four presenters typed 0.3 s apart lost one).
+    editor before the page redrew it.
     """
 
     version: int

@@ -1,8 +1,8 @@
 """The map page's chart: one Plotly plot that stays in the page and is updated in place.
 
 `st.plotly_chart` keys its chart by the whole figure, so any change to it (a filter, a colouring,
-a label level) replaces the chart and the browser draws it from nothing, about a second for the
-3,340 ICML titles; `Plotly.react` on the plot already drawn takes a fifth of that. This component
+a label level) replaces the chart and the browser draws it from nothing; `Plotly.react` on the plot
+already drawn is several times faster. This component
 keeps one plot per page and reacts it to each new figure, keeping the reader's zoom
 (`layout.uirevision`). It loads the plotly.js that ships with the plotly package, served by
 Streamlit from that package's folder (no network), runs `lib.views.map_script` on the plot (labels

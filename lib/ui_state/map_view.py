@@ -209,8 +209,7 @@ def paper_list(papers: pd.DataFrame, key: str, what: str = "papers") -> None:
 
 def paper_list_on_demand(papers: pd.DataFrame, key: str, what: str = "papers") -> None:
     """`paper_list` in a collapsed expander, its rows made only once a reader opens it (session state
-    `{key}-open`, kept across reruns): a table under the map held back the map's first draw by 0.4 s
-    on the 3,340 ICML titles."""
+    `{key}-open`, kept across reruns): a table under the map held back the map's first draw."""
     opened = f"{key}-open"
     # One label whatever the count: a new label is a new expander, closed again after each filter change.
     with st.expander(f"The {what}, as a table", key=opened, on_change="rerun"):
@@ -218,7 +217,7 @@ def paper_list_on_demand(papers: pd.DataFrame, key: str, what: str = "papers") -
             paper_list(papers, key=key, what=what)
         else:
             # An empty table, unseen in the closed expander: the table's code loads with the page, so a
-            # box's table does not wait for it (0.80 s from the box to its rows without, 0.49 s with).
+            # box's table does not wait for it.
             st.dataframe(
                 paper_table(papers.head(0)), hide_index=True, column_config=PAPER_COLUMN_CONFIG, key=f"{key}-code"
             )

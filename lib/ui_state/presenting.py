@@ -125,8 +125,8 @@ def slide_ring(place: RingPlace | None) -> None:
             st.html(f'<div class="slide-ring" style="{place.css()}"></div>')
 
 
-# A resource, not data: st.cache_data would unpickle (and so re-validate) the 1 MB figure at each
-# step, 50 ms; it is only read (st.plotly_chart serialises a copy), never changed.
+# A resource, not data: st.cache_data would unpickle (and so re-validate) the whole figure at each
+# step; it is only read (st.plotly_chart serialises a copy), never changed.
 @st.cache_resource(show_spinner=False, max_entries=4)
 def slide_map(map_dir: str) -> go.Figure:
     """`lib.views.slide_map.slide_backdrop` of the whole map in `map_dir`, built once per map."""

@@ -250,7 +250,7 @@ def map_html(figure: go.Figure, title: str = "PaperMap", notes: Sequence[str] = 
     """`figure` as a standalone interactive HTML page (UTF-8) with plotly.js inlined: it works offline.
 
     The page is titled `title` (its `<title>` and heading) and says `notes` under it (what is
-    shown: `lib.views.map_page.export_notes`); both are HTML-escaped. About 5 MB, almost all of it
+    shown: `lib.views.map_page.export_notes`); both are HTML-escaped. Almost all of its size is
     plotly.js. Its labels follow the zoom as on the dashboard (`lib.views.map_script`). Text in
     the figure is whatever its builder put there (`lib.views.map_figure` escapes paper text).
     """

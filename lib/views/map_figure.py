@@ -134,7 +134,7 @@ def map_figure(
         annotations, height, legend, _legend_title(color_by, by_parent), (x_range, y_range), revision, context, avoid
     )
     # Unvalidated: every trace and layout key here is fixed by this module and its tests, and
-    # validating some 90 traces and the layout is most of the build (0.15-0.3 s a rerun on the ICML titles).
+    # validating some 90 traces and the layout is most of the build, on every rerun.
     return go.Figure(data=traces, layout=layout, _validate=False)
 
 

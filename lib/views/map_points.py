@@ -1,9 +1,9 @@
 """The map's points as the map page's chart holds them: every paper's place, id and hover, sent once. Pure; no Streamlit.
 
-A corpus map's figure was 34 MB on every rerun (87,690 papers), almost all of it the same each time:
+A corpus map's whole figure, sent on every rerun, is large and almost all of it the same each time:
 hover text, titles, ids and coordinates. The chart (`lib.ui_state.map_chart`) is given those once per
-map as `map_points` (compressed: 7.6 MB for that corpus), and each figure names its points by row
-(`map_figure(by_row=True)`): a filter sends the rows it shows, not the papers again.
+map as `map_points` (compressed), and each figure names its points by row (`map_figure(by_row=True)`):
+a filter sends the rows it shows, not the papers again.
 
 Format: `KEY_CHARS` ASCII hex characters (`points_key`, a fingerprint of the rest), then a gzip stream
 of: the number of papers n (uint32, little-endian), x then y (n float32 each, little-endian), and
@@ -27,7 +27,7 @@ import pandas as pd
 
 KEY_CHARS = 24
 ROWS, MASK, COLOUR_RUNS = "papermap_rows", "papermap_mask", "papermap_colour_runs"
-# The 87,690-paper corpus's 28.7 MB: 7.6 MB at level 6 in 1 s, once per map; 9.3 MB at level 1 in 0.4 s.
+# Level 6, not 1: markedly smaller for every session that opens the map; the extra time is paid once per map.
 _GZIP_LEVEL = 6
 
 

@@ -4,9 +4,8 @@ opacity from the number of papers shown and the map's density. Pure; no Streamli
 The default view is the whole map drawn with equal units on both axes, its ranges padded as
 `map_figure` pads them, into a plot area of `DEFAULT_PLOT_PX`: the smallest the map page draws it
 (a 1280x720 window, `lib.ui_state.map_view.MAP_WIDTH_HINT` x `MAP_HEIGHT_HINT`; measured in
-Chromium on the 3,340 ICML 2025 titles, 398x400 px there and 702x706 at 1600x1000, some 1.75
-times the scale). Papers stacked at the smallest view may come apart in a larger window or a
-zoom; listing them there too is the safe side.
+Chromium; a larger window draws the map at a larger scale). Papers stacked at the smallest view
+may come apart in a larger window or a zoom; listing them there too is the safe side.
 
 Two markers of one diameter "stack" when their centres are closer than `HALF_COVER_RADII` radii:
 then each covers more than half of the other.
@@ -119,10 +118,9 @@ def suggested_marker_size(
     `HALF_COVER_RADII` radii), clipped to [`MIN_MARKER_PX`, `marker_size(len(papers))`]:
     never larger than the count alone gives, smaller where the map is dense, never a speck (on a
     map of clumps no size keeps them apart; the card lists what stays stacked). A quarter by
-    default: at the default view on the dev lists (TF-IDF, min_dist 0.2, spread 2.0) it gives
-    iclr2018 5.0 px and ijcai2023 5.9 px (marker_size: 8.1, 8.3), keeps colm2025 and aistats2025
-    at marker_size (9.0, 8.6), and the clumped ICML 2025 titles get the floor, 4 px (6.9); half
-    would shrink none of the four lists with abstracts.
+    default: at the default view on the dev lists it shrinks the denser lists' markers, keeps the
+    sparser ones at `marker_size` and gives the clumped ICML 2025 titles the floor; half would
+    shrink none of the four lists with abstracts.
     """
     if not 0 < covered < 1:
         raise ValueError(f"covered must be between 0 and 1 (exclusive); got {covered!r}")

@@ -257,19 +257,19 @@ def point_trace_type(n_points: int) -> str:
     """The Plotly trace type for a map of `n_points` papers drawn afresh (`st.plotly_chart`, a
     downloaded file): SVG ("scatter") up to `SVG_MAX_POINTS`, WebGL ("scattergl") past it.
 
-    A fresh WebGL plot of the 3,340 ICML titles took 0.65-0.7 s in Chromium's software renderer
-    against 0.29 s as SVG; past some thousands of points SVG's per-point elements cost more than
-    WebGL's start. Updated in place, WebGL is the faster at every size (`map_figure(webgl=True)`)."""
+    A fresh WebGL plot of a conference's titles took longer in Chromium's software renderer than
+    SVG; past some thousands of points SVG's per-point elements cost more than WebGL's start.
+    Updated in place, WebGL is the faster at every size (`map_figure(webgl=True)`)."""
     return "scatter" if n_points <= SVG_MAX_POINTS else "scattergl"
 
 
 def _points(kind: str, **props: object) -> dict:
-    # Traces go in as dicts: plotly deep-copies trace objects element by element, seconds at 87k papers.
+    # Traces go in as dicts: plotly deep-copies trace objects element by element, slow on a corpus.
     return {"type": kind, **props}
 
 
 def in_ids(values: pd.Series, wanted: Collection[str] | pd.Series) -> np.ndarray:
-    # On object arrays: pandas' Arrow-backed strings test membership in a long list a hundred times slower.
+    # On object arrays: pandas' Arrow-backed strings test membership in a long list far more slowly.
     wanted = wanted.to_numpy(dtype=object) if isinstance(wanted, pd.Series) else np.asarray(list(wanted), dtype=object)
     return pd.Series(values.to_numpy(dtype=object), dtype=object).isin(wanted).to_numpy()
 

@@ -70,7 +70,7 @@ def _units(
     long_forms: dict[str, list[list[str]]],
 ) -> list[list[tuple[str, int]]]:
     """Each text's `text_units`, one tuple per distinct (unit, sentence) for all the texts: the units
-    of 87,690 abstracts are 20 million, as tuples of their own 1.1 GB."""
+    of a corpus run to tens of millions, too many for a tuple each."""
     pool: dict[tuple[str, int], tuple[str, int]] = {}
     return [
         [pool.setdefault(u, u) for u in text_units(t, d, acronyms, long_forms)] for t, d in zip(tokens, definitions)

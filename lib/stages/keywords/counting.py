@@ -26,7 +26,7 @@ _NUMBERS = itemgetter(0, 1, 3)  # count, first sentence, uses at a run's end
 class _Doc:
     """One text's counted phrases, packed: a key's entry is its position in `keys` (singular keys),
     `forms` (the surface form first written) and `numbers` (count, first sentence, uses at a run's
-    end, three each). A dict of lists per text took 1.9 GB over 87,690 abstracts (6 million phrases)."""
+    end, three each). A dict of lists per text took far more memory on a corpus."""
 
     __slots__ = ("forms", "keys", "numbers")
 
@@ -78,8 +78,8 @@ def _count_run(
     phrases of one run of units, and add to `inside` the keys of its words (not long forms); returns
     the run's keys.
 
-    Runs are short (1.7 units on average over a corpus), so each unit is one lookup and each phrase
-    is spelled out by length: lists of the run's keys and forms, sliced and joined, took a third longer."""
+    Runs are short (a unit or two on average), so each unit is one lookup and each phrase
+    is spelled out by length: lists of the run's keys and forms, sliced and joined, were slower."""
     keys: list[str] = []
     inner: list[str] = []
     last = len(chunk) - 1
@@ -163,8 +163,8 @@ def _phrase_totals(docs: Sequence[_Doc]) -> tuple[Counter, Counter, Counter]:
     """Per phrase over `docs`: the texts using it, its uses, and its uses at a run's end.
 
     Counted in C where it can be: a text uses most of its phrases once (a phrase's uses are its
-    texts plus the few extra uses) and ends a run with them at most once. A loop over the 6 million
-    entries of 87,690 abstracts took twice as long."""
+    texts plus the few extra uses) and ends a run with them at most once. A Python loop over a
+    corpus's millions of entries was markedly slower."""
     keys = list(chain.from_iterable(doc.keys for doc in docs))
     numbers = np.frombuffer(b"".join(doc.numbers.tobytes() for doc in docs), dtype=np.intc).reshape(-1, 3)
     texts = Counter(keys)

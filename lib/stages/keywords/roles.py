@@ -73,7 +73,7 @@ def _chunks(
     -ing words the corpus uses as verbs: they rarely follow another word of their run ("evaluating",
     against "mathematical reasoning").
 
-    Positions, not lists of units: over 87,690 abstracts the runs' lists held 0.4 GB; `_pieces`
+    Positions, not lists of units: a corpus's runs as lists held much memory; `_pieces`
     spells one text's out when its phrases are counted."""
     breaks = {"": True, ":": True}
     ing: dict[str, bool] = {}

@@ -25,8 +25,8 @@ IDF_FLOOR = 3.0
 SINGLE_IDF_FLOOR = 1.0
 # Weight of a phrase the text first uses in its first sentence (the title in `analysis_texts`),
 # and of an early one (divided by 1 + its first sentence's number): a title phrase counts five
-# times a late one. Raised from 1.0 and 0.5 as FRAGMENT came in: the three together took exact
-# F1@5 on colm2025 from 0.162 to 0.173 (bench/keywords.py, commit 8bac80e).
+# times a late one. Set with FRAGMENT: the three together raised exact F1@5 on colm2025
+# (bench/keywords.py).
 TITLE_BONUS = 2.0
 POSITION_BONUS = 2.0
 # Factor of a phrase said once in one text only: more often a chance word run than a concept.
@@ -41,8 +41,8 @@ TAIL_SHARE = 0.25
 # TAIL_SHARE for a single word, which must be a noun more clearly. Chosen by hand;
 # bench/keywords.py measures it.
 SINGLE_TAIL_SHARE = 0.3
-# Factor of a fragment: a phrase the text always continues and the corpus mostly does. Came in
-# with the raised TITLE_BONUS and POSITION_BONUS (their figure above; bench/keywords.py).
+# Factor of a fragment: a phrase the text always continues and the corpus mostly does. Set with
+# TITLE_BONUS and POSITION_BONUS (see there; bench/keywords.py).
 FRAGMENT = 0.5
 
 
