@@ -105,11 +105,12 @@ def place_labels(
     font_size: int = LABEL_FONT["topic_label"],
     avoid: Sequence[tuple[float, float]] = (),
     on_spot: Collection[str] | None = None,
+    beside: bool = True,
 ) -> list[PlacedLabel]:
     """Labels of `positions` (median x, y and `papers` per label), largest topic first, each on one
     of its `spots` nearest its median, else beside the nearest by a leader line, else left out.
     Labels not `on_spot` (by default all are) always go beside: their spots are papers, which a
-    box would hide.
+    box would hide. Without `beside`, a label with no free spot is left out instead.
 
     `unit` is pixels per map unit on both axes. No two boxes overlap, every box lies inside the
     ranges, and none comes within `AVOID_PIXELS` of a point in `avoid` (papers the reader must see).
@@ -134,7 +135,7 @@ def place_labels(
         if on_spot is None or str(label) in on_spot:
             free = _free(candidates, half, taken, leaders, low, high)
             centre = candidates[free[0]] if len(free) else None
-        if centre is None:
+        if centre is None and beside:
             tip, centre = _beside(candidates, half, unit, taken, leaders, low, high)
         if centre is None:
             continue
@@ -296,7 +297,13 @@ def label_annotations(
     font = LABEL_FONT[labels]
     spots, on_region = topic_spots(papers, labels, regions if labels == "topic_label" else ())
     positions = topic_positions(papers, context, labels)
-    placed = place_labels(positions, spots, unit, x_range, y_range, font, avoid, on_region)
+    # Fine topics have no regions: chosen as the level shown, their labels sit on their papers, as a
+    # coarse label on its region does, or are left out, so a map of some 60 labels is no thicket of
+    # leader lines (zooming in shows those left out); a coarse topic without a region points to its papers.
+    coarse = labels == "topic_label"
+    placed = place_labels(
+        positions, spots, unit, x_range, y_range, font, avoid, on_region if coarse else None, beside=coarse
+    )
     notes = [label_annotation(label, font, ZOOM_LEVELS[labels]) for label in placed]
     if labels == "topic_label" and "topic_fine_label" in papers:
         fine = topic_positions(papers, context, "topic_fine_label").sort_values(
