@@ -12,6 +12,7 @@ from conftest import REPO, SHARED_DATA, bench_module
 
 from lib.build.output import PAPERS_FILE, read_papers
 from lib.ui_state import FULLSCREEN
+from lib.views.map_labels import MAX_AVOIDED
 from lib.views.map_script import GROWN_MAX_PX
 from lib.views.markup import html_literal
 
@@ -293,6 +294,57 @@ def test_the_legend_fits_beside_the_map_on_a_real_list(areas_app, browser, colou
         " return [l._height, l._effHeight]; }"
     )
     assert heights[0] <= heights[1] + 1, heights
+    tab.close()
+
+
+# Every drawn paper's position on the page (the points traces, not the backdrop or the highlights).
+ALL_SPOTS_JS = """() => {
+    const gd = document.querySelector('.st-key-map-frame .js-plotly-plot'), box = gd.getBoundingClientRect();
+    const layout = gd._fullLayout, spots = [];
+    for (const trace of gd._fullData) {
+        if (!trace.customdata || !trace.hovertemplate || trace.name === 'filtered out') continue;
+        for (let i = 0; i < trace.x.length; i++) spots.push([box.left + layout.xaxis._offset + layout.xaxis.l2p(trace.x[i]),
+                                                            box.top + layout.yaxis._offset + layout.yaxis.l2p(trace.y[i])]);
+    }
+    return spots;
+}"""
+
+
+def test_labels_give_way_to_the_papers_of_a_box_selection(areas_app, browser):
+    tab = browser.new_page(viewport={"width": 1280, "height": 720})
+    tab.set_default_timeout(PAGE_MS)
+    tab.errors = []
+    tab.on("pageerror", lambda error: tab.errors.append(str(error)))
+    tab.goto(areas_app)
+    tab.wait_for_selector(".st-key-map-frame .js-plotly-plot g.annotation")
+    wait_for_level(tab, "coarse")
+    spots = tab.evaluate(ALL_SPOTS_JS)
+
+    def under(box, margin=0.0):
+        left, top, right, bottom = box
+        return [(x, y) for x, y in spots if left - margin < x < right + margin and top - margin < y < bottom + margin]
+
+    # The label over the most papers of those a box drawn just around it selects no more than labels
+    # keep clear of (past MAX_AVOIDED they would all give way).
+    label = max(
+        (label for label in tab.evaluate(LABEL_BOXES_JS) if len(under(label["box"], 4)) <= MAX_AVOIDED),
+        key=lambda label: len(under(label["box"])),
+    )
+    left, top, right, bottom = label["box"]
+    assert under(label["box"]), "no label lies over a paper here"
+    press(tab, "Box Select")
+    tab.mouse.move(left - 4, top - 4)
+    tab.mouse.down()
+    tab.mouse.move(right + 4, bottom + 4, steps=8)
+    tab.mouse.up()
+    tab.get_by_text("papers in the box or lasso").wait_for()
+    tab.wait_for_timeout(600)  # the script applies on the next animation frame
+    selected = under((left - 4, top - 4, right + 4, bottom + 4))
+    for shown in tab.evaluate(LABEL_BOXES_JS):
+        x0, y0, x1, y1 = shown["box"]
+        assert not [(x, y) for x, y in selected if x0 < x < x1 and y0 < y < y1], shown["text"]
+    assert label["text"] not in {shown["text"] for shown in tab.evaluate(LABEL_BOXES_JS)}
+    assert not tab.errors
     tab.close()
 
 

@@ -1,9 +1,18 @@
 function papermapMap(gd, ringAt) {
-    const { FINE_ZOOM, COARSE, ZOOM, META, AVOID, AVOID_PX, RING, MAX_GROWTH, GROWN_MAX_PX } = PAPERMAP_MAP_SETTINGS;
+    const { FINE_ZOOM, COARSE, ZOOM, META, AVOID, AVOID_PX, MAX_AVOIDED, RING, MAX_GROWTH, GROWN_MAX_PX } = PAPERMAP_MAP_SETTINGS;
     let frame = 0, watched = null;
     const schedule = () => { if (!frame) frame = requestAnimationFrame(apply); };
     const observer = new MutationObserver(schedule);
     const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    // The map positions of the papers in the reader's box or lasso, when few enough to keep clear of
+    // (past MAX_AVOIDED every label would give way); labels covering them are hidden, like AVOID's.
+    let selected = [];
+    const onSelected = (event) => {
+        const points = (event && event.points) || [];
+        selected = points.length <= MAX_AVOIDED ? points.map((point) => [point.x, point.y]) : [];
+        schedule();
+    };
+    const onDeselect = () => { selected = []; schedule(); };
     const grown = new WeakMap();  // a points trace -> its size as drawn by the figure, and the growth applied
     const ring = document.createElement("div");
     ring.className = "papermap-ring";
@@ -59,7 +68,7 @@ function papermapMap(gd, ringAt) {
         const notes = gd.layout.annotations || [];
         const area = gd.querySelector(".nsewdrag");  // the plot area: a label cut by its edge is not shown
         const plot = area ? area.getBoundingClientRect() : gd.getBoundingClientRect();
-        const avoided = (meta[AVOID] || []).map((point) => onPage(layout, point));
+        const avoided = [...(meta[AVOID] || []), ...selected].map((point) => onPage(layout, point));
         const covers = (box) => avoided.some(([x, y]) => x > box.left - AVOID_PX && x < box.right + AVOID_PX
             && y > box.top - AVOID_PX && y < box.bottom + AVOID_PX);
         const shown = [];
@@ -84,6 +93,8 @@ function papermapMap(gd, ringAt) {
     if (gd.on) {
         gd.on("plotly_afterplot", schedule);
         gd.on("plotly_relayout", schedule);
+        gd.on("plotly_selected", onSelected);
+        gd.on("plotly_deselect", onDeselect);
     }
     schedule();
     return {
@@ -95,6 +106,8 @@ function papermapMap(gd, ringAt) {
             if (gd.removeListener) {
                 gd.removeListener("plotly_afterplot", schedule);
                 gd.removeListener("plotly_relayout", schedule);
+                gd.removeListener("plotly_selected", onSelected);
+                gd.removeListener("plotly_deselect", onDeselect);
             }
         },
     };
