@@ -262,21 +262,23 @@ def test_the_map_takes_three_quarters_of_the_window_wholly_on_screen(map_app, br
 
 @pytest.fixture(scope="module")
 def areas_app(tmp_path_factory):
-    """The dashboard on IJCAI 2023 (../shared/data): 851 papers, 15 areas, each its own one subfield."""
+    """The dashboard on IJCAI 2023 (../shared/data): 851 papers, 15 areas, each its own one subfield;
+    yields (base URL, its papers table)."""
     if not (SHARED_DATA / "ijcai2023.json").exists():
         pytest.skip("../shared/data is not present")
     data, folder = SHARED_DATA / "ijcai2023.json", tmp_path_factory.mktemp("areas")
-    _browser.ensure_map(data, folder / "cache")
+    papers = read_papers(_browser.ensure_map(data, folder / "cache") / PAPERS_FILE)
     env = {"PAPERMAP_CACHE": str(folder / "cache"), "PAPERMAP_DB": str(folder / "lists.sqlite")}
     with _browser.streamlit("dashboard.py", ["--data", str(data)], env, folder / "streamlit.log") as base:
-        yield base
+        yield base, papers
 
 
 @pytest.mark.parametrize("colour", ["subfield", "topic_fine_label"])
 def test_the_legend_fits_beside_the_map_on_a_real_list(areas_app, browser, colour):
     tab = browser.new_page(viewport={"width": 1280, "height": 720})
     tab.set_default_timeout(PAGE_MS)
-    tab.goto(f"{areas_app}/?color={colour}")
+    base, _ = areas_app
+    tab.goto(f"{base}/?color={colour}")
     tab.wait_for_selector(".st-key-map-frame .js-plotly-plot .legend")
     wait_for_level(tab, "coarse")
     plot = tab.evaluate(PLOT_BOX_JS)
@@ -297,22 +299,10 @@ def test_the_legend_fits_beside_the_map_on_a_real_list(areas_app, browser, colou
     tab.close()
 
 
-# Every drawn paper's position on the page (the points traces, not the backdrop or the highlights).
-ALL_SPOTS_JS = """() => {
-    const gd = document.querySelector('.st-key-map-frame .js-plotly-plot'), box = gd.getBoundingClientRect();
-    const layout = gd._fullLayout, spots = [];
-    for (const trace of gd._fullData) {
-        if (!trace.customdata || !trace.hovertemplate || trace.name === 'filtered out') continue;
-        for (let i = 0; i < trace.x.length; i++) spots.push([box.left + layout.xaxis._offset + layout.xaxis.l2p(trace.x[i]),
-                                                            box.top + layout.yaxis._offset + layout.yaxis.l2p(trace.y[i])]);
-    }
-    return spots;
-}"""
-
-
 def test_labels_give_way_to_the_papers_of_a_box_selection(areas_app, browser):
-    tab = open_map(browser, areas_app)
-    spots = tab.evaluate(ALL_SPOTS_JS)
+    base, papers = areas_app
+    tab = open_map(browser, base)
+    spots = tab.evaluate(SPOTS_JS, list(papers["paper_id"]))["spots"]
 
     def under(box, margin=0.0):
         left, top, right, bottom = box
