@@ -5,7 +5,7 @@ import streamlit as st
 
 from lib import ui_state
 from lib.errors import PaperMapError
-from lib.views import map_figure
+from lib.views.map.figure import map_figure
 from lib.views.markup import markdown_literal
 from lib.views.profile import profile_highlight, profile_notes, profile_table, ring_caption
 
@@ -60,7 +60,7 @@ if ranked.empty:
     st.warning("No paper in view shares a word with yours. Clear the sidebar's filters, or add abstracts.")
     st.stop()
 
-figure = map_figure.map_figure(
+figure = map_figure(
     view.shown,
     "subfield",
     "topic_label",

@@ -10,8 +10,9 @@ import streamlit as st
 
 from lib import ui_state
 from lib.errors import PaperMapError
-from lib.views import exports, map_figure
-from lib.views.map_page import (
+from lib.views import exports
+from lib.views.map.figure import REGION_CHOICES, map_figure
+from lib.views.map.page import (
     action_line,
     export_notes,
     listed_papers,
@@ -38,7 +39,7 @@ def topic_map() -> None:
     with labels_box:
         labels = ui_state.url_select("Labels", ui_state.LABEL_CHOICES, key="labels", default="topic_label")
     with regions_box:
-        regions = ui_state.url_select("Regions", map_figure.REGION_CHOICES, key="regions", default="shown")
+        regions = ui_state.url_select("Regions", REGION_CHOICES, key="regions", default="shown")
     with title, st.container(key=ui_state.MAP_TITLE_KEY):
         st.subheader(f"Topic map: {len(shown):,} of {len(papers):,} papers")
         st.caption(markdown_literal(corpus_caption(papers, view.source.data.name)))
@@ -82,7 +83,7 @@ def topic_map() -> None:
     paper_id = ui_state.url_paper(papers)
 
     def drawn(ringed: str | None, clickable: bool = True, webgl: bool | None = None, by_row: bool = False) -> go.Figure:
-        return map_figure.map_figure(
+        return map_figure(
             shown,
             color_by,
             ui_state.label_column(labels),

@@ -5,7 +5,8 @@ import streamlit as st
 
 from lib import ui_state
 from lib.store import reading_lists
-from lib.views import breakdowns, exports, map_links, plan_exports, schedule
+from lib.views import breakdowns, exports, plan_exports, schedule
+from lib.views.map.links import map_filters
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption
 
@@ -58,7 +59,7 @@ with schedule_tab:
             with button:
                 ui_state.map_button(
                     "Show on the map",
-                    map_links.map_filters({"first_session": session.label}, current),
+                    map_filters({"first_session": session.label}, current),
                     key=f"schedule_map_{n}",
                 )
             st.dataframe(

@@ -3,7 +3,9 @@
 import streamlit as st
 
 from lib import ui_state
-from lib.views import breakdown_text, breakdowns, charts, map_colours, map_links
+from lib.views import breakdown_text, breakdowns, charts
+from lib.views.map.colours import category_colours
+from lib.views.map.links import cell_of_selection, clicked_value, map_filters
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption
 
@@ -22,15 +24,15 @@ current = view.filters.to_query()
 scope = "the papers passing the sidebar filters" if filtered else "all papers"
 counts = breakdowns.subfield_counts(shown)
 bars = ui_state.clickable_chart(
-    charts.subfield_bar(counts, map_colours.category_colours(papers, "subfield"), "Papers per subfield, area by area"),
+    charts.subfield_bar(counts, category_colours(papers, "subfield"), "Papers per subfield, area by area"),
     key="subfield_bars",
 )
 st.caption(
     f"Counts of {scope}; each area in its colour on the map. Click a bar to open the map filtered to that subfield."
 )
-clicked_subfield = map_links.clicked_value(bars)
+clicked_subfield = clicked_value(bars)
 if clicked_subfield:
-    ui_state.open_map(map_links.map_filters({"subfield": clicked_subfield}, current))
+    ui_state.open_map(map_filters({"subfield": clicked_subfield}, current))
 
 if breakdowns.uses_declared_areas(papers):
     st.markdown("#### The classifier beside the declared areas")
@@ -65,6 +67,6 @@ for rows, (title, row_title) in tables.items():
         f"Papers of {scope} in each cell; colour: the share of the row's papers. "
         f"Click a cell to open the map filtered to that {row_title.lower()} and topic."
     )
-    cell = map_links.cell_of_selection(event)
+    cell = cell_of_selection(event)
     if cell:
-        ui_state.open_map(map_links.map_filters({rows: cell[0], topic_column: cell[1]}, current))
+        ui_state.open_map(map_filters({rows: cell[0], topic_column: cell[1]}, current))

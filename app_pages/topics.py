@@ -3,7 +3,8 @@
 import streamlit as st
 
 from lib import ui_state
-from lib.views import breakdown_text, breakdowns, charts, map_links
+from lib.views import breakdown_text, breakdowns, charts
+from lib.views.map.links import clicked_value, map_filters
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption, paper_table, topic_table
 
@@ -29,9 +30,9 @@ bars = ui_state.clickable_chart(
     key="topic_sizes",
 )
 st.caption(f"{size_note} Click a bar to open the map filtered to that topic.")
-clicked_topic = map_links.clicked_value(bars)
+clicked_topic = clicked_value(bars)
 if clicked_topic:
-    ui_state.open_map(map_links.map_filters({label_column: clicked_topic}, view.filters.to_query()))
+    ui_state.open_map(map_filters({label_column: clicked_topic}, view.filters.to_query()))
 
 if shown.empty:
     st.info("No paper matches the filters. Clear the filters in the sidebar to see the topics.")
@@ -64,7 +65,7 @@ with st.container(border=True):
     with button:
         ui_state.map_button(
             "Show on map",
-            map_links.map_filters({label_column: row["label"]}, view.filters.to_query()),
+            map_filters({label_column: row["label"]}, view.filters.to_query()),
             key="show_topic_on_map",
         )
     st.caption(markdown_literal(breakdown_text.topic_facts(row, level, sizes, filtered)))

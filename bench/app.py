@@ -68,7 +68,7 @@ PAGE_GOAL_S = 2.0
 TIMEOUT_MS = 600_000
 ACTION_MS = 120_000  # a map action or a page that has not settled by then has failed
 COLOUR, LABELS = ("Colour by", "Topic"), ("Labels", "Fine topics")
-LABEL_LEVEL = "fine"  # the annotations' name at that label level (lib.views.map_figure.ZOOM_LEVELS)
+LABEL_LEVEL = "fine"  # the annotations' name at that label level (lib.views.map.figure.ZOOM_LEVELS)
 # Each page as the sidebar names it, its URL path, and what shows once it is drawn: text of its
 # last part (in a heading, markdown, an alert, a button or an expander's summary) and at least
 # `plots` Plotly charts drawn. Reading lists and Present see an empty lists database. In this

@@ -16,7 +16,7 @@ random neighbours would give. Lists larger than --sample are sampled with a fixe
 A second table sweeps the layout's (min_dist, spread) with PaperMap's NumPy UMAP, medians over
 --seeds seeds: "covered" is the share of papers whose marker is more than half covered by another
 marker at the default view (discs of the figure's marker_size diameter, the map's padded ranges
-fitted with equal units into lib.views.map_stacks.DEFAULT_PLOT_PX, the page's smallest plot area,
+fitted with equal units into lib.views.map.stacks.DEFAULT_PLOT_PX, the page's smallest plot area,
 at 1280x720), beside trustworthiness@10 and area@10. It is the "stacked" share of the third table.
 
 A third table (--compare) sets the settings before issue 17 beside the new ones, medians over
@@ -24,9 +24,9 @@ A third table (--compare) sets the settings before issue 17 beside the new ones,
 then followed the whole map, as it does on the unfiltered view) and the plot area of then,
 OLD_PLOT_PX, without equal units (each axis stretched to its side); now, min_dist 0.2 and spread
 2.0 at the default view and at FILLED_PLOT_PX (the plot area at 1600x1000), each with marker_size
-and with lib.views.map_stacks.suggested_marker_size (the density-aware size). "stacked" is the
+and with lib.views.map.stacks.suggested_marker_size (the density-aware size). "stacked" is the
 share of papers with at least one other marker more than half covering theirs (what the hover and
-the card report, lib.views.map_stacks.stack_counts);
+the card report, lib.views.map.stacks.stack_counts);
 "hidden" the share whose disc is more than half under the union of the other discs (sampled at
 HIDDEN_SAMPLES points; draw order left aside), which counts a paper buried under several
 neighbours none of which alone covers half of it.
@@ -45,7 +45,7 @@ from _data import area_labels, load
 
 from lib.stages.embed import EMBEDDERS, EmbedderUnavailable, make_embedder
 from lib.stages.project import _pca_2d, _standardize, project
-from lib.views.map_stacks import (
+from lib.views.map.stacks import (
     DEFAULT_PLOT_PX,
     HALF_COVER_RADII,
     RANGE_PAD,

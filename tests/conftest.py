@@ -170,8 +170,8 @@ def map_chart_data(app) -> dict:
 
 
 def read_map_points(points: bytes) -> dict:
-    """`lib.views.map_points.map_points`' bytes read back: n, x, y, ids, titles, details."""
-    from lib.views.map_points import KEY_CHARS
+    """`lib.views.map.points.map_points`' bytes read back: n, x, y, ids, titles, details."""
+    from lib.views.map.points import KEY_CHARS
 
     body = gzip.decompress(points[KEY_CHARS:])
     n = struct.unpack_from("<I", body)[0]
@@ -182,7 +182,7 @@ def read_map_points(points: bytes) -> dict:
 def figure_with_points(figure: dict, points: bytes) -> dict:
     """A `map_figure(by_row=True)` figure as the chart draws it: each trace's rows replaced by their
     papers' places, ids, titles and hover, its colour runs by one colour a point (what the chart's script does)."""
-    from lib.views.map_points import COLOUR_RUNS, MASK, ROWS
+    from lib.views.map.points import COLOUR_RUNS, MASK, ROWS
 
     papers = read_map_points(points)
     for trace in figure["data"]:

@@ -6,9 +6,9 @@ import pandas as pd
 
 from lib.views.breakdowns import cross_table, subfield_counts, topic_sizes
 from lib.views.charts import cross_table_heatmap, subfield_bar, topic_size_bar
-from lib.views.map_figure import FONT_SIZE
-from lib.views.map_links import cell_of_selection
-from lib.views.map_traces import CONTEXT_COLOUR
+from lib.views.map.figure import FONT_SIZE
+from lib.views.map.links import cell_of_selection
+from lib.views.map.traces import CONTEXT_COLOUR
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 

@@ -31,7 +31,7 @@ from lib.views.breakdowns import (
     topic_sizes,
 )
 from lib.views.filters import FINE_MARK, Filters, filter_papers
-from lib.views.map_links import cell_of_selection, clicked_value, map_filters
+from lib.views.map.links import cell_of_selection, clicked_value, map_filters
 
 
 @pytest.fixture(scope="module")

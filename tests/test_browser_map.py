@@ -12,8 +12,8 @@ from conftest import REPO, SHARED_DATA, bench_module
 
 from lib.build.output import PAPERS_FILE, read_papers
 from lib.ui_state import FULLSCREEN
-from lib.views.map_labels import MAX_AVOIDED
-from lib.views.map_script import GROWN_MAX_PX
+from lib.views.map.labels import MAX_AVOIDED
+from lib.views.map.script import GROWN_MAX_PX
 from lib.views.markup import html_literal
 
 _browser = bench_module("_browser")
@@ -334,11 +334,12 @@ def test_labels_give_way_to_the_papers_of_a_box_selection(areas_app, browser):
 
 def test_the_downloaded_map_fills_its_window(map_app, browser, tmp_path):
     _, papers = map_app
-    from lib.views import exports, map_figure
+    from lib.views import exports
+    from lib.views.map.figure import map_figure
 
     page = tmp_path / "map.html"
     notes = ["19 papers: all of them", "Coloured by subfield; labelled by topic"]
-    page.write_bytes(exports.map_html(map_figure.map_figure(papers, "subfield", "topic_label"), "The seed", notes))
+    page.write_bytes(exports.map_html(map_figure(papers, "subfield", "topic_label"), "The seed", notes))
     for width, height in ((1280, 720), (1600, 1000)):
         tab = browser.new_page(viewport={"width": width, "height": height})
         tab.goto(page.as_uri())
@@ -376,7 +377,7 @@ RANGES_JS = """() => { const gd = document.querySelector('.st-key-map-frame .js-
 def test_a_filter_zooms_to_its_papers_and_clearing_it_zooms_back(map_app, browser):
     from urllib.parse import quote
 
-    from lib.views.map_ranges import view_ranges
+    from lib.views.map.ranges import view_ranges
 
     base, papers = map_app
     topic, ranges = next(
@@ -447,7 +448,7 @@ def overlapping(boxes) -> list:
 def test_labels_sit_on_their_regions_and_never_overlap_at_any_zoom(map_app, browser):
     import numpy as np
 
-    from lib.views.map_figure import map_regions
+    from lib.views.map.figure import map_regions
 
     base, papers = map_app
     regions = {html_literal(region.label): region for region in map_regions(papers)}

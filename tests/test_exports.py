@@ -21,8 +21,8 @@ from export_readers import (
 
 from lib.store.reading_lists import Entry
 from lib.views import exports, markup
-from lib.views.map_figure import map_figure
-from lib.views.map_page import export_notes
+from lib.views.map.figure import map_figure
+from lib.views.map.page import export_notes
 
 IMG = "<img src=x onerror=alert(1)>"
 FORMULA = '=HYPERLINK("http://x")'

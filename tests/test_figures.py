@@ -7,7 +7,7 @@ import pytest
 
 from lib.stages.subfields import UNASSIGNED
 from lib.views import tables
-from lib.views.map_colours import (
+from lib.views.map.colours import (
     FAMILY_HUES,
     FAMILY_MIN_DIFFERENCE,
     MAX_LAB_LIGHTNESS,
@@ -19,12 +19,12 @@ from lib.views.map_colours import (
     family,
     to_lab,
 )
-from lib.views.map_figure import map_figure, map_regions
-from lib.views.map_hover import hover_html, hover_labels
-from lib.views.map_labels import ZOOM_LEVELS, ZOOM_REVEALED, topic_positions
-from lib.views.map_page import map_focus
-from lib.views.map_stacks import marker_size
-from lib.views.map_traces import SVG_MAX_POINTS, legend_name, point_trace_type
+from lib.views.map.figure import map_figure, map_regions
+from lib.views.map.hover import hover_html, hover_labels
+from lib.views.map.labels import ZOOM_LEVELS, ZOOM_REVEALED, topic_positions
+from lib.views.map.page import map_focus
+from lib.views.map.stacks import marker_size
+from lib.views.map.traces import SVG_MAX_POINTS, legend_name, point_trace_type
 from lib.views.tables import paper_table
 from lib.views.text import short_authors
 

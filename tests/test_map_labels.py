@@ -1,4 +1,4 @@
-"""Topic labels (lib.views.map_labels): on their regions, apart from each other, off the papers to keep clear of."""
+"""Topic labels (lib.views.map.labels): on their regions, apart from each other, off the papers to keep clear of."""
 
 import itertools
 
@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib.views.map_figure import AVOID_META, map_figure, map_regions
-from lib.views.map_labels import (
+from lib.views.map.figure import AVOID_META, map_figure, map_regions
+from lib.views.map.labels import (
     AVOID_PIXELS,
     LABEL_FONT,
     LABEL_MIN_SHOWN,

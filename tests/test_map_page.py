@@ -1,10 +1,10 @@
-"""lib.views.map_page: what the map page rings and lists."""
+"""lib.views.map.page: what the map page rings and lists."""
 
 import pandas as pd
 import pytest
 from conftest import map_chart_data, plain, started
 
-from lib.views.map_page import action_line, listed_papers, map_highlight, selection_line
+from lib.views.map.page import action_line, listed_papers, map_highlight, selection_line
 
 
 def frame(*ids):

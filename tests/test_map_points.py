@@ -9,9 +9,9 @@ import pytest
 from conftest import figure_with_points, read_map_points
 from test_figures import papers
 
-from lib.views.map_figure import map_figure
-from lib.views.map_hover import hover_labels
-from lib.views.map_points import KEY_CHARS, map_points, points_key
+from lib.views.map.figure import map_figure
+from lib.views.map.hover import hover_labels
+from lib.views.map.points import KEY_CHARS, map_points, points_key
 
 
 def plain(value):

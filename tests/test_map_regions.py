@@ -1,10 +1,10 @@
-"""Topic regions (lib.views.map_regions): where each coarse topic's region of the map lies."""
+"""Topic regions (lib.views.map.regions): where each coarse topic's region of the map lies."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from lib.views.map_regions import HELD_SHARE, topic_regions
+from lib.views.map.regions import HELD_SHARE, topic_regions
 
 
 def planted(n=300, seed=0):

@@ -1,4 +1,4 @@
-"""lib.views.map_stacks: which papers coincide at the map's default view, the hover line saying so,
+"""lib.views.map.stacks: which papers coincide at the map's default view, the hover line saying so,
 and the marker size suggested by the map's density."""
 
 import numpy as np
@@ -8,8 +8,8 @@ from conftest import bench_module
 from scipy.optimize import brentq
 
 from lib.ui_state.map_view import MAP_HEIGHT_HINT, MAP_WIDTH_HINT
-from lib.views.map_hover import hover_labels, stack_line, topic_text
-from lib.views.map_stacks import (
+from lib.views.map.hover import hover_labels, stack_line, topic_text
+from lib.views.map.stacks import (
     DEFAULT_PLOT_PX,
     HALF_COVER_RADII,
     MIN_MARKER_PX,

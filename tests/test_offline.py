@@ -21,7 +21,7 @@ from lib.errors import FetchError
 from lib.store import reading_lists
 from lib.store.fetch import fetch_paper_list
 from lib.views import exports
-from lib.views.map_figure import map_figure
+from lib.views.map.figure import map_figure
 from lib.views.tables import paper_table
 
 OUTSIDE_IP = "192.0.2.1"  # TEST-NET-1: reserved for documentation, routed nowhere

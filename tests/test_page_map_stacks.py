@@ -7,7 +7,7 @@ import pytest
 from conftest import map_chart_data, plain, started
 
 from lib.ui_state import map_view
-from lib.views import map_stacks
+from lib.views.map import stacks as map_stacks
 
 
 @pytest.fixture

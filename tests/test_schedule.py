@@ -15,7 +15,7 @@ from lib.build.pipeline import build
 from lib.store.sources import fetch_conference
 from lib.views import schedule
 from lib.views.filters import Filters, facet_options, filter_papers
-from lib.views.map_figure import colourable
+from lib.views.map.figure import colourable
 from lib.views.plan_exports import fold, plan_agenda_html, plan_ics
 
 VANCOUVER = datetime.timezone(datetime.timedelta(hours=-7))

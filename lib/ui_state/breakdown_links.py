@@ -32,7 +32,7 @@ def topic_breakdown(map_dir: str, level: str) -> pd.DataFrame:
 
 
 def open_map(query: dict[str, list[str]]) -> None:
-    """Switch to the map page filtered by `query` (facet -> values, as `lib.views.map_links.map_filters` gives).
+    """Switch to the map page filtered by `query` (facet -> values, as `lib.views.map.links.map_filters` gives).
 
     The sidebar's facet widgets keep their state across pages and read the URL only on a session's
     first run, so the query also waits in the session for `apply_map_link`, which the entry script
@@ -57,7 +57,7 @@ def apply_map_link() -> None:
 
 def clickable_chart(figure: go.Figure, key: str) -> object:
     """A breakdown chart (`lib.views.charts`) whose bars or cells can be clicked; returns the
-    selection event (`lib.views.map_links.clicked_value`, `cell_of_selection` read it)."""
+    selection event (`lib.views.map.links.clicked_value`, `cell_of_selection` read it)."""
     return st.plotly_chart(
         figure,
         key=key,

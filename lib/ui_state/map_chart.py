@@ -5,12 +5,12 @@ a label level) replaces the chart and the browser draws it from nothing; `Plotly
 already drawn is several times faster. This component
 keeps one plot per page and reacts it to each new figure, keeping the reader's zoom
 (`layout.uirevision`). It loads the plotly.js that ships with the plotly package, served by
-Streamlit from that package's folder (no network), runs `lib.views.map_script` on the plot (labels
+Streamlit from that package's folder (no network), runs `lib.views.map.script` on the plot (labels
 by zoom, the open paper's ring), and sends back a click (the paper's id) and a box or lasso (the
 ids inside it). Figure data reaches Plotly as JSON data only; Plotly draws text as SVG text, never
 as HTML.
 
-The map's papers (places, ids, hover: `lib.views.map_points`) go in an element of their own that is
+The map's papers (places, ids, hover: `lib.views.map.points`) go in an element of their own that is
 the same on every run, so Streamlit sends it to a browser once (its message cache, keyed by the
 element's hash) and the browser decodes it once; each figure names its points by row.
 """
@@ -27,8 +27,8 @@ import plotly.graph_objects as go
 import streamlit as st
 import streamlit.components.v1 as components_v1
 
-from lib.views.map_points import COLOUR_RUNS, KEY_CHARS, MASK, ROWS, points_key
-from lib.views.map_script import MAP_SCRIPT_JS
+from lib.views.map.points import COLOUR_RUNS, KEY_CHARS, MASK, ROWS, points_key
+from lib.views.map.script import MAP_SCRIPT_JS
 
 # Streamlit serves a declared component's folder at /component/<module>.<name>/: this one is the
 # plotly package's own, whose plotly.min.js is the version the Python side writes figures for.

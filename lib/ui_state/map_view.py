@@ -8,12 +8,14 @@ import streamlit as st
 
 from lib.build.output import MapEmbeddings, load_map_embeddings
 from lib.stages.embed import QueryEmbedder, query_embedder
-from lib.views import exports, list_coverage, map_figure, map_labels, search
-from lib.views.map_colours import category_colours
-from lib.views.map_hover import hover_labels, topic_text
-from lib.views.map_points import map_points as build_map_points
-from lib.views.map_regions import Region
-from lib.views.map_stacks import stack_counts, stacked_with
+from lib.views import exports, list_coverage, search
+from lib.views.map.colours import category_colours
+from lib.views.map.figure import COLOR_CHOICES, colourable, map_regions
+from lib.views.map.hover import hover_labels, topic_text
+from lib.views.map.labels import LABEL_LEVELS
+from lib.views.map.points import map_points as build_map_points
+from lib.views.map.regions import Region
+from lib.views.map.stacks import stack_counts, stacked_with
 from lib.views.markup import markdown_literal, safe_url
 from lib.views.tables import paper_table
 from lib.views.text import short_authors
@@ -24,7 +26,7 @@ from .table_config import PAPER_COLUMN_CONFIG
 from .url_widgets import write_url
 from .view import View
 
-LABEL_CHOICES = {**map_labels.LABEL_LEVELS, "none": "None"}
+LABEL_CHOICES = {**LABEL_LEVELS, "none": "None"}
 MAP_FRAME_KEY = "map-frame"  # the container the map's chart stretches to fill
 MAP_TITLE_KEY = "map-title"  # the title and its caption, kept to two short lines
 MAP_NOTE_KEY = "map-note"  # a line over the map's top edge (a selection's count), out of the layout's flow
@@ -68,12 +70,12 @@ def map_page_style(status_lines: int = 0) -> None:
 
 def label_column(choice: str) -> str | None:
     """The labels column for a `LABEL_CHOICES` key; None draws no labels."""
-    return choice if choice in map_labels.LABEL_LEVELS else None
+    return choice if choice in LABEL_LEVELS else None
 
 
 def colour_choices(papers: pd.DataFrame) -> dict[str, str]:
-    """The colourings this map can show (`map_figure.colourable`), value -> display name."""
-    return {column: map_figure.COLOR_CHOICES[column] for column in map_figure.colourable(papers)}
+    """The colourings this map can show (`colourable`), value -> display name."""
+    return {column: COLOR_CHOICES[column] for column in colourable(papers)}
 
 
 PAPER_KEY = "paper"  # the open paper, in the session and the URL: ?paper=<paper_id>
@@ -159,8 +161,8 @@ def stack_buttons(stacked: pd.DataFrame, key: str) -> None:
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def cached_map_hover(map_dir: str, clickable: bool = True) -> pd.DataFrame:
-    """`lib.views.map_hover.hover_labels` of the whole map in `map_dir`, built once per map (seconds on a corpus),
-    indexed like `read_map`'s papers; pass it to `map_figure.map_figure(hover=...)`. A stacked paper's
+    """`lib.views.map.hover.hover_labels` of the whole map in `map_dir`, built once per map (seconds on a corpus),
+    indexed like `read_map`'s papers; pass it to `map_figure(hover=...)`. A stacked paper's
     hover says how many others share its spot (`map_stacks.stack_counts`, the card's list) and, when
     `clickable` (a map whose click opens the card), that a click lists them."""
     papers = read_map(map_dir)[0]
@@ -169,14 +171,14 @@ def cached_map_hover(map_dir: str, clickable: bool = True) -> pd.DataFrame:
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def cached_map_regions(map_dir: str) -> list[Region]:
-    """`map_figure.map_regions` of the whole map in `map_dir`, once per map, shared by every session
-    (never changed); pass it to `map_figure.map_figure(region_shapes=...)`."""
-    return map_figure.map_regions(read_map(map_dir)[0])
+    """`map_regions` of the whole map in `map_dir`, once per map, shared by every session
+    (never changed); pass it to `map_figure(region_shapes=...)`."""
+    return map_regions(read_map(map_dir)[0])
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def cached_map_points(map_dir: str) -> bytes:
-    """`lib.views.map_points.map_points` of the whole map in `map_dir` with its clickable hover, for the
+    """`lib.views.map.points.map_points` of the whole map in `map_dir` with its clickable hover, for the
     map page's chart: built once per map and shared by every session (bytes, never changed)."""
     return build_map_points(read_map(map_dir)[0], cached_map_hover(map_dir))
 
@@ -282,8 +284,8 @@ def cached_term_index(map_dir: str) -> search.TermIndex:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def cached_map_colours(map_dir: str, color_by: str) -> dict[str, str]:
-    """`lib.views.map_colours.category_colours` of the whole map in `map_dir`, once per map and
-    colouring; pass it to `map_figure.map_figure(colours=...)`."""
+    """`lib.views.map.colours.category_colours` of the whole map in `map_dir`, once per map and
+    colouring; pass it to `map_figure(colours=...)`."""
     return category_colours(read_map(map_dir)[0], color_by)
 
 

@@ -1,6 +1,6 @@
 """Per-topic and per-subfield breakdowns of a papers table (`lib.schema.OUTPUT_COLUMNS`): the numbers.
 
-`lib.views.breakdown_text` says what they mean, `lib.views.charts` draws them, `lib.views.map_links`
+`lib.views.breakdown_text` says what they mean, `lib.views.charts` draws them, `lib.views.map.links`
 turns a click on a chart into the map's filters, and the topics and subfields pages show them.
 """
 

@@ -1,6 +1,6 @@
 """The charts of the topics and subfields pages: breakdown tables (`lib.views.breakdowns`) in, a `go.Figure` out. Pure; no Streamlit.
 
-Drawn in the map's colours and type (`lib.views.map_figure`); data text is HTML-escaped
+Drawn in the map's colours and type (`lib.views.map.figure`); data text is HTML-escaped
 (`lib.views.markup.html_literal`), and each bar or cell carries what a click on it selects as `customdata`.
 """
 
@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from lib.views.map_colours import NEUTRAL
-from lib.views.map_figure import FONT_SIZE
-from lib.views.map_traces import CONTEXT_COLOUR
+from lib.views.map.colours import NEUTRAL
+from lib.views.map.figure import FONT_SIZE
+from lib.views.map.traces import CONTEXT_COLOUR
 from lib.views.markup import html_literal
 
 IN_VIEW_COLOUR = "#3A6EA5"

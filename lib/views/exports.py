@@ -21,7 +21,7 @@ import plotly.graph_objects as go
 
 from lib.names import safe_name
 from lib.store.reading_lists import Entry
-from lib.views import map_script
+from lib.views.map.script import EXPORT_SCRIPT
 from lib.views.markup import commonmark_literal, safe_url
 
 if TYPE_CHECKING:
@@ -250,9 +250,9 @@ def map_html(figure: go.Figure, title: str = "PaperMap", notes: Sequence[str] = 
     """`figure` as a standalone interactive HTML page (UTF-8) with plotly.js inlined: it works offline.
 
     The page is titled `title` (its `<title>` and heading) and says `notes` under it (what is
-    shown: `lib.views.map_page.export_notes`); both are HTML-escaped. Almost all of its size is
-    plotly.js. Its labels follow the zoom as on the dashboard (`lib.views.map_script`). Text in
-    the figure is whatever its builder put there (`lib.views.map_figure` escapes paper text).
+    shown: `lib.views.map.page.export_notes`); both are HTML-escaped. Almost all of its size is
+    plotly.js. Its labels follow the zoom as on the dashboard (`lib.views.map.script`). Text in
+    the figure is whatever its builder put there (`lib.views.map.figure` escapes paper text).
     """
     # The map fills the window under the title and notes, whatever its size: no fixed height.
     plot = (
@@ -264,7 +264,7 @@ def map_html(figure: go.Figure, title: str = "PaperMap", notes: Sequence[str] = 
             default_width="100%",
             default_height="100%",
             config={"displaylogo": False, "showSendToCloud": False, "responsive": True},
-            post_script=map_script.EXPORT_SCRIPT,
+            post_script=EXPORT_SCRIPT,
         )
     )
     lines = "".join(f"<p>{html.escape(note)}</p>" for note in notes)

@@ -33,7 +33,7 @@ from lib.stages.load import papers_from_bytes
 from lib.stages.readers import detect_format
 from lib.stages.report import RecordIssue
 from lib.stages.titles import derive_title
-from lib.views.map_traces import HIGHLIGHT_COLOURS
+from lib.views.map.traces import HIGHLIGHT_COLOURS
 from lib.views.tables import paper_table
 
 MAX_PROFILE_PAPERS = 500  # one's own papers; a whole conference's list is not a profile
@@ -297,7 +297,7 @@ def profile_table(ranked: pd.DataFrame) -> pd.DataFrame:
 
 
 def profile_highlight(ranked: pd.DataFrame, own: Collection[str]) -> dict[str, Collection[str]]:
-    """The `highlight` of `lib.views.map_figure.map_figure`: the ranked papers, and the reader's own
+    """The `highlight` of `lib.views.map.figure.map_figure`: the ranked papers, and the reader's own
     papers when the map holds them."""
     highlight: dict[str, Collection[str]] = {"nearest your papers": ranked["paper_id"]}
     if own:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
-from lib.views.map_figure import map_figure
-from lib.views.map_stacks import marker_size
+from lib.views.map.figure import map_figure
+from lib.views.map.stacks import marker_size
 
 POINTS_SCALE = 1.3  # the map's points, larger than on the Map page: a slide is seen from further away
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lib.views.map_stacks import RANGE_PAD
+from lib.views.map.stacks import RANGE_PAD
 
 MIN_ZOOM_SHARE = 0.2  # a zoom to a filter's papers keeps at least this share of the whole map's width and height
 MAX_ZOOM_AREA = 0.5  # a filter's papers spread over more than this share of the map's area are shown on the whole map

@@ -11,12 +11,12 @@ from collections.abc import Collection, Mapping, Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
-from lib.views.map_colours import PARENTS, category_colours
-from lib.views.map_labels import LABEL_LEVELS, MAX_AVOIDED, label_annotations
-from lib.views.map_ranges import padded_range, view_ranges
-from lib.views.map_regions import Region, topic_regions
-from lib.views.map_stacks import marker_opacity, suggested_marker_size
-from lib.views.map_traces import (
+from lib.views.map.colours import PARENTS, category_colours
+from lib.views.map.labels import LABEL_LEVELS, MAX_AVOIDED, label_annotations
+from lib.views.map.ranges import padded_range, view_ranges
+from lib.views.map.regions import Region, topic_regions
+from lib.views.map.stacks import marker_opacity, suggested_marker_size
+from lib.views.map.traces import (
     HIGHLIGHT_COLOURS,
     PointSource,
     TraceStyle,
@@ -85,8 +85,8 @@ def map_figure(
       the axes show that part, or the papers of `focus` (ids: a search's matches), instead
       (`view_ranges`).
     - `labels` (coarse or fine topics, or None) sit on their topic's region or papers, apart, at
-      `width_hint` px wide (`lib.views.map_labels`); under coarse ones the fine ones go hidden, for
-      `lib.views.map_script` to show zoomed in. They keep clear of `highlight`ed papers and of a
+      `width_hint` px wide (`lib.views.map.labels`); under coarse ones the fine ones go hidden, for
+      `lib.views.map.script` to show zoomed in. They keep clear of `highlight`ed papers and of a
       filter's few papers (`_kept_clear`).
     - The legend sits beside the map (`legend=False`: none); when the subfields under their areas'
       titles would be taller than the plot, it lists the areas.
@@ -99,7 +99,7 @@ def map_figure(
 
     Sized for the wire: coordinates as float32, each point its id and hover text only
     (`HOVER_TEMPLATE`). With `by_row` the points traces name their papers by row of `context` and
-    give their colours as runs, in their `meta` (`lib.views.map_points`), for the map page's chart.
+    give their colours as runs, in their `meta` (`lib.views.map.points`), for the map page's chart.
     """
     if color_by not in COLOR_CHOICES:
         raise ValueError(f"color_by must be one of {', '.join(COLOR_CHOICES)}; got {color_by!r}")
@@ -195,7 +195,7 @@ def _layout(
         "plot_bgcolor": "white",
         "dragmode": "pan",
         # A rerun (a click, a colouring) keeps the reader's zoom, a new view (`view_ranges`) sets it;
-        # the full range goes with the figure for the labels' zoom levels (lib.views.map_script).
+        # the full range goes with the figure for the labels' zoom levels (lib.views.map.script).
         "uirevision": revision,
         "meta": {
             FULL_RANGE_META: [*padded_range(context["x"]), *padded_range(context["y"])],

@@ -1,11 +1,11 @@
-"""Where the map's topic labels go, for `lib.views.map_figure`: on their topic's region (or its
+"""Where the map's topic labels go, for `lib.views.map.figure`: on their topic's region (or its
 papers), apart from each other and off the papers the reader must see. Pure; no Streamlit.
 
 A label's box is centred on a spot of its own topic: a cell inside the topic's region
-(`lib.views.map_regions`), or one of its papers when it has no region. When every such spot
+(`lib.views.map.regions`), or one of its papers when it has no region. When every such spot
 would make its box overlap another label or a paper to keep clear of, the box goes beside the
 region, joined to it by a leader line. Boxes and leader lines are placed in map units, so zooming
-in only moves boxes apart; zooming out, the map's script (`lib.views.map_script`) hides the
+in only moves boxes apart; zooming out, the map's script (`lib.views.map.script`) hides the
 smaller topic's label of two that meet.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.ndimage import binary_erosion
 
-from lib.views.map_regions import Region
+from lib.views.map.regions import Region
 from lib.views.markup import html_literal
 
 LABEL_LEVELS = {"topic_label": "Topics", "topic_fine_label": "Fine topics"}

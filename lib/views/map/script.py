@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lib.views.map_figure import AVOID_META, FULL_RANGE_META
-from lib.views.map_labels import AVOID_PIXELS, MAX_AVOIDED, ZOOM_LEVELS, ZOOM_REVEALED
+from lib.views.map.figure import AVOID_META, FULL_RANGE_META
+from lib.views.map.labels import AVOID_PIXELS, MAX_AVOIDED, ZOOM_LEVELS, ZOOM_REVEALED
 
 # Zoomed in this many times (the whole map's width, or height, over the view's), the fine labels
 # take over: about where a coarse region fills the view and its fine topics have room.

@@ -14,7 +14,7 @@ from lib.views.search import papers_with_ids
 def map_highlight(
     query: str, found: pd.DataFrame | None, similar: pd.DataFrame | None, paper_id: str | None
 ) -> dict[str, Collection[str]]:
-    """The `highlight` of `lib.views.map_figure.map_figure`: a search's matches, then the papers most
+    """The `highlight` of `lib.views.map.figure.map_figure`: a search's matches, then the papers most
     similar to a text, then the open paper on top; each only when there is one."""
     highlight: dict[str, Collection[str]] = {}
     if found is not None:

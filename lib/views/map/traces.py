@@ -1,6 +1,6 @@
 """The map figure's traces: its points by colouring, their legend entries, the backdrop of papers
 filtered out, the highlighted papers and the topics' regions, as Plotly trace dicts for
-`lib.views.map_figure`. Pure; no Streamlit."""
+`lib.views.map.figure`. Pure; no Streamlit."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 
 from lib.stages.subfields import UNASSIGNED
-from lib.views.map_colours import NEUTRAL, NONE, OTHER, PARENTS, category_values
-from lib.views.map_hover import HOVER_TEMPLATE, hover_labels
-from lib.views.map_points import COLOUR_RUNS, MASK, ROWS, row_mask
-from lib.views.map_regions import Region
-from lib.views.map_stacks import suggested_marker_size
+from lib.views.map.colours import NEUTRAL, NONE, OTHER, PARENTS, category_values
+from lib.views.map.hover import HOVER_TEMPLATE, hover_labels
+from lib.views.map.points import COLOUR_RUNS, MASK, ROWS, row_mask
+from lib.views.map.regions import Region
+from lib.views.map.stacks import suggested_marker_size
 from lib.views.markup import html_literal
 
 CONTEXT_COLOUR = "#E3E3E3"  # papers outside the current filters, kept as the map's backdrop
@@ -52,7 +52,7 @@ class DrawingUnit(NamedTuple):
 @dataclass(frozen=True)
 class PointSource:
     """What a points trace says of its papers: their rows of the whole map (`by_row`, for the map
-    page's chart, which holds the points already, `lib.views.map_points`), or their coordinates,
+    page's chart, which holds the points already, `lib.views.map.points`), or their coordinates,
     ids and hover texts."""
 
     by_row: bool

@@ -1,5 +1,5 @@
 """Where each coarse topic's region of the map lies: a smoothed density per topic on a grid, kept
-only where that topic is the densest, for `lib.views.map_figure` to draw as light outlined areas
+only where that topic is the densest, for `lib.views.map.figure` to draw as light outlined areas
 under the points. Pure; no Streamlit.
 """
 
