@@ -18,9 +18,9 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from lib.build.output import is_built  # noqa: E402
+from lib.map_folder import is_built  # noqa: E402
 from lib.paths import DEFAULT_TAXONOMY  # noqa: E402
-from lib.store.datasets import map_folder  # noqa: E402
+from lib.store.datasets import dashboard_map_dir  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's: the browser Playwright would download cannot be fetched here
 # The background-networking flags stop Chromium from reaching for Google services on a closed network.
@@ -183,7 +183,7 @@ def _stop(process: subprocess.Popen) -> None:
 
 def ensure_map(data: Path, cache: Path) -> Path:
     """The dashboard's map folder of `data` under `cache`, built now (untimed) if it is not yet."""
-    folder = map_folder(data, DEFAULT_TAXONOMY, cache)
+    folder = dashboard_map_dir(data, DEFAULT_TAXONOMY, cache)
     if not is_built(folder):
         print(f"building the map of {data.name} into {folder} (once; untimed)…", file=sys.stderr, flush=True)
         started = time.monotonic()

@@ -3,7 +3,7 @@
     python bench/app.py [--runs 5] [--data LIST ...] [--cache DIR] [--json FILE]
 
 For each paper list (default: ICML 2025's 3,340 titles and the 87,691-abstract scale corpus) the map is
-built once with `python -m lib build` into the folder the dashboard reads (`lib.store.datasets.map_folder`
+built once with `python -m lib build` into the folder the dashboard reads (`lib.store.datasets.dashboard_map_dir`
 under `--cache`, kept between runs: the large map takes minutes), then two servers start on 127.0.0.1:
 PaperMap (`streamlit run dashboard.py -- --data LIST`, PAPERMAP_CACHE=--cache, a scratch PAPERMAP_DB)
 and the floor (`bench/floor_app.py`: one Plotly WebGL scatter of the same points with titles on hover
@@ -57,7 +57,7 @@ from _browser import (
     streamlit,
 )  # puts lib on the path
 
-from lib.build.output import PAPERS_FILE
+from lib.map_folder import PAPERS_FILE
 
 SHARED = REPO.parent / "shared" / "data"
 DEFAULT_DATA = [SHARED / "icml2025_papers.json", SHARED / "scale_corpus.json"]

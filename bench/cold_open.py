@@ -21,7 +21,7 @@ from pathlib import Path
 
 from _browser import CHROMIUM, CHROMIUM_ARGS, HOLD_MS, REPO, VIEWPORT, WAIT_JS, streamlit  # puts lib on the path
 
-from lib.build.output import read_papers
+from lib.map_folder import read_papers
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "icml2025_papers.json"
 OPEN_SECONDS = 600

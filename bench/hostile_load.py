@@ -30,7 +30,7 @@ from pathlib import Path
 import load
 from _browser import CHROMIUM, CHROMIUM_ARGS, HOLD_MS, VIEWPORT, ensure_map, held_js, streamlit  # puts lib on the path
 
-from lib.build.output import PAPERS_FILE, read_papers
+from lib.map_folder import PAPERS_FILE, read_papers
 
 IDLE_HELD_JS = held_js("", "    const ready = idle;", "'timed out waiting for the page to settle'")
 

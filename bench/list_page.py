@@ -47,7 +47,7 @@ from _browser import (
 )  # puts lib on the path
 from present_step import DEFAULT_DATA, LIST_NAME, LIST_SIZE, make_list, old_checkout
 
-from lib.build.output import PAPERS_FILE, read_papers
+from lib.map_folder import PAPERS_FILE, read_papers
 
 DEFAULT_OLD = "475ff79"
 PAGE_MS = 300_000  # a first open may build caches (the map's topics, the nearest papers)

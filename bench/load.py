@@ -58,7 +58,7 @@ from _browser import (
 )  # puts lib on the path
 from scipy.spatial import cKDTree
 
-from lib.build.output import PAPERS_FILE, read_papers
+from lib.map_folder import PAPERS_FILE, read_papers
 from lib.views.filters import FACETS, Filters, facet_counts, filter_mask
 
 SEED = REPO / "data" / "icml2025_seed.txt"

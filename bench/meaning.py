@@ -52,8 +52,8 @@ from topics import label_audit
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from lib.build.output import EMBEDDINGS_FILE  # noqa: E402
-from lib.build.pipeline import DEFAULT_TAXONOMY, build  # noqa: E402
+from lib.builder.pipeline import DEFAULT_TAXONOMY, build  # noqa: E402
+from lib.map_folder import EMBEDDINGS_FILE  # noqa: E402
 from lib.schema import analysis_texts  # noqa: E402
 from lib.stages.embed import EmbedderUnavailable, make_embedder  # noqa: E402
 from lib.stages.load import load_papers  # noqa: E402

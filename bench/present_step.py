@@ -42,7 +42,7 @@ from _browser import (
     streamlit,
 )  # puts lib on the path
 
-from lib.build.output import PAPERS_FILE, read_papers
+from lib.map_folder import PAPERS_FILE, read_papers
 from lib.store import reading_lists
 
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "icml2025_papers.json"

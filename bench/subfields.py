@@ -42,7 +42,7 @@ from threadpoolctl import threadpool_limits
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from lib.build.pipeline import BuildParams  # noqa: E402
+from lib.builder.pipeline import BuildParams  # noqa: E402
 from lib.errors import PaperMapError  # noqa: E402
 from lib.schema import analysis_texts  # noqa: E402
 from lib.stages.load import load_papers  # noqa: E402

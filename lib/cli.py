@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
-from lib.build.parallel import Runner
-from lib.build.pipeline import STAGES, BuildParams, build, default_out_dir
+from lib.builder.parallel import Runner
+from lib.builder.pipeline import STAGES, BuildParams, build, default_out_dir
 from lib.errors import PaperMapError, ParameterError
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
 from lib.stages.embed import EMBEDDERS, make_embedder
@@ -177,7 +177,7 @@ def _build(args: argparse.Namespace) -> int:
     partition_size = args.partition_size or (DASK_PARTITION_SIZE if dask else None)
     runner: AbstractContextManager[Runner | None]
     if dask:
-        from lib.build.cluster import DaskRunner
+        from lib.builder.cluster import DaskRunner
 
         runner = DaskRunner(workers=args.workers, scheduler=args.scheduler)
     else:
@@ -205,7 +205,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _extend(args: argparse.Namespace) -> int:
-    from lib.build.extend import extend_map
+    from lib.builder.extend import extend_map
 
     print(extend_map(args.map, args.input, out_dir=args.out, taxonomy_path=args.taxonomy).summary())
     return 0

@@ -1,7 +1,7 @@
 """Exact cosine nearest neighbours, in row blocks so that no m x n similarity matrix is ever held whole.
 
 Shared by the stages (`knn_cosine` for the UMAP layout, `knn_graph` for the subfield scorer's
-paper graph), the map's growth (`ranked_rows`, `lib.build.extend`) and search (`cosine_similarity`,
+paper graph), the map's growth (`ranked_rows`, `lib.builder.extend`) and search (`cosine_similarity`,
 `lib.views.search`). Rows given to `knn_cosine`, `knn_graph` and `ranked_rows` must be
 L2-normalised (`normalize_rows`); `cosine_similarity` divides by the norms itself.
 

@@ -103,6 +103,25 @@ SESSION_FIELDS = ("kind", "name", "room", "start", "end", "poster_position")
 # The columns of `papers.parquet`, in order: the contract other tools rely on.
 OUTPUT_COLUMNS: tuple[Column, ...] = PAPER_COLUMNS + MAP_COLUMNS
 
+# The columns of one level's topic summaries (`lib.stages.topics.topic_summaries`), in order, as
+# `topics.json` in a map's folder holds them (`lib.map_folder`).
+SUMMARY_COLUMNS = (
+    "topic",
+    "label",
+    "papers",
+    "share",
+    "parent",
+    "parent_label",
+    "assigned_nearest",
+    "keywords",
+    "keyword_shares",
+    "keyword_overall_shares",
+    "label_evidence",
+    "representatives",
+    "x",
+    "y",
+)
+
 
 def empty_table(columns: tuple[Column, ...] = PAPER_COLUMNS) -> pd.DataFrame:
     """A zero-row DataFrame with the given columns and dtypes."""

@@ -171,15 +171,16 @@ def test_readme_is_a_short_guide_whose_links_all_resolve():
 
 # The layout: what each part of lib/ may import. The data flow runs one way: stages know nothing of
 # how they are run or shown; the front ends (the CLI, the dashboard's ui_state) compose everything.
-FOUNDATION = {"errors", "schema", "paths", "names", "neighbours", "exact", "limits"}
+FOUNDATION = {"errors", "schema", "paths", "names", "neighbours", "exact", "limits", "files", "map_folder"}
 MAY_IMPORT = {
     "foundation": {"foundation"},
     "stages": {"foundation", "stages"},
-    "build": {"foundation", "stages", "build"},
-    "store": {"foundation", "stages", "build", "store"},
+    "builder": {"foundation", "stages", "builder"},
+    # builder for the stage versions alone: the dashboard's map folder is named for them (datasets.dashboard_map_dir)
+    "store": {"foundation", "stages", "builder", "store"},
     "views": {"foundation", "stages", "store", "views"},  # exports format reading lists
-    "cli": {"foundation", "stages", "build", "store", "views", "cli"},
-    "ui_state": {"foundation", "stages", "build", "store", "views", "ui_state"},
+    "cli": {"foundation", "stages", "builder", "store", "views", "cli"},
+    "ui_state": {"foundation", "stages", "builder", "store", "views", "ui_state"},
 }
 PAGES_MAY_IMPORT = {"ui_state", "views", "store", "foundation"}
 
@@ -237,9 +238,9 @@ def test_pages_import_only_the_dashboards_parts_of_lib():
 def test_the_layout_check_sees_an_import_against_the_flow(tmp_path):
     stage = tmp_path / "lib" / "stages" / "x.py"
     stage.parent.mkdir(parents=True)
-    stage.write_text("from lib.build.pipeline import build\nfrom lib import schema\n")
-    assert list(lib_imports(stage)) == ["lib.build.pipeline", "lib.schema"]
-    assert part_of("lib.build.pipeline") not in MAY_IMPORT["stages"] and part_of("lib.schema") == "foundation"
+    stage.write_text("from lib.builder.pipeline import build\nfrom lib import schema\n")
+    assert list(lib_imports(stage)) == ["lib.builder.pipeline", "lib.schema"]
+    assert part_of("lib.builder.pipeline") not in MAY_IMPORT["stages"] and part_of("lib.schema") == "foundation"
 
 
 def test_no_legacy_pages_folder_beside_the_entry_file():

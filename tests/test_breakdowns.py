@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 from conftest import SEED_SAMPLE, HashingEmbedder
 
-from lib.build.pipeline import build
+from lib.builder.pipeline import build
 from lib.errors import ParameterError
 from lib.views.breakdown_text import (
     keyword_table,

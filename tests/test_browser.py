@@ -84,7 +84,7 @@ def seed_map(cache_dir):
     """The seed's built map, as the app builds it (same input, taxonomy and cache)."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    from lib.build.pipeline import build
+    from lib.builder.pipeline import build
 
     return build(SEED, cache_dir=cache_dir).papers
 
@@ -367,7 +367,7 @@ def test_a_reading_list_made_on_the_map_survives_a_server_restart(cache_dir, bro
 def test_a_list_of_over_1000_papers_opened_cold_renders_its_map(browser, tmp_path):
     # The dashboard builds it itself, from an empty cache, with the keywords/subfields worker running
     # beside it: the build that once stayed at step 5 for as long as one waited.
-    from lib.build.pipeline import SIDE_STAGES_FROM
+    from lib.builder.pipeline import SIDE_STAGES_FROM
 
     records = planted_records(per_topic=SIDE_STAGES_FROM // 3 + 1)
     data = tmp_path / "large2025.json"
@@ -457,7 +457,7 @@ class HostileApp:
 
 @pytest.fixture(scope="module")
 def hostile_app(cache_dir, hostile_list, tmp_path_factory) -> HostileApp:
-    from lib.build.pipeline import build
+    from lib.builder.pipeline import build
     from lib.store import reading_lists
 
     papers = build(hostile_list, cache_dir=cache_dir).papers  # as the app builds it; the app then reads the cache

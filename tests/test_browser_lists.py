@@ -75,7 +75,7 @@ def cache_dir(tmp_path_factory) -> Path:
 def lists_app(cache_dir, tmp_path_factory) -> ListsApp:
     """The dashboard on the planted map with a private database of three lists: two of 6 papers in map
     order, and one of 12 in a shuffled order (so a restore that sorted them would show)."""
-    from lib.build.pipeline import build
+    from lib.builder.pipeline import build
 
     folder = tmp_path_factory.mktemp("lists_app")
     data = folder / "planted2025.json"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from conftest import REPO, SHARED_DATA, bench_module
 
-from lib.build.output import PAPERS_FILE, read_papers
+from lib.map_folder import PAPERS_FILE, read_papers
 from lib.ui_state import FULLSCREEN
 from lib.views.map.labels import MAX_AVOIDED
 from lib.views.map.script import GROWN_MAX_PX

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from conftest import REPO, bench_module
 
-from lib.build.output import PAPERS_FILE, read_papers
+from lib.map_folder import PAPERS_FILE, read_papers
 
 _browser = bench_module("_browser")
 present_step = bench_module("present_step")

@@ -8,16 +8,8 @@ import pandas as pd
 import pytest
 from conftest import ended_pid
 
-from lib.build.cache import (
-    CACHE_VERSION,
-    ArtifactCache,
-    atomic_write,
-    atomic_write_bytes,
-    file_digest,
-    make_key,
-    read_arrays,
-    write_arrays,
-)
+from lib.builder.cache import CACHE_VERSION, ArtifactCache, make_key
+from lib.files import atomic_write, atomic_write_bytes, file_digest, read_arrays, write_arrays
 
 
 def test_keys_depend_on_every_part_and_nothing_else():

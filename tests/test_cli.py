@@ -6,9 +6,9 @@ import time
 import pytest
 from conftest import REPO, SEED_SAMPLE
 
-from lib.build.output import read_papers
-from lib.build.pipeline import BuildParams, build
+from lib.builder.pipeline import BuildParams, build
 from lib.cli import parser
+from lib.map_folder import read_papers
 
 
 def cli(*args, cwd=REPO):

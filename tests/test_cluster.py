@@ -1,4 +1,4 @@
-"""The Dask path (lib.build.cluster): the same map on any number of workers and partitions, a worker
+"""The Dask path (lib.builder.cluster): the same map on any number of workers and partitions, a worker
 killed mid-build losing no paper, and one sentence when there is no cluster to use."""
 
 import os
@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 from conftest import HashingEmbedder
 
-from lib.build.cluster import DaskRunner
-from lib.build.output import read_papers
-from lib.build.pipeline import build
+from lib.builder.cluster import DaskRunner
+from lib.builder.pipeline import build
 from lib.cli import main
 from lib.errors import ClusterError
+from lib.map_folder import read_papers
 
 pytest.importorskip("distributed")
 

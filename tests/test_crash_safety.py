@@ -29,11 +29,11 @@ import pandas as pd
 import pytest
 from conftest import REPO, ended_pid, planted_records
 
-import lib.build.pipeline
+import lib.builder.pipeline
 from lib import cli
-from lib.build.cache import CACHE_VERSION, ArtifactCache
-from lib.build.output import PAPERS_FILE, is_built, read_papers
-from lib.build.pipeline import SIDE_STAGES_FROM, STAGES
+from lib.builder.cache import CACHE_VERSION, ArtifactCache
+from lib.builder.pipeline import SIDE_STAGES_FROM, STAGES
+from lib.map_folder import PAPERS_FILE, is_built, read_papers
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="finds the build's processes in /proc")
 
@@ -240,7 +240,7 @@ def test_the_side_process_ends_when_the_build_process_alone_is_killed(large, tmp
 
 
 def test_a_temp_file_left_by_a_write_killed_mid_way_is_removed_by_the_next_build(small, tmp_path):
-    # What SIGKILL inside lib.build.cache.atomic_write_bytes leaves: part of the data in a temp file never renamed,
+    # What SIGKILL inside lib.files.atomic_write_bytes leaves: part of the data in a temp file never renamed,
     # named for a writer that is gone. Made exactly here, since a kill lands in that window only by chance.
     out = tmp_path / "out"
     out.mkdir()
@@ -307,7 +307,7 @@ def test_artifacts_of_an_older_stage_version_are_not_reused(small, small_cache, 
     for folder in depending:  # as a cache filled by the PaperMap before the stage's version was bumped holds them
         shutil.rmtree(small_cache / folder)
     with monkeypatch.context() as older:
-        older.setitem(lib.build.pipeline.STAGE_VERSIONS, stage, lib.build.pipeline.STAGE_VERSIONS[stage] - 1)
+        older.setitem(lib.builder.pipeline.STAGE_VERSIONS, stage, lib.builder.pipeline.STAGE_VERSIONS[stage] - 1)
         rebuild(small.papers, small_cache, tmp_path / "older")
     stages = rebuild(small.papers, small_cache, tmp_path / "out")
     assert {s["name"] for s in stages if not s["cached"]} == depending | {"write"}

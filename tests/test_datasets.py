@@ -6,7 +6,7 @@ import re
 import pytest
 from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
 
-from lib.build.pipeline import STAGE_VERSIONS, build
+from lib.builder.pipeline import STAGE_VERSIONS, build
 from lib.errors import DataSetError, InputError, PaperMapError
 from lib.paths import DEFAULT_DATA, DEFAULT_TAXONOMY
 from lib.stages.load import load_papers, papers_from_bytes
@@ -16,9 +16,9 @@ from lib.store.datasets import (
     built_papers,
     catalog,
     check_paper_list,
+    dashboard_map_dir,
     describe,
     human_size,
-    map_folder,
     safe_stem,
     save_upload,
     url_name,
@@ -228,7 +228,7 @@ def test_describe_tells_built_sets_from_the_rest(tmp_path):
     build(
         data,
         taxonomy_path=DEFAULT_TAXONOMY,
-        out_dir=map_folder(data, DEFAULT_TAXONOMY, cache),
+        out_dir=dashboard_map_dir(data, DEFAULT_TAXONOMY, cache),
         cache_dir=cache,
         embedder=HashingEmbedder(),
     )
@@ -239,14 +239,14 @@ def test_describe_tells_built_sets_from_the_rest(tmp_path):
 
 
 def test_map_folder_is_named_for_the_files_and_versions_and_fails_in_one_sentence(tmp_path, monkeypatch):
-    folder = map_folder(SEED_SAMPLE, DEFAULT_TAXONOMY, tmp_path)
-    assert folder.parent == tmp_path / "maps" and folder == map_folder(SEED_SAMPLE, DEFAULT_TAXONOMY, tmp_path)
-    assert folder != map_folder(SEED_SAMPLE, SEED_SAMPLE, tmp_path)  # another taxonomy, another map
+    folder = dashboard_map_dir(SEED_SAMPLE, DEFAULT_TAXONOMY, tmp_path)
+    assert folder.parent == tmp_path / "maps" and folder == dashboard_map_dir(SEED_SAMPLE, DEFAULT_TAXONOMY, tmp_path)
+    assert folder != dashboard_map_dir(SEED_SAMPLE, SEED_SAMPLE, tmp_path)  # another taxonomy, another map
     # A PaperMap whose load stage gives other output maps the same file again rather than show a stale map.
     monkeypatch.setitem(STAGE_VERSIONS, "load", STAGE_VERSIONS["load"] + 1)
-    assert map_folder(SEED_SAMPLE, DEFAULT_TAXONOMY, tmp_path) != folder
+    assert dashboard_map_dir(SEED_SAMPLE, DEFAULT_TAXONOMY, tmp_path) != folder
     with pytest.raises(PaperMapError, match="missing.json: cannot be read"):
-        map_folder(tmp_path / "missing.json", DEFAULT_TAXONOMY, tmp_path)
+        dashboard_map_dir(tmp_path / "missing.json", DEFAULT_TAXONOMY, tmp_path)
 
 
 def test_every_format_has_a_suffix_to_be_saved_under():

@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 from conftest import planted_records
 
-from lib.build.extend import extend_map
-from lib.build.output import is_built, read_papers, read_topic_summaries
-from lib.build.pipeline import build
+from lib.builder.extend import extend_map
+from lib.builder.pipeline import build
 from lib.cli import main
 from lib.errors import InputError
+from lib.map_folder import is_built, read_papers, read_topic_summaries
 from lib.stages.topics import topic_summaries
 
 

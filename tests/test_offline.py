@@ -16,7 +16,7 @@ import pytest
 from conftest import REPO, started
 from network_guard import install, sitecustomize_env
 
-from lib.build.pipeline import build
+from lib.builder.pipeline import build
 from lib.errors import FetchError
 from lib.store import reading_lists
 from lib.store.fetch import fetch_paper_list

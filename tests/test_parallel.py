@@ -1,4 +1,4 @@
-"""The keywords/subfields runners (lib.build.parallel): the same tables as one process, from any main
+"""The keywords/subfields runners (lib.builder.parallel): the same tables as one process, from any main
 script and any partition size, a build that finishes whatever happens to the worker, and partitions
 kept in the cache."""
 
@@ -14,13 +14,13 @@ import pandas as pd
 import pytest
 from conftest import REPO, HashingEmbedder
 
-import lib.build.parallel
-import lib.build.pipeline
-from lib.build.pipeline import build
+import lib.builder.parallel
+import lib.builder.pipeline
+from lib.builder.pipeline import build
 
-WORKER = [sys.executable, "-m", "lib.build.parallel"]
+WORKER = [sys.executable, "-m", "lib.builder.parallel"]
 # The worker, run by a wrapper that first creates the file {mark}: proof that a build started it.
-RECORDING = "open({mark!r}, 'w').close(); import runpy; runpy.run_module('lib.build.parallel', run_name='__main__')"
+RECORDING = "open({mark!r}, 'w').close(); import runpy; runpy.run_module('lib.builder.parallel', run_name='__main__')"
 
 
 def run(path, tmp_path, cache):
@@ -30,7 +30,7 @@ def run(path, tmp_path, cache):
 @pytest.fixture
 def worker_allowed(monkeypatch):
     """Builds of the small planted list use the worker, as a list of 1,000 papers does."""
-    monkeypatch.setattr(lib.build.pipeline, "SIDE_STAGES_FROM", 10)
+    monkeypatch.setattr(lib.builder.pipeline, "SIDE_STAGES_FROM", 10)
     monkeypatch.setattr("os.cpu_count", lambda: 2)
 
 
@@ -42,7 +42,9 @@ def in_one_process(planted_file, tmp_path):
 def recording_worker(tmp_path, monkeypatch):
     """The worker, started through a wrapper that leaves a file behind: proof that it ran."""
     mark = tmp_path / "worker_ran"
-    monkeypatch.setattr(lib.build.parallel, "WORKER_COMMAND", [sys.executable, "-c", RECORDING.format(mark=str(mark))])
+    monkeypatch.setattr(
+        lib.builder.parallel, "WORKER_COMMAND", [sys.executable, "-c", RECORDING.format(mark=str(mark))]
+    )
     return mark
 
 
@@ -52,12 +54,12 @@ def test_tables_from_the_worker_equal_those_made_in_one_process(
     def not_here(self):
         raise AssertionError("a side stage was computed in the build process, not sent by the worker")
 
-    monkeypatch.setattr(lib.build.parallel._Later, "result", not_here)  # the worker, another process, keeps its own
+    monkeypatch.setattr(lib.builder.parallel._Later, "result", not_here)  # the worker, another process, keeps its own
     pd.testing.assert_frame_equal(in_one_process, run(planted_file, tmp_path, "worker").papers)
 
 
 def test_the_worker_sends_each_table_and_exits_cleanly(planted_file):
-    from lib.build.pipeline import BuildParams
+    from lib.builder.pipeline import BuildParams
     from lib.paths import DEFAULT_TAXONOMY
     from lib.schema import PAPER_COLUMNS, analysis_texts, conform
     from lib.stages.load import load_papers
@@ -67,8 +69,11 @@ def test_the_worker_sends_each_table_and_exits_cleanly(planted_file):
     texts = analysis_texts(papers)
     vectors = HashingEmbedder().embed(texts)
     calls = [
-        (lib.build.parallel.keywords_partition, (papers, texts, 10, None)),
-        (lib.build.parallel.subfields_table, (papers, texts, vectors, load_taxonomy(DEFAULT_TAXONOMY), BuildParams())),
+        (lib.builder.parallel.keywords_partition, (papers, texts, 10, None)),
+        (
+            lib.builder.parallel.subfields_table,
+            (papers, texts, vectors, load_taxonomy(DEFAULT_TAXONOMY), BuildParams()),
+        ),
     ]
     worker = subprocess.Popen(WORKER, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     pickle.dump(calls, worker.stdin)
@@ -86,7 +91,7 @@ def test_the_worker_sends_each_table_and_exits_cleanly(planted_file):
 
 def test_each_batch_runs_in_its_own_worker_beside_the_others():
     # The subfields, sent once the vectors are made, must not wait for the keywords sent before them.
-    with lib.build.parallel.WorkerProcess() as runner:
+    with lib.builder.parallel.WorkerProcess() as runner:
         started = time.time()
         first = runner.map([(time.sleep, (3.0,)), (os.getpid, ())])
         second = runner.map([(time.time, ()), (os.getpid, ())])
@@ -100,15 +105,15 @@ def test_each_batch_runs_in_its_own_worker_beside_the_others():
 @pytest.mark.skipif(not hasattr(os, "nice"), reason="process priority is POSIX's")
 def test_a_background_batch_runs_nicer_than_the_build_and_a_foreground_one_does_not():
     own = os.nice(0)  # os.nice(0) changes nothing and tells the niceness
-    with lib.build.parallel.WorkerProcess() as runner:
+    with lib.builder.parallel.WorkerProcess() as runner:
         foreground = runner.map([(os.nice, (0,))])[0]
         background = runner.map([(os.nice, (0,))], background=True)[0]
         assert foreground.result() == own
-        assert background.result() == min(19, own + lib.build.parallel.BACKGROUND_NICENESS) > own
+        assert background.result() == min(19, own + lib.builder.parallel.BACKGROUND_NICENESS) > own
 
 
 def test_the_subfields_are_sent_as_a_background_batch():
-    class Recording(lib.build.parallel.InProcess):
+    class Recording(lib.builder.parallel.InProcess):
         batches: list = []
 
         def map(self, calls, background=False):
@@ -116,8 +121,8 @@ def test_the_subfields_are_sent_as_a_background_batch():
             return super().map(calls, background)
 
     runner = Recording()  # its calls run only when asked for: none is
-    lib.build.parallel.start_subfields(
-        pd.DataFrame(columns=lib.build.parallel.SIDE_COLUMNS), [], None, None, None, runner
+    lib.builder.parallel.start_subfields(
+        pd.DataFrame(columns=lib.builder.parallel.SIDE_COLUMNS), [], None, None, None, runner
     )
     assert runner.batches == [(["subfields_table"], True)]
 
@@ -126,7 +131,7 @@ def test_small_lists_and_cached_stages_start_no_worker(planted_file, tmp_path, m
     ran = recording_worker(tmp_path, monkeypatch)
     run(planted_file, tmp_path, "cache")  # 36 papers: below SIDE_STAGES_FROM
     assert not ran.exists()
-    monkeypatch.setattr(lib.build.pipeline, "SIDE_STAGES_FROM", 10)
+    monkeypatch.setattr(lib.builder.pipeline, "SIDE_STAGES_FROM", 10)
     run(planted_file, tmp_path, "cache")  # large enough now, but keywords and subfields are cached
     assert not ran.exists()
     # As a build killed after storing its one keyword partition, before the stage: nothing left to send.
@@ -157,14 +162,14 @@ def test_small_lists_and_cached_stages_start_no_worker(planted_file, tmp_path, m
 def test_a_worker_that_fails_leaves_the_build_to_finish_in_one_process_and_says_so(
     planted_file, tmp_path, in_one_process, worker_allowed, monkeypatch, caplog, command, failure, logged
 ):
-    monkeypatch.setattr(lib.build.parallel, "WORKER_COMMAND", command)
-    with caplog.at_level(logging.WARNING, logger="lib.build.parallel"):
+    monkeypatch.setattr(lib.builder.parallel, "WORKER_COMMAND", command)
+    with caplog.at_level(logging.WARNING, logger="lib.builder.parallel"):
         pd.testing.assert_frame_equal(in_one_process, run(planted_file, tmp_path, "failing").papers, obj=failure)
     assert any(logged in record.getMessage() for record in caplog.records), caplog.text
 
 
 def test_a_worker_that_finishes_logs_nothing(planted_file, tmp_path, worker_allowed, caplog):
-    with caplog.at_level(logging.WARNING, logger="lib.build.parallel"):
+    with caplog.at_level(logging.WARNING, logger="lib.builder.parallel"):
         run(planted_file, tmp_path, "clean")
     assert not caplog.records, caplog.text
 
@@ -185,11 +190,11 @@ def test_the_worker_never_runs_the_main_script_of_the_process_that_builds(plante
             time.sleep(3600)
         sys.path.insert(0, {str(REPO)!r})
         import os
-        import lib.build.parallel, lib.build.pipeline
-        lib.build.pipeline.SIDE_STAGES_FROM = 10
+        import lib.builder.parallel, lib.builder.pipeline
+        lib.builder.pipeline.SIDE_STAGES_FROM = 10
         os.cpu_count = lambda: 2
-        lib.build.parallel.WORKER_COMMAND = {worker!r}
-        result = lib.build.pipeline.build({str(planted_file)!r}, cache_dir={str(tmp_path / "cache")!r},
+        lib.builder.parallel.WORKER_COMMAND = {worker!r}
+        result = lib.builder.pipeline.build({str(planted_file)!r}, cache_dir={str(tmp_path / "cache")!r},
                                     out_dir={str(tmp_path / "out")!r})
         print(result.counts["papers"])
     """)
@@ -202,10 +207,10 @@ def test_the_worker_never_runs_the_main_script_of_the_process_that_builds(plante
 
 
 def test_partitions_cover_every_paper_once_in_order():
-    assert lib.build.parallel.partition_ranges(36, 7) == [(0, 7), (7, 14), (14, 21), (21, 28), (28, 35), (35, 36)]
-    assert lib.build.parallel.partition_ranges(36, None) == [(0, 36)] == lib.build.parallel.partition_ranges(36, 50)
+    assert lib.builder.parallel.partition_ranges(36, 7) == [(0, 7), (7, 14), (14, 21), (21, 28), (28, 35), (35, 36)]
+    assert lib.builder.parallel.partition_ranges(36, None) == [(0, 36)] == lib.builder.parallel.partition_ranges(36, 50)
     with pytest.raises(ValueError, match="partition_size"):
-        lib.build.parallel.partition_ranges(36, 0)
+        lib.builder.parallel.partition_ranges(36, 0)
 
 
 @pytest.mark.parametrize("partition_size", [1, 7, 50])
@@ -216,14 +221,14 @@ def test_any_partition_size_gives_the_same_map(planted_file, tmp_path, in_one_pr
         planted_file,
         cache_dir=tmp_path / "parts",
         embedder=HashingEmbedder(),
-        runner=lib.build.parallel.InProcess(),
+        runner=lib.builder.parallel.InProcess(),
         partition_size=partition_size,
     )
     pd.testing.assert_frame_equal(in_one_process, built.papers)
 
 
 def test_a_build_that_fails_part_way_keeps_its_finished_partitions(planted_file, tmp_path, in_one_process, monkeypatch):
-    real = lib.build.parallel.keywords_partition
+    real = lib.builder.parallel.keywords_partition
     calls = []
 
     def failing_once(papers, texts, top_n, statistics):
@@ -232,8 +237,12 @@ def test_a_build_that_fails_part_way_keeps_its_finished_partitions(planted_file,
             raise OSError("worker lost")
         return real(papers, texts, top_n, statistics)
 
-    monkeypatch.setattr(lib.build.parallel, "keywords_partition", failing_once)
-    options = {"cache_dir": tmp_path / "cache", "embedder": HashingEmbedder(), "runner": lib.build.parallel.InProcess()}
+    monkeypatch.setattr(lib.builder.parallel, "keywords_partition", failing_once)
+    options = {
+        "cache_dir": tmp_path / "cache",
+        "embedder": HashingEmbedder(),
+        "runner": lib.builder.parallel.InProcess(),
+    }
     with pytest.raises(OSError, match="worker lost"):
         build(planted_file, partition_size=10, **options)  # 4 partitions; the third fails
     calls.clear()

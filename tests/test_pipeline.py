@@ -8,12 +8,12 @@ import pytest
 from conftest import REPO, SEED_SAMPLE, HashingEmbedder, planted_records
 from sklearn.metrics import adjusted_rand_score
 
-import lib.build.pipeline
+import lib.builder.pipeline
 import lib.stages.topics
-from lib.build.cache import read_arrays
-from lib.build.output import OUTPUT_FILES, is_built, read_papers, read_topic_summaries
-from lib.build.pipeline import STAGES, BuildParams, build
+from lib.builder.pipeline import STAGES, BuildParams, build
 from lib.errors import InputError, TaxonomyError
+from lib.files import read_arrays
+from lib.map_folder import OUTPUT_FILES, is_built, read_papers, read_topic_summaries
 from lib.schema import OUTPUT_COLUMNS, analysis_texts
 
 
@@ -309,7 +309,7 @@ def test_a_build_whose_lock_holder_was_killed_is_not_blocked(planted_file, tmp_p
             (
                 "import time\n"
                 "from pathlib import Path\n"
-                "from lib.build.lock import build_lock\n"
+                "from lib.builder.lock import build_lock\n"
                 f"with build_lock(Path({str(tmp_path / 'out')!r}), Path({str(tmp_path / 'cache')!r}), print):\n"
                 "    print('held', flush=True); time.sleep(60)\n"
             ),
@@ -340,9 +340,9 @@ def test_a_map_the_cache_cannot_keep_is_still_built_and_the_failure_logged(plant
     def disk_full(*_):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(lib.build.pipeline, "copy_output", disk_full)
-    with caplog.at_level("WARNING", logger="lib.build.pipeline"):
-        result = lib.build.pipeline.build(
+    monkeypatch.setattr(lib.builder.pipeline, "copy_output", disk_full)
+    with caplog.at_level("WARNING", logger="lib.builder.pipeline"):
+        result = lib.builder.pipeline.build(
             planted_file, out_dir=tmp_path / "map", cache_dir=tmp_path / "cache", embedder=HashingEmbedder()
         )
     assert (tmp_path / "map" / "papers.parquet").is_file() and len(result.papers) == len(planted_records())

@@ -10,9 +10,9 @@ from conftest import PLANTED_TOPICS
 
 import lib.stages.bibtex
 import lib.views.profile
-from lib.build.output import load_map_embeddings, read_papers
-from lib.build.pipeline import build
+from lib.builder.pipeline import build
 from lib.errors import InputError
+from lib.map_folder import load_map_embeddings, read_papers
 from lib.schema import analysis_texts
 from lib.stages.bibtex import bib_text, parse_bibtex
 from lib.stages.embed import query_embedder

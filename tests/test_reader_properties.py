@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lib.build.cache import frame_bytes
 from lib.errors import InputError
+from lib.files import frame_bytes
 from lib.stages.load import FIELD_ALIASES, FORMATS, LoadResult, load_papers
 
 PROPERTY = settings(

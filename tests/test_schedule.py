@@ -11,7 +11,7 @@ import pytest
 from conference_server import conference_server
 from conftest import HashingEmbedder, plain, started
 
-from lib.build.pipeline import build
+from lib.builder.pipeline import build
 from lib.store.sources import fetch_conference
 from lib.views import schedule
 from lib.views.filters import Filters, facet_options, filter_papers

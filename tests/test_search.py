@@ -5,9 +5,9 @@ import pandas as pd
 import pytest
 from conftest import PLANTED_TOPICS, HashingEmbedder
 
-from lib.build.output import load_map_embeddings, read_papers
-from lib.build.pipeline import build
+from lib.builder.pipeline import build
 from lib.errors import InputError, PaperMapError
+from lib.map_folder import load_map_embeddings, read_papers
 from lib.schema import analysis_texts
 from lib.stages.embed import EmbedderUnavailable, TfidfSvdEmbedder, fit_embed, query_embedder
 from lib.stages.load import load_papers

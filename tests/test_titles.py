@@ -181,7 +181,7 @@ def test_a_format_marker_is_not_what_a_titles_only_map_is_about(tmp_path):
     """IJCAI 2023's 51 "(Extended Abstract)" titles made a topic labelled "Extended abstract" (issue 35)."""
     from conftest import HashingEmbedder, planted_records
 
-    from lib.build.pipeline import build
+    from lib.builder.pipeline import build
     from lib.schema import analysis_texts
 
     records = planted_records(per_topic=12)

@@ -4,14 +4,13 @@ import pytest
 from sklearn.metrics import adjusted_rand_score
 
 from lib.errors import ParameterError
-from lib.schema import OUTPUT_COLUMNS, analysis_texts
+from lib.schema import OUTPUT_COLUMNS, SUMMARY_COLUMNS, analysis_texts
 from lib.stages.phrases import phrase_counts
 from lib.stages.topic_labels import PhraseUse, fewest_users, label_levels, label_topics
 from lib.stages.topics import (
     MAX_FINE_TOPICS,
     MAX_NEAREST_SHARE,
     MAX_TOPICS,
-    SUMMARY_COLUMNS,
     TopicLevels,
     default_n_fine_topics,
     default_n_topics,
@@ -362,8 +361,8 @@ def test_a_build_from_before_the_fine_topic_columns_is_built_again_not_read(plan
 
     from conftest import HashingEmbedder
 
-    from lib.build.output import is_built, read_papers
-    from lib.build.pipeline import build
+    from lib.builder.pipeline import build
+    from lib.map_folder import is_built, read_papers
 
     out = tmp_path / "out"
     build(planted_file, cache_dir=tmp_path / "cache", out_dir=out, embedder=HashingEmbedder())

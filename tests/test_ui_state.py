@@ -1,6 +1,6 @@
 """The dashboard's Streamlit-side helpers that hold no widget: the map chart's events, and the map as every session reads it."""
 
-from lib.build.pipeline import build
+from lib.builder.pipeline import build
 from lib.ui_state import clicked_paper, drawn_selection, figure_revision, read_map
 
 

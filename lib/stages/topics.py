@@ -12,7 +12,7 @@ import pandas as pd
 from sklearn.neighbors import NearestNeighbors
 
 from lib.errors import ParameterError
-from lib.schema import analysis_texts
+from lib.schema import SUMMARY_COLUMNS, analysis_texts
 from lib.stages.kmeans import kmeans
 from lib.stages.topic_labels import PhraseUse, dense_row, fewest_users
 
@@ -152,24 +152,6 @@ def topics_table(
             "topic_assigned_nearest": levels.assigned_nearest.astype(bool),
         }
     )
-
-
-SUMMARY_COLUMNS = (
-    "topic",
-    "label",
-    "papers",
-    "share",
-    "parent",
-    "parent_label",
-    "assigned_nearest",
-    "keywords",
-    "keyword_shares",
-    "keyword_overall_shares",
-    "label_evidence",
-    "representatives",
-    "x",
-    "y",
-)
 
 
 def topic_summaries(

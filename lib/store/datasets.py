@@ -13,10 +13,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from lib.build.cache import atomic_write_bytes, file_digest, make_key
-from lib.build.output import is_built, read_sidecar
-from lib.build.pipeline import STAGE_VERSIONS
+from lib.builder.cache import make_key
+from lib.builder.pipeline import STAGE_VERSIONS
 from lib.errors import DataSetError, PaperMapError
+from lib.files import atomic_write_bytes, file_digest
+from lib.map_folder import is_built, read_sidecar
 from lib.names import safe_name
 from lib.paths import DEFAULT_DATA, DEFAULT_TAXONOMY, REPO_ROOT
 
@@ -219,7 +220,7 @@ def human_size(size: int) -> str:
     return f"{value:.0f} {unit}" if unit == "B" or value >= 100 or value.is_integer() else f"{value:.1f} {unit}"
 
 
-def map_folder(data: Path, taxonomy: Path, cache: Path) -> Path:
+def dashboard_map_dir(data: Path, taxonomy: Path, cache: Path) -> Path:
     """Where the dashboard builds the map of `data` filed under `taxonomy`, inside `cache`.
 
     Named for both files' paths, sizes and modification times, and for the pipeline's stage
@@ -236,7 +237,7 @@ def map_folder(data: Path, taxonomy: Path, cache: Path) -> Path:
 def built_papers(data_set: DataSet, cache: Path) -> int | None:
     """How many papers the dashboard's map of `data_set` holds, or None when it is not built yet."""
     try:
-        folder = map_folder(data_set.path, data_set.taxonomy, cache)
+        folder = dashboard_map_dir(data_set.path, data_set.taxonomy, cache)
     except PaperMapError:
         return None
     if not is_built(folder):

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from lib.build.cache import atomic_write_bytes
 from lib.errors import FetchError, HTTPStatusError, OfflineError, PaperMapError
+from lib.files import atomic_write_bytes
 from lib.store.datasets import DEFAULT_DATA_DIR, check_paper_list, human_size
 
 DEFAULT_TIMEOUT = 60.0  # seconds for a whole request: connecting, waiting and reading

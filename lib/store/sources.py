@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lib.build.cache import atomic_write_bytes
 from lib.errors import FetchError, HTTPStatusError, InputError, OfflineError, PaperMapError, ParameterError
+from lib.files import atomic_write_bytes
 from lib.store.datasets import human_size
 from lib.store.fetch import DEFAULT_TIMEOUT, request
 

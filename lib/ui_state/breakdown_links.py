@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from lib.build.output import read_topic_summaries
+from lib.map_folder import read_topic_summaries
 from lib.views.breakdowns import topic_breakdown as breakdown_topics
 from lib.views.filters import FACETS
 
@@ -19,7 +19,7 @@ _MAP_LINK_KEY = "papermap_map_link"
 @st.cache_data(show_spinner=False, max_entries=8)
 def topic_summaries(map_dir: str, level: str) -> pd.DataFrame:
     """The `level` topic summaries (`lib.stages.topics.topic_summaries`) of the whole map in
-    `map_dir`, as its build wrote them (`lib.build.output.read_topic_summaries`): a build counts
+    `map_dir`, as its build wrote them (`lib.map_folder.read_topic_summaries`): a build counts
     every paper's phrases for the labels anyway, and on a large list a server doing it again is slow."""
     return read_topic_summaries(map_dir, level)
 

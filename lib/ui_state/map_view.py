@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from lib.build.output import MapEmbeddings, load_map_embeddings
+from lib.map_folder import MapEmbeddings, load_map_embeddings
 from lib.stages.embed import QueryEmbedder, query_embedder
 from lib.views import exports, list_coverage, search
 from lib.views.map.colours import category_colours

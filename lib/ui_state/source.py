@@ -10,11 +10,11 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from lib.build.output import PAPERS_FILE, is_built, read_load_report, read_papers
-from lib.build.pipeline import build, recorded_report
+from lib.builder.pipeline import build, recorded_report
 from lib.errors import PaperMapError
+from lib.map_folder import PAPERS_FILE, is_built, read_load_report, read_papers
 from lib.stages.load import LoadReport
-from lib.store.datasets import map_folder
+from lib.store.datasets import dashboard_map_dir
 from lib.views.schedule import with_schedule_columns
 
 from .members import may_edit, refusal
@@ -51,7 +51,7 @@ def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
     recompute. Raises `PaperMapError` (one sentence) when the data or taxonomy cannot be used, or
     when the map must be built and this session may not edit (`may_edit`).
     """
-    out_dir = map_folder(source.data, source.taxonomy, source.cache)
+    out_dir = dashboard_map_dir(source.data, source.taxonomy, source.cache)
     if not is_built(out_dir):
         if not may_edit():  # a build is minutes of this server's time: members' to spend, not any visitor's
             raise PaperMapError(

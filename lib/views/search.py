@@ -2,7 +2,7 @@
 
 `text_matches` needs only the papers table. The similarity rankings take the map's embeddings
 (`embeddings.npy`, one L2-normalised row per paper in `papers.parquet` order) and, for a free text,
-its vector from the map's query model (`lib.build.output.load_map_embeddings` reads both).
+its vector from the map's query model (`lib.map_folder.load_map_embeddings` reads both).
 """
 
 from __future__ import annotations

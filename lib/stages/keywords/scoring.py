@@ -53,7 +53,7 @@ class KeywordStatistics:
     Keyphrases are judged against the corpus: which words it uses as verbs, which acronyms two of
     its texts define, how many texts use a phrase (IDF). A slice of the papers scored with the
     whole list's statistics gets exactly the keyphrases the whole list's build gives it, which is
-    what lets the keywords stage run partition by partition (lib.build.parallel).
+    what lets the keywords stage run partition by partition (lib.builder.parallel).
     """
 
     n: int  # texts in the corpus

@@ -1,5 +1,5 @@
-"""The output folder of a build, the contract other tools read: its file names, and writing,
-checking, reusing and reading it.
+"""The output folder of a map, the contract other tools read: its file names, and writing, checking,
+copying and reading it. The build (`lib.builder`) writes it, the dashboard and the stored lists read it.
 
 A folder holds `papers.parquet` (lib.schema.OUTPUT_COLUMNS), `embeddings.npy` (one float32 row per
 paper), `query_model.npz` (what embeds new text into the same space), `topics.json` (each level's
@@ -17,7 +17,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lib.build.cache import (
+from lib.errors import InputError
+from lib.files import (
     StreamWriter,
     array_bytes,
     atomic_write,
@@ -27,7 +28,6 @@ from lib.build.cache import (
     read_arrays,
     write_arrays,
 )
-from lib.errors import InputError
 from lib.schema import OUTPUT_COLUMNS
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ OUTPUT_FILES = {
     "topics": TOPICS_FILE,
 }
 
-# One level's topic summaries as JSON: a list of rows, each a dict of `lib.stages.topics.SUMMARY_COLUMNS`.
+# One level's topic summaries as JSON: a list of rows, each a dict of `lib.schema.SUMMARY_COLUMNS`.
 SummaryRecords = list[dict[str, Any]]
 
 
@@ -61,25 +61,6 @@ def map_counts(table: pd.DataFrame) -> dict[str, int]:
     }
 
 
-def output_table(
-    papers: pd.DataFrame, keywords: pd.DataFrame, subfields: pd.DataFrame, topics: pd.DataFrame, coords: np.ndarray
-) -> pd.DataFrame:
-    """The table `papers.parquet` holds (OUTPUT_COLUMNS, in their order), from the stages' tables, all
-    in the papers' order: the papers (PAPER_COLUMNS) with their keyphrases, their subfield columns
-    (`lib.stages.declared_areas.FILED_COLUMNS`), the topic columns of `topics` and map coordinates (`coords`)."""
-    from lib.schema import conform
-    from lib.stages.declared_areas import FILED_COLUMNS
-
-    table = papers.assign(
-        keywords=[list(k) for k in keywords["keywords"]],
-        **{name: subfields[name].to_numpy() for name in FILED_COLUMNS},
-        **{name: column.to_numpy() for name, column in topics.items() if name != "paper_id"},
-        x=coords[:, 0],
-        y=coords[:, 1],
-    )
-    return conform(table, OUTPUT_COLUMNS)
-
-
 def summary_records(summaries: Mapping[str, pd.DataFrame]) -> dict[str, SummaryRecords]:
     """Topic summaries by level (`lib.stages.topics.level_summaries`) as plain JSON values, as
     `topics.json` and the topics stage's cache record hold them; `summary_frame` reads one back."""
@@ -90,7 +71,7 @@ def summary_frame(records: SummaryRecords) -> pd.DataFrame:
     """One level's summaries as `lib.stages.topics.topic_summaries` gives them, from `summary_records`."""
     import pandas as pd
 
-    from lib.stages.topics import SUMMARY_COLUMNS
+    from lib.schema import SUMMARY_COLUMNS
 
     frame = pd.DataFrame(records, columns=list(SUMMARY_COLUMNS))
     # JSON has no tuples: each (phrase, share of the topic, share of all papers) comes back as a list.
@@ -180,16 +161,6 @@ def finished(folder: Path, output_key: str) -> dict[str, Any] | None:
                 return None
     except (OSError, ValueError, KeyError, AttributeError, TypeError):
         return None
-    return sidecar
-
-
-def reuse_output(out_dir: Path, store: Path, output_key: str) -> dict[str, Any] | None:
-    """The sidecar of this build's output, when `out_dir` holds it already or the cache's copy in
-    `store` does (copied into `out_dir`, the sidecar last); None when it must be built."""
-    sidecar = finished(out_dir, output_key)
-    if sidecar is None and finished(store, output_key) is not None:
-        copy_output(store, out_dir)
-        sidecar = finished(out_dir, output_key)
     return sidecar
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from lib.build.cache import exclusive_lock
+from lib.files import exclusive_lock
 
 LOCKS_FOLDER = "locks"  # in the cache folder, so a build refused for bad input leaves no output folder
 LOCK_POLL_SECONDS = 0.2

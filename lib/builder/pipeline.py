@@ -1,5 +1,5 @@
-"""Build a map: the stages of `lib.build.stages_table` (the data flow) on this module's schedule (what
-runs when, and where), through the cache by `lib.build.runner`, into the output folder.
+"""Build a map: the stages of `lib.builder.stages_table` (the data flow) on this module's schedule (what
+runs when, and where), through the cache by `lib.builder.runner`, into the output folder.
 """
 
 from __future__ import annotations
@@ -13,25 +13,25 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lib.build.cache import ArtifactCache, file_digest
-from lib.build.lock import build_lock
-from lib.build.output import (
+from lib.builder.cache import ArtifactCache
+from lib.builder.lock import build_lock
+from lib.builder.parallel import InProcess, Runner, WorkerProcess
+from lib.builder.runner import Progress, StageRun, StageRunner
+from lib.builder.stages_table import STAGE_VERSIONS as STAGE_VERSIONS  # read here by lib.store.datasets and tests
+from lib.builder.stages_table import Values, import_stage_modules, recorded_report, stage_keys, stage_table
+from lib.errors import InputError, read_error
+from lib.files import file_digest
+from lib.map_folder import (
     PAPERS_FILE,
     copy_output,
     finish_output,
     finished,
     map_counts,
-    output_table,
     read_papers,
-    reuse_output,
     write_model_files,
 )
-from lib.build.parallel import InProcess, Runner, WorkerProcess
-from lib.build.runner import Progress, StageRun, StageRunner
-from lib.build.stages_table import STAGE_VERSIONS as STAGE_VERSIONS  # read here by lib.store.datasets and tests
-from lib.build.stages_table import Values, import_stage_modules, recorded_report, stage_keys, stage_table
-from lib.errors import InputError, read_error
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_OUT_ROOT, DEFAULT_TAXONOMY
+from lib.schema import OUTPUT_COLUMNS, conform
 from lib.stages.report import LoadReport
 
 logger = logging.getLogger(__name__)
@@ -39,6 +39,7 @@ logger = logging.getLogger(__name__)
 # The stages' modules (pandas, scikit-learn, UMAP) are imported when a stage must run: a build that
 # finds its output already made answers without them.
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
     from lib.stages.embed import Embedder
@@ -117,7 +118,7 @@ class BuildResult:
         where = f" into {self.out_path}" if self.out_path else ""
         cached = sum(s.cached for s in self.stages)
         skipped = f", skipped {len(self.report.skipped)}" if self.report.skipped else ""
-        # A build that reused a finished output, or grew one (lib.build.extend), has that one step.
+        # A build that reused a finished output, or grew one (lib.builder.extend), has that one step.
         made = {"reuse": "Found the map", "extend": "Grew the map"}.get(
             self.stages[0].name if len(self.stages) == 1 else "", "Built a map"
         )
@@ -152,7 +153,7 @@ def build(
     is reused (checked against its SHA-256 digests) without loading a stage or importing one.
     Raises `InputError` or `TaxonomyError` (one sentence each) when the inputs cannot be used.
 
-    `runner` runs keywords and subfields (lib.build.parallel; default: a worker process on a large
+    `runner` runs keywords and subfields (lib.builder.parallel; default: a worker process on a large
     list, else this process), the keywords in partitions of `partition_size` papers (default: one);
     neither changes the output, so neither is in a key.
     """
@@ -229,6 +230,16 @@ def _digests(input_path: str | Path, taxonomy_path: str | Path) -> tuple[str, st
         return input_digest, ""
 
 
+def reuse_output(out_dir: Path, store: Path, output_key: str) -> dict[str, Any] | None:
+    """The sidecar of this build's output, when `out_dir` holds it already or the cache's copy in
+    `store` does (copied into `out_dir`, the sidecar last); None when it must be built."""
+    sidecar = finished(out_dir, output_key)
+    if sidecar is None and finished(store, output_key) is not None:
+        copy_output(store, out_dir)
+        sidecar = finished(out_dir, output_key)
+    return sidecar
+
+
 def _reused(job: _Job, out: Path | None, store: Path, progress: Progress, copy_from_cache: bool) -> BuildResult | None:
     """This build's output when `out` holds it already, or (`copy_from_cache`) the cache's copy in
     `store` does, copied into `out`; None when it must be built."""
@@ -291,6 +302,24 @@ def _write_model_files(stages: StageRunner, out: Path) -> dict[str, str]:
     query_model = stages.again("embed")
     query_model.pop("vectors")
     return write_model_files(out, stages.values["vectors"], query_model, stages.values["summaries"])
+
+
+def output_table(
+    papers: pd.DataFrame, keywords: pd.DataFrame, subfields: pd.DataFrame, topics: pd.DataFrame, coords: np.ndarray
+) -> pd.DataFrame:
+    """The table `papers.parquet` holds (OUTPUT_COLUMNS, in their order), from the stages' tables, all
+    in the papers' order: the papers (PAPER_COLUMNS) with their keyphrases, their subfield columns
+    (`lib.stages.declared_areas.FILED_COLUMNS`), the topic columns of `topics` and map coordinates (`coords`)."""
+    from lib.stages.declared_areas import FILED_COLUMNS
+
+    table = papers.assign(
+        keywords=[list(k) for k in keywords["keywords"]],
+        **{name: subfields[name].to_numpy() for name in FILED_COLUMNS},
+        **{name: column.to_numpy() for name, column in topics.items() if name != "paper_id"},
+        x=coords[:, 0],
+        y=coords[:, 1],
+    )
+    return conform(table, OUTPUT_COLUMNS)
 
 
 def _write(job: _Job, stages: StageRunner, model_files: dict[str, str], out: Path | None, store: Path) -> BuildResult:

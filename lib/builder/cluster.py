@@ -1,4 +1,4 @@
-"""The Dask runner of lib.build.parallel: a `LocalCluster` of worker processes here, or a user's cluster by address.
+"""The Dask runner of lib.builder.parallel: a `LocalCluster` of worker processes here, or a user's cluster by address.
 
 Optional: `dask` and `distributed` come from requirements-dask.txt. Tasks lost with a worker are run
 again by the scheduler on another one (up to `distributed.scheduler.allowed-failures` times); past
@@ -43,7 +43,7 @@ def _stage_importer(distributed: Any) -> Any:
         name = "papermap-import-stages"
 
         def setup(self, worker: Any) -> None:
-            import lib.build.parallel
+            import lib.builder.parallel
             import lib.stages.declared_areas
             import lib.stages.keywords  # noqa: F401
 

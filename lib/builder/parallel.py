@@ -11,13 +11,13 @@ It is a background batch: in a worker process it runs at a lower priority than t
 A `Runner` takes calls and returns handles whose `result()` is the call's value:
 - `InProcess` computes each call when its result is asked for (small lists: last, as before);
 - `WorkerProcess` runs each batch of calls in a fresh interpreter running this module (`python -m
-  lib.build.parallel`), never a `multiprocessing` child: `spawn` re-imports the parent's main module,
+  lib.builder.parallel`), never a `multiprocessing` child: `spawn` re-imports the parent's main module,
   which under Streamlit is the running page script, so the child ran the dashboard itself and waited
   forever on the build lock its own parent held. The calls go to its standard input and the values
   come back on its standard output, pickled; its standard input closing (the build ended or was
   killed) ends it. Whatever goes wrong with it (it cannot start, dies, or sends nothing), the build
   logs a warning quoting the end of its standard error and computes what it lacks itself;
-- `lib.build.cluster.DaskRunner` submits them to a `dask.distributed` cluster.
+- `lib.builder.cluster.DaskRunner` submits them to a `dask.distributed` cluster.
 Each finished keyword partition is stored in the cache under the stage's key and its range, so a
 build that failed half-way (a cluster lost) finishes from the cache when run again.
 """
@@ -44,10 +44,10 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from lib.build.cache import ArtifactCache
+    from lib.builder.cache import ArtifactCache
 
 # How the worker is started; tests replace it with a command that fails.
-WORKER_COMMAND = [sys.executable, "-m", "lib.build.parallel"]
+WORKER_COMMAND = [sys.executable, "-m", "lib.builder.parallel"]
 SIDE_STAGE_NAMES = ("subfields", "keywords")
 # A background batch's worker runs this much nicer than the build: it takes the cores the build and
 # the keywords leave, so those two, the build's longest paths, are not slowed by it.
@@ -331,7 +331,7 @@ def start_subfields(
 
 
 def _partition_key(stage_key: str, start: int, stop: int) -> str:
-    from lib.build.cache import make_key
+    from lib.builder.cache import make_key
 
     return make_key(PARTITION_STAGE, stage_key, start, stop)
 

@@ -2,7 +2,7 @@
 
 This is the data flow, and only that: file -> papers -> vectors -> map -> topics, with keywords (from
 the papers) and subfields (from the papers and their vectors). When and where each stage runs is the
-schedule's (`lib.build.pipeline`); `lib.build.runner` runs one stage at a time through the cache.
+schedule's (`lib.builder.pipeline`); `lib.builder.runner` runs one stage at a time through the cache.
 
 Each stage's cache key is made of its upstream keys and its own parameters, so changing one
 parameter recomputes that stage and what depends on it, nothing else.
@@ -17,10 +17,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lib.build.cache import make_key
-from lib.build.output import OUTPUT_FILES
-from lib.build.parallel import start_keywords, start_subfields
+from lib.builder.cache import make_key
+from lib.builder.parallel import start_keywords, start_subfields
 from lib.errors import InputError
+from lib.map_folder import OUTPUT_FILES
 from lib.schema import OUTPUT_COLUMNS
 from lib.stages.report import LoadReport
 
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-    from lib.build.cache import ArtifactCache
-    from lib.build.parallel import Handle, Runner
-    from lib.build.pipeline import BuildParams
+    from lib.builder.cache import ArtifactCache
+    from lib.builder.parallel import Handle, Runner
+    from lib.builder.pipeline import BuildParams
     from lib.stages.embed import Embedder
 
 # Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
@@ -65,7 +65,7 @@ class Stage:
     params: the parameters that go into its key, in order (its sidecar records them too);
     inputs: the build's values `compute` takes, by name, in order;
     compute: inputs -> (value, extra sidecar fields); a `side` stage's takes a `SideRun` first and
-      returns a handle on its value instead (`lib.build.parallel`), so it can run beside the build;
+      returns a handle on its value instead (`lib.builder.parallel`), so it can run beside the build;
     provides: (value, sidecar) -> the values the stage adds to the build's.
     """
 
@@ -252,7 +252,7 @@ def _topics(
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     import numpy as np
 
-    from lib.build.output import summary_records
+    from lib.map_folder import summary_records
     from lib.stages.topic_labels import PhraseUse, fewest_users, label_levels
     from lib.stages.topics import find_topics, level_summaries, topics_table
 

@@ -16,20 +16,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib.build.cache import file_digest, make_key
-from lib.build.output import (
+from lib.builder.cache import make_key
+from lib.builder.pipeline import BuildParams, BuildResult, StageRun, output_table
+from lib.errors import InputError
+from lib.files import file_digest
+from lib.map_folder import (
     PAPERS_FILE,
     is_built,
     load_map_embeddings,
     map_counts,
-    output_table,
     read_papers,
     read_sidecar,
     summary_records,
     write_output,
 )
-from lib.build.pipeline import BuildParams, BuildResult, StageRun
-from lib.errors import InputError
 from lib.neighbours import ranked_rows
 from lib.paths import DEFAULT_TAXONOMY
 from lib.schema import OUTPUT_COLUMNS, PAPER_COLUMNS, analysis_texts, conform

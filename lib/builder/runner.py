@@ -1,8 +1,8 @@
-"""The one runner of the build's stages (`lib.build.stages_table`): a stage at a time through the cache.
+"""The one runner of the build's stages (`lib.builder.stages_table`): a stage at a time through the cache.
 
 It knows no stage: each is a row of the table, its value read from the cache or computed from the
 build's values it takes, and what it provides added to them. What runs when, and where, is the
-schedule's (`lib.build.pipeline`), which calls `start`, `run` and `charge` in its order.
+schedule's (`lib.builder.pipeline`), which calls `start`, `run` and `charge` in its order.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from lib.build.parallel import InProcess
-from lib.build.stages_table import SideRun, Stage, Values
+from lib.builder.parallel import InProcess
+from lib.builder.stages_table import SideRun, Stage, Values
 
 if TYPE_CHECKING:
-    from lib.build.cache import ArtifactCache
-    from lib.build.parallel import Handle, Runner
+    from lib.builder.cache import ArtifactCache
+    from lib.builder.parallel import Handle, Runner
 
 # progress(stage, stages done, stages in all): called before each stage and once at the end.
 Progress = Callable[[str, int, int], None]
