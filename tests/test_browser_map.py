@@ -12,7 +12,6 @@ from conftest import REPO, SHARED_DATA, bench_module
 
 from lib.map_folder import PAPERS_FILE, read_papers
 from lib.ui_state import FULLSCREEN
-from lib.views.map.labels import MAX_AVOIDED
 from lib.views.map.script import GROWN_MAX_PX
 from lib.views.markup import html_literal
 
@@ -308,12 +307,8 @@ def test_labels_give_way_to_the_papers_of_a_box_selection(areas_app, browser):
         left, top, right, bottom = box
         return [(x, y) for x, y in spots if left - margin < x < right + margin and top - margin < y < bottom + margin]
 
-    # The label over the most papers of those a box drawn just around it selects no more than labels
-    # keep clear of (past MAX_AVOIDED they would all give way).
-    label = max(
-        (label for label in tab.evaluate(LABEL_BOXES_JS) if len(under(label["box"], 4)) <= MAX_AVOIDED),
-        key=lambda label: len(under(label["box"])),
-    )
+    # The label over the most papers: a box drawn just around it selects them.
+    label = max(tab.evaluate(LABEL_BOXES_JS), key=lambda label: len(under(label["box"])))
     left, top, right, bottom = label["box"]
     assert under(label["box"]), "no label lies over a paper here"
     press(tab, "Box Select")

@@ -8,11 +8,13 @@ import pytest
 
 from lib.views.map.figure import AVOID_META, map_figure, map_regions
 from lib.views.map.labels import (
+    AVOID_CELL_PIXELS,
     AVOID_PIXELS,
     LABEL_FONT,
     LABEL_MIN_SHOWN,
     ZOOM_LEVELS,
     ZOOM_REVEALED,
+    _ClearOf,
     box_size,
     place_labels,
     region_spots,
@@ -159,6 +161,41 @@ def test_labels_keep_clear_of_highlighted_papers_and_of_a_filters_few_papers():
             abs(x - px) >= w + AVOID_PIXELS / unit or abs(y - py) >= h + AVOID_PIXELS / unit
             for px, py in zip(few["x"], few["y"])
         )
+
+
+def test_labels_keep_clear_of_a_searchs_many_matches_by_going_beside_them():
+    table = clumps({"Alpha": [(0.0, 0.0)], "Beta": [(1.5, 0.0)], "Gamma": [(0.75, 1.2)]}, per_clump=150, spread=0.2)
+    plain = coarse_labels(map_figure(table, width_hint=WIDTH, height=HEIGHT))
+    # Every other paper matches: far more than a filter's few, all over each region.
+    matches = table.iloc[::2]
+    marked = map_figure(table, width_hint=WIDTH, height=HEIGHT, highlight={"matches": list(matches["paper_id"])})
+    assert len(marked.layout.meta[AVOID_META]) == len(matches) == 225
+    unit = unit_of(marked)
+    boxes = label_boxes(marked)
+    assert len(boxes) == len(plain) == 3  # none given up: each found room beside its region
+    assert any(note.showarrow for note in coarse_labels(marked))
+    for x, y, w, h in boxes:
+        near = (np.abs(matches["x"] - x) < w + AVOID_PIXELS / unit) & (
+            np.abs(matches["y"] - y) < h + AVOID_PIXELS / unit
+        )
+        assert not near.any()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_grid_of_papers_to_keep_clear_of_errs_away_from_them_by_under_a_cell(seed):
+    rng = np.random.default_rng(seed)
+    unit = float(rng.uniform(50, 500))  # px per map unit
+    points = rng.uniform(-1, 1, size=(int(rng.integers(0, 300)), 2))
+    low, high = np.array([-1.0, -1.0]), np.array([1.0, 1.0])
+    clear = _ClearOf.points(points, low, high, unit)
+    centres = rng.uniform(-1, 1, size=(500, 2))
+    half = rng.uniform(0.01, 0.2, size=2)
+    near = clear.near(centres, half)
+    gap = np.abs(points[None, :, :] - centres[:, None, :]) - half - AVOID_PIXELS / unit  # (boxes, points, axes)
+    within = (gap < 0).all(axis=2).any(axis=1)
+    within_a_cell = (gap < 2 * AVOID_CELL_PIXELS / unit).all(axis=2).any(axis=1)
+    assert (near >= within).all()  # never misses a paper it must keep clear of
+    assert (near <= within_a_cell).all()  # and keeps away from no farther than its grid's cell
 
 
 def test_place_labels_is_deterministic_and_drops_what_cannot_fit():

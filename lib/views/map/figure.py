@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from lib.views.map.colours import PARENTS, category_colours
-from lib.views.map.labels import LABEL_LEVELS, MAX_AVOIDED, label_annotations
+from lib.views.map.labels import FEW_SHOWN, LABEL_LEVELS, label_annotations
 from lib.views.map.ranges import padded_range, view_ranges
 from lib.views.map.regions import Region, topic_regions
 from lib.views.map.stacks import marker_opacity, suggested_marker_size
@@ -45,7 +45,7 @@ REGION_CHOICES = {"shown": "Shown", "hidden": "Hidden"}  # the coarse topics' re
 FONT_SIZE = 16  # readable on a projector from the back of a room
 PLOT_TOP_PX = 12  # over the plot area: the mode bar floats over its top right corner
 FULL_RANGE_META = "papermap_full_range"  # layout.meta key: the whole map's [x0, x1, y0, y1]
-AVOID_META = "papermap_avoid"  # layout.meta key: the [x, y] of the papers labels keep clear of (`MAX_AVOIDED`)
+AVOID_META = "papermap_avoid"  # layout.meta key: the [x, y] of the papers labels keep clear of (`_kept_clear`)
 
 
 def colourable(papers: pd.DataFrame) -> list[str]:
@@ -219,13 +219,11 @@ def _layout(
 def _kept_clear(
     papers: pd.DataFrame, context: pd.DataFrame, highlight: Mapping[str, Collection[str]] | None
 ) -> list[tuple[float, float]]:
-    """The papers labels keep clear of: the highlighted ones and, when a filter shows a few of the
-    map's papers, those; at most `MAX_AVOIDED` (past it labels would all vanish), highlighted first."""
+    """The papers labels keep clear of: every highlighted one (a search's matches, the open paper)
+    and, when a filter shows `FEW_SHOWN` of the map's papers or fewer, those."""
     marked = {paper_id for ids in (highlight or {}).values() for paper_id in ids}
     kept = context[in_ids(context["paper_id"], marked)] if marked else context.iloc[:0]
-    if len(kept) > MAX_AVOIDED:
-        return []
-    if len(papers) < len(context) and len(kept) + len(papers) <= MAX_AVOIDED:
+    if len(papers) < len(context) and len(papers) <= FEW_SHOWN:
         kept = pd.concat([kept, papers[~in_ids(papers["paper_id"], marked)]])
     return list(zip(kept["x"].astype(float), kept["y"].astype(float)))
 

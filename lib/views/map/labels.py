@@ -26,14 +26,17 @@ ZOOM_LEVELS = {"topic_label": "coarse", "topic_fine_label": "fine"}  # an annota
 ZOOM_REVEALED = "zoom"  # fine labels carried hidden under coarse ones, for the script to show zoomed in
 LABEL_FONT = {"topic_label": 18, "topic_fine_label": 14}  # px: a coarse label reads from the back of a room
 LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its papers is in view
-MAX_AVOIDED = 60  # labels keep clear of up to this many highlighted papers; past it they would all vanish
-AVOID_PIXELS = 10  # half the box a label keeps clear of around such a paper
+FEW_SHOWN = 60  # a filter to this many papers or fewer: each is named and kept clear of, as a selection's
+AVOID_PIXELS = 10  # how near a label's box may come to a paper it keeps clear of
+AVOID_CELL_PIXELS = 2  # the grid the papers to keep clear of are counted on; a box errs away from them by less
 # A label's box, estimated in px from its text: bold sans-serif averages under 0.62 em a character,
 # and Plotly pads the text by `_BORDER_PAD` and a border on each side.
 CHAR_EM = 0.62
 _BORDER_PAD = 4
 BOX_PAD = 2 * (_BORDER_PAD + 3)
-LEADER_GAPS = (12, 40, 68)  # px between a leader line's end on the region and its box, tried in turn
+# px between a leader line's end on the region and its box, tried in turn; the far ones only when no
+# box fits nearer around any tip (a search's many matches can fill a region's surroundings).
+LEADER_GAPS = ((12, 40, 68), (110, 160))
 MAX_SPOTS = 400  # spots of a topic tried for its box, nearest its papers' middle first
 LEADER_TIPS = 8  # spots of a topic tried as a leader line's end
 
@@ -70,14 +73,14 @@ def topic_positions(
 
     With a `context` (the whole map), topics with less than `LABEL_MIN_SHOWN` of their papers in
     view are dropped, their label would name a few points among many, unless the papers in view are
-    few (`MAX_AVOIDED` or fewer): then each one's topic is named. A label sits among the papers
+    few (`FEW_SHOWN` or fewer): then each one's topic is named. A label sits among the papers
     shown, so a filter that leaves a topic's far end takes its label there.
     """
     if papers.empty:
         return pd.DataFrame(columns=["x", "y", "papers"])
     grouped = papers.groupby(label_column, sort=True)
     positions = grouped[["x", "y"]].median().assign(papers=grouped.size())
-    if context is None or len(papers) <= MAX_AVOIDED:
+    if context is None or len(papers) <= FEW_SHOWN:
         return positions
     whole = context.groupby(label_column, sort=True).size().reindex(positions.index)
     return positions[positions["papers"] >= LABEL_MIN_SHOWN * whole]
@@ -113,15 +116,14 @@ def place_labels(
     box would hide. Without `beside`, a label with no free spot is left out instead.
 
     `unit` is pixels per map unit on both axes. No two boxes overlap, every box lies inside the
-    ranges, and none comes within `AVOID_PIXELS` of a point in `avoid` (papers the reader must see).
+    ranges, and none comes within `AVOID_PIXELS` of a point in `avoid` (papers the reader must see, any number).
     A leader line crosses no other leader line and no other label's box, and no box covers another
     label's leader line.
     """
-    # Boxes taken: centre x, centre y, half width, half height, in map units; the points to avoid first.
-    taken = np.array([(x, y, AVOID_PIXELS / unit, AVOID_PIXELS / unit) for x, y in avoid], dtype=np.float64)
-    taken = taken.reshape(-1, 4)
-    leaders = np.empty((0, 4))  # the leader lines drawn: x0, y0, x1, y1
     low, high = np.array([x_range[0], y_range[0]]), np.array([x_range[1], y_range[1]])
+    clear = _ClearOf.points(np.asarray(avoid, dtype=np.float64).reshape(-1, 2), low, high, unit)
+    taken = np.empty((0, 4))  # the boxes placed: centre x, centre y, half width, half height, in map units
+    leaders = np.empty((0, 4))  # the leader lines drawn: x0, y0, x1, y1
     placed = []
     for label, row in positions.sort_values("papers", ascending=False, kind="stable").iterrows():
         half = np.array(box_size(str(label), font_size)) / unit / 2
@@ -133,10 +135,10 @@ def place_labels(
         candidates = candidates[np.lexsort((candidates[:, 1], candidates[:, 0], distance))][:MAX_SPOTS]
         centre, tip = None, None
         if on_spot is None or str(label) in on_spot:
-            free = _free(candidates, half, taken, leaders, low, high)
+            free = _free(candidates, half, _Placed(taken, leaders, clear), low, high)
             centre = candidates[free[0]] if len(free) else None
         if centre is None and beside:
-            tip, centre = _beside(candidates, half, unit, taken, leaders, low, high)
+            tip, centre = _beside(candidates, half, unit, _Placed(taken, leaders, clear), low, high)
         if centre is None:
             continue
         taken = np.vstack([taken, [*centre, *half]])
@@ -150,46 +152,93 @@ def place_labels(
     return placed
 
 
-def _free(
-    centres: np.ndarray, half: np.ndarray, taken: np.ndarray, leaders: np.ndarray, low: np.ndarray, high: np.ndarray
-) -> np.ndarray:
+@dataclass(frozen=True)
+class _ClearOf:
+    """The papers labels keep clear of, counted on a grid of `cell` map units from `origin` and summed
+    (`counts[i, j]`: the papers in the cells below row i and left of column j), so whether a box comes
+    near any of them is four look-ups, for a search's thousands of matches as for one open paper."""
+
+    origin: np.ndarray
+    cell: float
+    margin: float
+    counts: np.ndarray
+
+    @classmethod
+    def points(cls, points: np.ndarray, low: np.ndarray, high: np.ndarray, unit: float) -> _ClearOf:
+        """`points` (n, 2) in the view `low`-`high` (and `AVOID_PIXELS` around it), at `unit` px per map unit."""
+        cell, margin = AVOID_CELL_PIXELS / unit, AVOID_PIXELS / unit
+        origin = low - margin
+        shape = np.ceil((high + margin - origin) / cell).astype(int) + 1
+        cells = np.floor((points - origin) / cell).astype(int)
+        cells = cells[((cells >= 0) & (cells < shape)).all(axis=1)]
+        grid = np.zeros((shape[1] + 1, shape[0] + 1), dtype=np.int64)
+        np.add.at(grid, (cells[:, 1] + 1, cells[:, 0] + 1), 1)
+        return cls(origin, cell, margin, grid.cumsum(axis=0).cumsum(axis=1))
+
+    def near(self, centres: np.ndarray, half: np.ndarray) -> np.ndarray:
+        """Whether each box at `centres` (n, 2) of half sizes `half` comes within the margin of a
+        point: every cell the widened box touches is counted, so a box errs away from them."""
+        if not self.counts[-1, -1]:
+            return np.zeros(len(centres), dtype=bool)
+        last = np.array(self.counts.shape[::-1]) - 1
+        start = np.clip(np.floor((centres - half - self.margin - self.origin) / self.cell), 0, last).astype(int)
+        stop = np.clip(np.floor((centres + half + self.margin - self.origin) / self.cell) + 1, 0, last).astype(int)
+        c = self.counts
+        inside = c[stop[:, 1], stop[:, 0]] - c[start[:, 1], stop[:, 0]] - c[stop[:, 1], start[:, 0]]
+        return inside + c[start[:, 1], start[:, 0]] > 0
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """What a new label's box and leader line must keep clear of: the boxes `taken` (centre, half
+    sizes), the `leaders` drawn (x0, y0, x1, y1), and the papers in `clear`."""
+
+    taken: np.ndarray
+    leaders: np.ndarray
+    clear: _ClearOf
+
+
+def _free(centres: np.ndarray, half: np.ndarray, placed: _Placed, low: np.ndarray, high: np.ndarray) -> np.ndarray:
     """The positions among `centres` whose box (half sizes `half`) lies within `low`-`high`, overlaps
-    no box `taken` and covers none of the `leaders` (lines x0, y0, x1, y1) drawn before, in order."""
+    no box taken, covers none of the leader lines drawn and keeps clear of the papers, in order."""
     fits = ((centres - half >= low) & (centres + half <= high)).all(axis=1)
-    if len(taken):
-        apart = (np.abs(centres[:, None, :] - taken[None, :, :2]) >= half + taken[None, :, 2:]).any(axis=2)
+    if len(placed.taken):
+        apart = (np.abs(centres[:, None, :] - placed.taken[None, :, :2]) >= half + placed.taken[None, :, 2:]).any(
+            axis=2
+        )
         fits &= apart.all(axis=1)
     found = np.flatnonzero(fits)
-    if len(leaders) and len(found):
+    found = found[~placed.clear.near(centres[found], half)]
+    if len(placed.leaders) and len(found):
         boxes = np.column_stack([centres[found], np.broadcast_to(half, (len(found), 2))])
-        found = found[~_through(leaders[:, :2], leaders[:, 2:], boxes).any(axis=0)]
+        found = found[~_through(placed.leaders[:, :2], placed.leaders[:, 2:], boxes).any(axis=0)]
     return found
 
 
 def _beside(
-    spots: np.ndarray,
-    half: np.ndarray,
-    unit: float,
-    taken: np.ndarray,
-    leaders: np.ndarray,
-    low: np.ndarray,
-    high: np.ndarray,
+    spots: np.ndarray, half: np.ndarray, unit: float, placed: _Placed, low: np.ndarray, high: np.ndarray
 ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """A leader line's end among `spots` (sorted nearest the topic's middle first) and its box's
-    centre beside it, or (None, None). Tried in turn: the `LEADER_TIPS` nearest spots that no box
-    covers, as many more spread over the rest of them, then the nearest spot.
+    centre beside it, or (None, None). Tried in turn, at the near gaps then the far: the
+    `LEADER_TIPS` nearest spots that no box covers, as many more spread over the rest of them, then
+    the nearest spot.
 
-    The line crosses none of the `leaders` drawn before and passes through no box `taken` but
+    The line crosses none of the leader lines drawn before and passes through no box taken but
     those over its own end, which it must leave."""
+    taken, leaders = placed.taken, placed.leaders
     uncovered = spots[~_covered(spots, taken).any(axis=1)]
     farther = uncovered[LEADER_TIPS :: max(1, (len(uncovered) - LEADER_TIPS) // LEADER_TIPS)]
-    offsets = _leader_offsets(half, unit)
-    for tips in (uncovered[:LEADER_TIPS], farther[:LEADER_TIPS], spots[:1]):
+    tried = [
+        (tips, offsets)
+        for offsets in _leader_offsets(half, unit)
+        for tips in (uncovered[:LEADER_TIPS], farther[:LEADER_TIPS], spots[:1])
+    ]
+    for tips, offsets in tried:
         # Each tip's box positions at once, in the order tried: tip by tip, `_leader_offsets` within;
         # the lines checked only for the boxes that fit.
         ends = np.repeat(tips, len(offsets), axis=0)
         centres = ends + np.tile(offsets, (len(tips), 1))
-        free = _free(centres, half, taken, leaders, low, high)
+        free = _free(centres, half, placed, low, high)
         if not len(free):
             continue
         ends, centres = ends[free], centres[free]
@@ -236,11 +285,11 @@ def _crossing(starts: np.ndarray, ends: np.ndarray, other_starts: np.ndarray, ot
     return (side(a, b, c) * side(a, b, d) < 0) & (side(c, d, a) * side(c, d, b) < 0)
 
 
-def _leader_offsets(half: np.ndarray, unit: float) -> np.ndarray:
-    """Box centres around a leader line's end, in map units: above, below, beside, then the corners,
-    each at `LEADER_GAPS` px from the box's nearer edge."""
+def _leader_offsets(half: np.ndarray, unit: float) -> list[np.ndarray]:
+    """Box centres around a leader line's end, in map units, near then far (`LEADER_GAPS`): above,
+    below, beside, then the corners, each at a gap's px from the box's nearer edge."""
     directions = np.array([(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1)], dtype=np.float64)
-    return np.vstack([directions * (half + gap / unit) for gap in LEADER_GAPS])
+    return [np.vstack([directions * (half + gap / unit) for gap in gaps]) for gaps in LEADER_GAPS]
 
 
 def label_annotation(label: PlacedLabel, font_size: int, level: str, opacity: float = 1.0) -> dict:

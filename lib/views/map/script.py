@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from lib.views.map.figure import AVOID_META, FULL_RANGE_META
-from lib.views.map.labels import AVOID_PIXELS, MAX_AVOIDED, ZOOM_LEVELS, ZOOM_REVEALED
+from lib.views.map.labels import AVOID_PIXELS, ZOOM_LEVELS, ZOOM_REVEALED
 
 # Zoomed in this many times (the whole map's width, or height, over the view's), the fine labels
 # take over: about where a coarse region fills the view and its fine topics have room.
@@ -31,8 +31,7 @@ GROWN_MAX_PX = 16
 # position [x, y] or null. It returns {refresh, stop}. Labels named "coarse" show at the full view;
 # those named "zoom" show once zoomed past FINE_ZOOM. Either shows only when its box lies wholly
 # inside the plot area, overlaps no label shown before it (they come largest topic first) and
-# covers none of the papers in the layout's meta AVOID or, up to MAX_AVOIDED, in the reader's box or
-# lasso selection. Plotly redraws annotations on every zoom,
+# covers none of the papers in the layout's meta AVOID or in the reader's box or lasso selection. Plotly redraws annotations on every zoom,
 # pan and update, dropping any style set on them, so the choice is re-applied on each redraw of
 # the layer that holds them; the ring follows the axes the same way, and the points' size the zoom.
 _SETTINGS = {
@@ -42,7 +41,6 @@ _SETTINGS = {
     "META": FULL_RANGE_META,
     "AVOID": AVOID_META,
     "AVOID_PX": AVOID_PIXELS,
-    "MAX_AVOIDED": MAX_AVOIDED,
     "RING": RING_PX,
     "MAX_GROWTH": MAX_GROWTH,
     "GROWN_MAX_PX": GROWN_MAX_PX,

@@ -1,15 +1,13 @@
 function papermapMap(gd, ringAt) {
-    const { FINE_ZOOM, COARSE, ZOOM, META, AVOID, AVOID_PX, MAX_AVOIDED, RING, MAX_GROWTH, GROWN_MAX_PX } = PAPERMAP_MAP_SETTINGS;
+    const { FINE_ZOOM, COARSE, ZOOM, META, AVOID, AVOID_PX, RING, MAX_GROWTH, GROWN_MAX_PX } = PAPERMAP_MAP_SETTINGS;
     let frame = 0, watched = null;
     const schedule = () => { if (!frame) frame = requestAnimationFrame(apply); };
     const observer = new MutationObserver(schedule);
     const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-    // The map positions of the papers in the reader's box or lasso, when few enough to keep clear of
-    // (past MAX_AVOIDED every label would give way); labels covering them are hidden, like AVOID's.
+    // The map positions of the papers in the reader's box or lasso: labels covering them are hidden, like AVOID's.
     let selected = [];
     const onSelected = (event) => {
-        const points = (event && event.points) || [];
-        selected = points.length <= MAX_AVOIDED ? points.map((point) => [point.x, point.y]) : [];
+        selected = ((event && event.points) || []).map((point) => [point.x, point.y]);
         schedule();
     };
     const onDeselect = () => { selected = []; schedule(); };
@@ -21,10 +19,11 @@ function papermapMap(gd, ringAt) {
         box-shadow: 0 0 0 2px #fff; pointer-events: none; z-index: 5; display: none;`;
     if (getComputedStyle(gd).position === "static") gd.style.position = "relative";
     gd.appendChild(ring);
-    // The page position of map point [x, y].
-    const onPage = (layout, [x, y]) => {
+    // The page positions of map points [x, y].
+    const onPage = (layout, points) => {
         const origin = gd.getBoundingClientRect();
-        return [origin.left + layout.xaxis._offset + layout.xaxis.l2p(x), origin.top + layout.yaxis._offset + layout.yaxis.l2p(y)];
+        const left = origin.left + layout.xaxis._offset, top = origin.top + layout.yaxis._offset;
+        return points.map(([x, y]) => [left + layout.xaxis.l2p(x), top + layout.yaxis.l2p(y)]);
     };
     function placeRing(layout) {
         const at = ringAt();
@@ -68,7 +67,7 @@ function papermapMap(gd, ringAt) {
         const notes = gd.layout.annotations || [];
         const area = gd.querySelector(".nsewdrag");  // the plot area: a label cut by its edge is not shown
         const plot = area ? area.getBoundingClientRect() : gd.getBoundingClientRect();
-        const avoided = [...(meta[AVOID] || []), ...selected].map((point) => onPage(layout, point));
+        const avoided = onPage(layout, [...(meta[AVOID] || []), ...selected]);
         const covers = (box) => avoided.some(([x, y]) => x > box.left - AVOID_PX && x < box.right + AVOID_PX
             && y > box.top - AVOID_PX && y < box.bottom + AVOID_PX);
         const shown = [];
