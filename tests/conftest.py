@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import base64
-import gzip
 import importlib.util
 import json
 import random
 import re
-import struct
 import sys
 from pathlib import Path
 
@@ -162,44 +159,13 @@ def map_chart_data(app) -> dict:
     """What the map page's chart (`lib.ui_state.map_chart`) was given: `figure` (the Plotly figure,
     parsed, its traces given their papers from the page's `map_points` as the chart's script does),
     `ring` (the open paper's map x, y, or None) and `revision`."""
+    from lib.views.map.points import with_points
+
     data = json.loads(map_chart_element(app).proto.json)
     [points] = [
         c.proto.bytes for c in app.get("bidi_component") if c.proto.component_name.endswith("papermap_map_points")
     ]
-    return {**data, "figure": figure_with_points(json.loads(data["figure"]), points)}
-
-
-def read_map_points(points: bytes) -> dict:
-    """`lib.views.map.points.map_points`' bytes read back: n, x, y, ids, titles, details."""
-    from lib.views.map.points import KEY_CHARS
-
-    body = gzip.decompress(points[KEY_CHARS:])
-    n = struct.unpack_from("<I", body)[0]
-    x, y = (np.frombuffer(body, dtype="<f4", count=n, offset=4 + 4 * n * i) for i in (0, 1))
-    return {"n": n, "x": x, "y": y, **json.loads(body[4 + 8 * n :])}
-
-
-def figure_with_points(figure: dict, points: bytes) -> dict:
-    """A `map_figure(by_row=True)` figure as the chart draws it: each trace's rows replaced by their
-    papers' places, ids, titles and hover, its colour runs by one colour a point (what the chart's script does)."""
-    from lib.views.map.points import COLOUR_RUNS, MASK, ROWS
-
-    papers = read_map_points(points)
-    for trace in figure["data"]:
-        meta = trace.pop("meta", {})
-        if MASK in meta:
-            bits = np.unpackbits(np.frombuffer(base64.b64decode(meta[MASK]), dtype=np.uint8), bitorder="little")
-            meta[ROWS] = np.flatnonzero(bits[: papers["n"]]).tolist()
-        if ROWS not in meta:
-            continue
-        rows = meta[ROWS]
-        trace["x"], trace["y"] = papers["x"][rows].tolist(), papers["y"][rows].tolist()
-        if "hovertemplate" in trace:
-            for column, name in (("customdata", "ids"), ("text", "titles"), ("hovertext", "details")):
-                trace[column] = [papers[name][row] for row in rows]
-        if COLOUR_RUNS in meta:
-            trace["marker"]["color"] = [colour for colour, count in meta[COLOUR_RUNS] for _ in range(count)]
-    return figure
+    return {**data, "figure": with_points(json.loads(data["figure"]), points)}
 
 
 def map_chart_element(app):

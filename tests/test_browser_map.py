@@ -505,3 +505,36 @@ def test_labels_keep_off_the_searched_papers_at_any_zoom_and_points_grow_zoomed_
     tab.wait_for_timeout(600)
     assert tab.evaluate(sizes_js) == before
     assert not tab.errors
+
+
+def test_the_charts_script_reads_the_points_as_the_format_module_does(browser):
+    """One format (lib.views.map.points): the bytes the chart's JavaScript decodes and draws by row
+    are the figure `with_points` gives in Python, for a figure with rows, a mask and colour runs."""
+    import base64
+    import json
+
+    from test_map_points import plain, table_with_untrusted_title
+
+    from lib.ui_state.map_chart import _POINTS_JS
+    from lib.views.map.figure import map_figure
+    from lib.views.map.hover import hover_labels
+    from lib.views.map.points import map_points, with_points
+
+    table = table_with_untrusted_title()
+    points = map_points(table, hover_labels(table))
+    part = table[table["subfield"].isin(["Subfield 1", "Subfield 4"])]
+    figure = map_figure(part, "subfield", context=table, highlight={"open paper": ["p1"]}, by_row=True).to_json()
+    tab = browser.new_page()
+    tab.set_content("<html><body></body></html>")
+    drawn = tab.evaluate(
+        "async ([script, bytes, figure]) => {"
+        " const read = new Function(script + '; return { decodePoints, withPoints };')();"
+        " const data = Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0));"
+        " const drawn = read.withPoints(JSON.parse(figure), await read.decodePoints(data));"
+        " for (const trace of drawn.data) for (const k of ['x', 'y']) if (trace[k]) trace[k] = Array.from(trace[k]);"
+        " return drawn; }",
+        [_POINTS_JS, base64.b64encode(points).decode(), figure],
+    )
+    tab.close()
+    assert any("marker" in trace and isinstance(trace["marker"].get("color"), list) for trace in drawn["data"])
+    assert plain(drawn) == plain(with_points(json.loads(figure), points))

@@ -6,12 +6,11 @@ import json
 
 import numpy as np
 import pytest
-from conftest import figure_with_points, read_map_points
 from test_figures import papers
 
 from lib.views.map.figure import map_figure
 from lib.views.map.hover import hover_labels
-from lib.views.map.points import KEY_CHARS, map_points, points_key
+from lib.views.map.points import KEY_CHARS, map_points, points_key, read_points, with_points
 
 
 def plain(value):
@@ -51,7 +50,7 @@ def test_a_figure_by_row_draws_exactly_what_the_full_figure_draws(shown, color_b
     named_by_row = [trace for trace in json.loads(by_row)["data"] if "meta" in trace]
     assert named_by_row and "Paper 1" not in by_row  # no title travels with the figure
     assert not any({"x", "y", "customdata", "text", "hovertext"} & set(trace) for trace in named_by_row)
-    assert plain(figure_with_points(json.loads(by_row), points)) == plain(full)
+    assert plain(with_points(json.loads(by_row), points)) == plain(full)
 
 
 def test_the_papers_go_once_and_a_filter_sends_only_its_rows():
@@ -69,7 +68,7 @@ def test_the_papers_read_back_in_order_and_their_key_follows_their_content():
     table = table_with_untrusted_title()
     hover = hover_labels(table)
     points = map_points(table, hover)
-    read = read_map_points(points)
+    read = read_points(points)
     assert read["n"] == len(table) and read["ids"] == list(table["paper_id"])
     assert np.array_equal(read["x"], table["x"].to_numpy(np.float32)) and np.array_equal(
         read["y"], table["y"].to_numpy(np.float32)
@@ -78,7 +77,7 @@ def test_the_papers_read_back_in_order_and_their_key_follows_their_content():
     assert "<script>" not in read["titles"][4] and "&lt;script&gt;" in read["titles"][4]  # escaped by the hover
     assert map_points(table, hover) == points and len(points_key(points)) == KEY_CHARS  # the same bytes each time
     shuffled = table.iloc[::-1]
-    assert read_map_points(map_points(shuffled, hover))["ids"] == list(shuffled["paper_id"])  # the table's order
+    assert read_points(map_points(shuffled, hover))["ids"] == list(shuffled["paper_id"])  # the table's order
     table.loc[0, "title"] = "Another title"
     assert points_key(map_points(table, hover_labels(table))) != points_key(points)
 

@@ -4,10 +4,11 @@ import base64
 
 import numpy as np
 import pytest
-from conftest import DASHBOARD, map_chart_data, map_chart_element, plain, planted_records, read_map_points, started
+from conftest import DASHBOARD, map_chart_data, map_chart_element, plain, planted_records, started
 from streamlit.testing.v1 import AppTest
 
 from lib.views.filters import FINE_MARK
+from lib.views.map.points import read_points
 
 
 @pytest.fixture
@@ -189,8 +190,8 @@ def test_a_filter_sends_the_maps_papers_unchanged_and_a_figure_of_rows(app_env):
     assert "36 of 36" not in app.subheader[0].value
     assert map_points_element(app).proto.bytes == points and map_chart_element(app).proto.json != figure
     shown = [t for t in map_chart_data(app)["figure"]["data"] if t.get("hovertemplate") and len(t["x"]) > 1]
-    assert shown and all(title in read_map_points(points)["titles"] for t in shown for title in t["text"])
-    ids = read_map_points(points)["ids"]
+    assert shown and all(title in read_points(points)["titles"] for t in shown for title in t["text"])
+    ids = read_points(points)["ids"]
     assert not any(paper_id in map_chart_element(app).proto.json for paper_id in ids)  # no paper in the figure
 
 

@@ -27,7 +27,8 @@ import plotly.graph_objects as go
 import streamlit as st
 import streamlit.components.v1 as components_v1
 
-from lib.views.map.points import COLOUR_RUNS, KEY_CHARS, MASK, ROWS, points_key
+from lib.views.map.points import LAYOUT as POINTS_LAYOUT
+from lib.views.map.points import points_key
 from lib.views.map.script import MAP_SCRIPT_JS
 
 # Streamlit serves a declared component's folder at /component/<module>.<name>/: this one is the
@@ -55,10 +56,7 @@ _PLOTLY_LOADER_JS = _script("plotly_loader.js")
 
 # The map's papers by key, shared by the element that brings them and the chart that draws them: a
 # promise each, settled once the papers are decoded (or could not be). The last few maps are kept.
-_POINTS_JS = (
-    f"const PAPERMAP_POINTS = {json.dumps({'KEY_CHARS': KEY_CHARS, 'ROWS': ROWS, 'MASK': MASK, 'RUNS': COLOUR_RUNS})};\n\n"
-    + _script("points_registry.js")
-)
+_POINTS_JS = f"const PAPERMAP_POINTS = {json.dumps(POINTS_LAYOUT)};\n\n" + _script("points_registry.js")
 
 # Streamlit calls the default function on every run that changes the component's data, without
 # cleaning up in between, so the plot and its listeners are made once, on the first call, and each

@@ -8,12 +8,18 @@ const pointsEntry = (key) => {
     }
     return registry.get(key);
 };
+// The format of lib/views/map/points.py, read with its names (PAPERMAP_POINTS: its LAYOUT).
 const decodePoints = async (bytes) => {
-    const stream = new Blob([bytes.subarray(PAPERMAP_POINTS.KEY_CHARS)]).stream().pipeThrough(new DecompressionStream("gzip"));
+    const { KEY_CHARS, COORDINATES, TEXTS } = PAPERMAP_POINTS;
+    const stream = new Blob([bytes.subarray(KEY_CHARS)]).stream().pipeThrough(new DecompressionStream("gzip"));
     const body = await new Response(stream).arrayBuffer();
     const n = new DataView(body).getUint32(0, true);
-    const text = JSON.parse(new TextDecoder().decode(new Uint8Array(body, 4 + 8 * n)));
-    return { n, x: new Float32Array(body, 4, n), y: new Float32Array(body, 4 + 4 * n, n), ...text };
+    const points = { n };
+    let offset = 4;
+    for (const name of COORDINATES) { points[name] = new Float32Array(body, offset, n); offset += 4 * n; }
+    const text = JSON.parse(new TextDecoder().decode(new Uint8Array(body, offset)));
+    for (const name of Object.keys(TEXTS)) points[name] = text[name];
+    return points;
 };
 // A figure's traces name their papers by row: give them their places, ids, titles and hover, and colours.
 const withPoints = (figure, points) => {
@@ -26,12 +32,9 @@ const withPoints = (figure, points) => {
             for (let row = 0; row < points.n; row++) if (bits[row >> 3] & (1 << (row & 7))) rows.push(row);
         }
         if (!rows) continue;
-        trace.x = Float32Array.from(rows, (row) => points.x[row]);
-        trace.y = Float32Array.from(rows, (row) => points.y[row]);
+        for (const name of PAPERMAP_POINTS.COORDINATES) trace[name] = Float32Array.from(rows, (row) => points[name][row]);
         if (trace.hovertemplate) {
-            trace.customdata = rows.map((row) => points.ids[row]);
-            trace.text = rows.map((row) => points.titles[row]);
-            trace.hovertext = rows.map((row) => points.details[row]);
+            for (const [name, column] of Object.entries(PAPERMAP_POINTS.TEXTS)) trace[column] = rows.map((row) => points[name][row]);
         }
         const runs = meta[PAPERMAP_POINTS.RUNS];
         if (runs) trace.marker.color = runs.flatMap(([colour, count]) => Array(count).fill(colour));
