@@ -240,7 +240,7 @@ def test_what_each_action_changes_shows_without_scrolling_at_1280x720(map_app, b
 
 PLOT_BOX_JS = """() => { const r = document.querySelector('.st-key-map-frame .nsewdrag').getBoundingClientRect(),
     main = document.querySelector('.block-container').getBoundingClientRect();
-    return {top: r.top, bottom: r.bottom, width: r.width, height: r.height, main: main.width}; }"""
+    return {top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width, height: r.height, main: main.width}; }"""
 
 
 @pytest.mark.parametrize("width, height", [(1280, 720), (1600, 1000)])
@@ -283,7 +283,7 @@ def test_the_legend_fits_beside_the_map_on_a_real_list(areas_app, browser, colou
     plot = tab.evaluate(PLOT_BOX_JS)
     legend = tab.evaluate(
         "() => { const r = document.querySelector('.st-key-map-frame .legend').getBoundingClientRect();"
-        " return {top: r.top, bottom: r.bottom, right: r.right}; }"
+        " return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; }"
     )
     tab.screenshot(path=f"/tmp/papermap_legend_{colour}.png")
     # The whole legend is seen with the map: no taller than its plot area, on screen, nothing to scroll.
@@ -295,6 +295,15 @@ def test_the_legend_fits_beside_the_map_on_a_real_list(areas_app, browser, colou
         " return [l._height, l._effHeight]; }"
     )
     assert heights[0] <= heights[1] + 1, heights
+    # With the pointer on the map its mode bar shows, over the figure's top right: not over the legend.
+    tab.mouse.move((plot["left"] + plot["right"]) / 2, (plot["top"] + plot["bottom"]) / 2)
+    tab.wait_for_timeout(500)
+    bar = tab.evaluate(
+        "() => { const r = document.querySelector('.st-key-map-frame .modebar').getBoundingClientRect();"
+        " return {left: r.left, bottom: r.bottom, right: r.right, height: r.height}; }"
+    )
+    assert bar["height"] > 0 and bar["right"] > legend["left"], bar  # shown, above the legend's column
+    assert bar["bottom"] <= legend["top"], (bar, legend)
     tab.close()
 
 

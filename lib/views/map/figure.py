@@ -44,6 +44,7 @@ COLOR_CHOICES = {
 REGION_CHOICES = {"shown": "Shown", "hidden": "Hidden"}  # the coarse topics' regions under the points
 FONT_SIZE = 16  # readable on a projector from the back of a room
 PLOT_TOP_PX = 12  # over the plot area: the mode bar floats over its top right corner
+MODE_BAR_PX = 30  # the legend starts below the mode bar, which shows over its top while the pointer is on the map
 FULL_RANGE_META = "papermap_full_range"  # layout.meta key: the whole map's [x0, x1, y0, y1]
 AVOID_META = "papermap_avoid"  # layout.meta key: the [x, y] of the papers labels keep clear of (`_kept_clear`)
 
@@ -114,7 +115,7 @@ def map_figure(
     size, opacity = suggested_marker_size(papers, context), marker_opacity(len(papers))
     traces = backdrop_traces(papers, context, kind, by_row)
     units = drawing_units(papers, context, color_by, colours)
-    by_parent = not legend_fits(units, height - PLOT_TOP_PX)
+    by_parent = not legend_fits(units, height - PLOT_TOP_PX - MODE_BAR_PX)
     source = PointSource.of(papers, context, hover, by_row)
     traces += category_traces(units, colours, by_parent, TraceStyle(kind, size, opacity), source)
     for (name, marked_ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
@@ -186,7 +187,7 @@ def _layout(
             "orientation": "v",
             "x": 1.0,
             "xanchor": "left",
-            "y": 1.0,
+            "y": 1.0 - MODE_BAR_PX / (height - PLOT_TOP_PX),
             "yanchor": "top",
             "itemsizing": "constant",
             "font": {"size": FONT_SIZE - 2},
