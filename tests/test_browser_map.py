@@ -381,13 +381,16 @@ RANGES_JS = """() => { const gd = document.querySelector('.st-key-map-frame .js-
 def test_a_filter_zooms_to_its_papers_and_clearing_it_zooms_back(map_app, browser):
     from urllib.parse import quote
 
+    from lib.ui_state import MAP_HEIGHT_HINT, MAP_WIDTH_HINT
+    from lib.views.map.figure import plot_aspect
     from lib.views.map.ranges import view_ranges
 
     base, papers = map_app
+    aspect = plot_aspect(MAP_WIDTH_HINT, MAP_HEIGHT_HINT)
     topic, ranges = next(
         (topic, ranges)
         for topic in sorted(papers["topic_label"].unique())
-        if (ranges := view_ranges(papers[papers["topic_label"] == topic], papers, True))[2] != "map"
+        if (ranges := view_ranges(papers[papers["topic_label"] == topic], papers, True, aspect))[2] != "map"
     )
     whole = view_ranges(papers, papers, True)
     tab = browser.new_page(viewport={"width": 1280, "height": 720})

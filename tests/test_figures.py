@@ -19,7 +19,7 @@ from lib.views.map.colours import (
     family,
     to_lab,
 )
-from lib.views.map.figure import map_figure, map_regions
+from lib.views.map.figure import PLOT_TOP_PX, map_figure, map_regions
 from lib.views.map.hover import hover_html, hover_labels
 from lib.views.map.labels import ZOOM_LEVELS, ZOOM_REVEALED, topic_positions
 from lib.views.map.page import map_focus
@@ -421,7 +421,7 @@ def test_the_caption_names_a_conference_and_counts_a_corpus_venues():
 
 def test_a_zoomed_view_shows_the_filtered_papers_and_keeps_its_own_revision():
     table = papers(n=120)
-    part = table[table["x"] < table["x"].quantile(0.3)]
+    part = table[(table["x"] < table["x"].quantile(0.4)) & (table["y"] < table["y"].quantile(0.4))]
     whole = map_figure(table, context=table, zoom=True)
     zoomed = map_figure(part, context=table, zoom=True)
     fixed = map_figure(part, context=table)
@@ -436,14 +436,18 @@ def test_a_zoomed_view_shows_the_filtered_papers_and_keeps_its_own_revision():
     )
     # the labels' zoom levels still measure against the whole map
     assert zoomed.layout.meta["papermap_full_range"] == whole.layout.meta["papermap_full_range"]
-    one = map_figure(table.iloc[:1], context=table, zoom=True)  # a single paper: a fifth of the map, not a point
-    width = whole.layout.xaxis.range[1] - whole.layout.xaxis.range[0]
-    assert one.layout.xaxis.range[1] - one.layout.xaxis.range[0] == pytest.approx(0.2 * width)
+    # A single paper: a fifth of the map on one axis, not a point, and the plot's shape, not a strip of it.
+    one = map_figure(table.iloc[:1], context=table, zoom=True, width_hint=900, height=620)
+    (x_low, x_high), (y_low, y_high) = one.layout.xaxis.range, one.layout.yaxis.range
+    (whole_x_low, whole_x_high), (whole_y_low, whole_y_high) = whole.layout.xaxis.range, whole.layout.yaxis.range
+    shares = ((x_high - x_low) / (whole_x_high - whole_x_low), (y_high - y_low) / (whole_y_high - whole_y_low))
+    assert min(shares) == pytest.approx(0.2)
+    assert (x_high - x_low) / (y_high - y_low) == pytest.approx(900 / (620 - PLOT_TOP_PX))
 
 
 def test_a_search_in_part_of_the_map_brings_its_matches_into_view():
     table = papers(n=120)
-    matches = table.loc[table["x"] < table["x"].quantile(0.3), "paper_id"]
+    matches = table.loc[(table["x"] < table["x"].quantile(0.4)) & (table["y"] < table["y"].quantile(0.4)), "paper_id"]
     whole = map_figure(table, context=table, zoom=True)
     searched = map_figure(table, context=table, zoom=True, focus=list(matches))
     # As a filter to those papers would: the view goes to them, under a revision of its own.

@@ -10,6 +10,7 @@ from lib.views.map.figure import AVOID_META, map_figure, map_regions
 from lib.views.map.labels import (
     AVOID_CELL_PIXELS,
     AVOID_PIXELS,
+    FINE_ZOOM,
     LABEL_FONT,
     LABEL_MIN_SHOWN,
     ZOOM_LEVELS,
@@ -179,6 +180,34 @@ def test_labels_keep_clear_of_a_searchs_many_matches_by_going_beside_them():
             np.abs(matches["y"] - y) < h + AVOID_PIXELS / unit
         )
         assert not near.any()
+
+
+def test_a_view_zoomed_to_a_searchs_matches_places_its_fine_labels_off_them():
+    table = clumps({"Alpha": [(0.0, 0.0)], "Beta": [(3.0, 0.0)], "Gamma": [(1.5, 2.5)]}, per_clump=60, spread=0.2)
+    matches = table[table["topic_label"] == "Alpha"].iloc[::2]
+    figure = map_figure(
+        table,
+        width_hint=WIDTH,
+        height=HEIGHT,
+        zoom=True,
+        focus=list(matches["paper_id"]),
+        highlight={"matches": list(matches["paper_id"])},
+    )
+    (x_low, x_high), (y_low, y_high) = figure.layout.xaxis.range, figure.layout.yaxis.range
+    full = figure.layout.meta["papermap_full_range"]
+    assert (full[1] - full[0]) / (x_high - x_low) >= FINE_ZOOM  # the script shows the fine labels from the start
+    unit, shown = unit_of(figure), 0
+    for note in (n for n in figure.layout.annotations if n.name == ZOOM_REVEALED):
+        width, height = box_size(note.text.removeprefix("<b>").removesuffix("</b>"), note.font.size)
+        x, y = (note.ax, note.ay) if note.showarrow else (note.x, note.y)
+        w, h = width / unit / 2, height / unit / 2
+        if x_low <= x - w and x + w <= x_high and y_low <= y - h and y + h <= y_high:
+            shown += 1
+            near = (np.abs(matches["x"] - x) < w + AVOID_PIXELS / unit) & (
+                np.abs(matches["y"] - y) < h + AVOID_PIXELS / unit
+            )
+            assert not near.any(), note.text
+    assert shown == 2  # both of Alpha's fine topics, beside its papers
 
 
 @pytest.mark.parametrize("seed", range(5))

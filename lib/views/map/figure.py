@@ -121,7 +121,7 @@ def map_figure(
     for (name, marked_ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
         traces += highlight_traces(context, marked_ids, name, colour, TraceStyle(kind, size, 1.0), hover, by_row)
     focused = papers if focus is None else context[in_ids(context["paper_id"], focus)]
-    x_range, y_range, revision = view_ranges(focused, context, zoom)
+    x_range, y_range, revision = view_ranges(focused, context, zoom, plot_aspect(width_hint, height))
     shapes: Sequence[Region] = ()
     if regions or labels == "topic_label":  # labels sit on the regions, drawn or not
         shapes = map_regions(context) if region_shapes is None else region_shapes
@@ -137,6 +137,11 @@ def map_figure(
     # Unvalidated: every trace and layout key here is fixed by this module and its tests, and
     # validating some 90 traces and the layout is most of the build, on every rerun.
     return go.Figure(data=traces, layout=layout, _validate=False)
+
+
+def plot_aspect(width_hint: int, height: int) -> float:
+    """The plot area's width over its height, for a figure `width_hint` by `height` px."""
+    return width_hint / (height - PLOT_TOP_PX)
 
 
 def _label_notes(

@@ -11,13 +11,14 @@ smaller topic's label of two that meet.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy.ndimage import binary_erosion
 
+from lib.views.map.ranges import padded_range
 from lib.views.map.regions import Region
 from lib.views.markup import html_literal
 
@@ -25,6 +26,9 @@ LABEL_LEVELS = {"topic_label": "Topics", "topic_fine_label": "Fine topics"}
 ZOOM_LEVELS = {"topic_label": "coarse", "topic_fine_label": "fine"}  # an annotation's name: its level
 ZOOM_REVEALED = "zoom"  # fine labels carried hidden under coarse ones, for the script to show zoomed in
 LABEL_FONT = {"topic_label": 18, "topic_fine_label": 14}  # px: a coarse label reads from the back of a room
+# Zoomed in this many times (the whole map's width, or height, over the view's), the fine labels
+# take over (`lib.views.map.script`): about where a coarse region fills the view and its fine topics have room.
+FINE_ZOOM = 1.8
 LABEL_MIN_SHOWN = 0.2  # a topic's label shows while at least this share of its papers is in view
 FEW_SHOWN = 60  # a filter to this many papers or fewer: each is named and kept clear of, as a selection's
 AVOID_PIXELS = 10  # how near a label's box may come to a paper it keeps clear of
@@ -340,8 +344,11 @@ def label_annotations(
 
     The `labels` level's are placed on their topics (`place_labels`; `regions` are the coarse
     topics' of the whole map) at `unit` px per map unit. Under coarse labels, every fine topic in
-    view gets one too, on its paper nearest its papers' median, transparent: the zoom script shows
-    those of them in view, apart from each other, once the reader has zoomed in.
+    view gets one too, transparent: the zoom script shows those of them in view, apart from each
+    other, once the reader has zoomed in. When the view itself is zoomed in that far (a search's or
+    a filter's papers in part of the map), the script shows them from the start, so they are placed
+    as the level shown is, off the papers to keep clear of; otherwise each sits on its paper nearest
+    its papers' median.
     """
     font = LABEL_FONT[labels]
     spots, on_region = topic_spots(papers, labels, regions if labels == "topic_label" else ())
@@ -354,14 +361,29 @@ def label_annotations(
         positions, spots, unit, x_range, y_range, font, avoid, on_region if coarse else None, beside=coarse
     )
     notes = [label_annotation(label, font, ZOOM_LEVELS[labels]) for label in placed]
-    if labels == "topic_label" and "topic_fine_label" in papers:
-        fine = topic_positions(papers, context, "topic_fine_label").sort_values(
-            "papers", ascending=False, kind="stable"
-        )
+    if coarse and "topic_fine_label" in papers:
+        fine_font = LABEL_FONT["topic_fine_label"]
+        fine = topic_positions(papers, context, "topic_fine_label")
         own, _ = topic_spots(papers, "topic_fine_label")
-        for label, row in fine.iterrows():
-            papers_at = own[str(label)]
-            x, y = papers_at[np.argmin(np.hypot(papers_at[:, 0] - row["x"], papers_at[:, 1] - row["y"]))]
-            hidden = PlacedLabel(str(label), float(x), float(y))
-            notes.append(label_annotation(hidden, LABEL_FONT["topic_fine_label"], ZOOM_REVEALED, opacity=0.0))
+        if _zoom(context, x_range, y_range) >= FINE_ZOOM:
+            revealed = place_labels(fine, own, unit, x_range, y_range, fine_font, avoid, beside=bool(len(avoid)))
+        else:
+            revealed = [_on_middle_paper(str(label), own[str(label)], row) for label, row in _largest_first(fine)]
+        notes += [label_annotation(label, fine_font, ZOOM_REVEALED, opacity=0.0) for label in revealed]
     return notes
+
+
+def _zoom(context: pd.DataFrame, x_range: Sequence[float], y_range: Sequence[float]) -> float:
+    """How many times the view `x_range`, `y_range` is zoomed in on the whole map `context`, as the script measures it."""
+    full = [padded_range(context[axis]) for axis in ("x", "y")]
+    return max((high - low) / abs(view[1] - view[0]) for (low, high), view in zip(full, (x_range, y_range)))
+
+
+def _largest_first(positions: pd.DataFrame) -> Iterable[tuple[object, pd.Series]]:
+    return positions.sort_values("papers", ascending=False, kind="stable").iterrows()
+
+
+def _on_middle_paper(label: str, papers_at: np.ndarray, middle: pd.Series) -> PlacedLabel:
+    """`label` on the one of its papers at `papers_at` (n, 2) nearest `middle` (its papers' median x, y)."""
+    x, y = papers_at[np.argmin(np.hypot(papers_at[:, 0] - middle["x"], papers_at[:, 1] - middle["y"]))]
+    return PlacedLabel(label, float(x), float(y))

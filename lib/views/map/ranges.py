@@ -10,14 +10,18 @@ MIN_ZOOM_SHARE = 0.2  # a zoom to a filter's papers keeps at least this share of
 MAX_ZOOM_AREA = 0.5  # a filter's papers spread over more than this share of the map's area are shown on the whole map
 
 
-def view_ranges(papers: pd.DataFrame, context: pd.DataFrame, zoom: bool) -> tuple[list[float], list[float], str]:
+def view_ranges(
+    papers: pd.DataFrame, context: pd.DataFrame, zoom: bool, aspect: float | None = None
+) -> tuple[list[float], list[float], str]:
     """The axes' x and y ranges and the figure's `uirevision` for `papers` shown over the map `context`.
 
-    The whole map's, under one revision, unless `zoom` and `papers` are a part of it lying within
-    `MAX_ZOOM_AREA` of the map: then that part's, padded, each axis at least `MIN_ZOOM_SHARE` of the
-    whole map's (a few papers do not fill the screen), under a revision of their own, so a new
-    filter moves the reader's view to its papers once and a rerun of the same view (a colouring, a
-    click) keeps the reader's own zoom."""
+    The whole map's, under one revision, unless `zoom` and `papers` are a part of it: then that
+    part's, padded, each axis at least `MIN_ZOOM_SHARE` of the whole map's (a few papers do not fill
+    the screen), widened on one axis to the plot's `aspect` (width over height) when given, so the
+    part fills the plot instead of a strip of it, unless that view still takes more than
+    `MAX_ZOOM_AREA` of the map (the whole map shows such papers best). A zoomed view has a
+    revision of its own, so a new filter moves the reader's view to its papers once and a rerun of
+    the same view (a colouring, a click) keeps the reader's own zoom."""
     full_x, full_y = padded_range(context["x"]), padded_range(context["y"])
     if not zoom or len(papers) in (0, len(context)):
         return full_x, full_y, "map"
@@ -25,7 +29,13 @@ def view_ranges(papers: pd.DataFrame, context: pd.DataFrame, zoom: bool) -> tupl
         _widened(padded_range(papers[axis]), MIN_ZOOM_SHARE * (full[1] - full[0]))
         for axis, full in (("x", full_x), ("y", full_y))
     ]
-    spans = [(high - low) / (full[1] - full[0]) for (low, high), full in zip(ranges, (full_x, full_y))]
+    if aspect:
+        (x_low, x_high), (y_low, y_high) = ranges
+        ranges = [
+            _inside(_widened(ranges[0], aspect * (y_high - y_low)), full_x),
+            _inside(_widened(ranges[1], (x_high - x_low) / aspect), full_y),
+        ]
+    spans = [min((high - low) / (full[1] - full[0]), 1.0) for (low, high), full in zip(ranges, (full_x, full_y))]
     if spans[0] * spans[1] > MAX_ZOOM_AREA:  # papers all over the map: the whole map shows them best
         return full_x, full_y, "map"
     return ranges[0], ranges[1], "map " + " ".join(f"{value:.6g}" for value in ranges[0] + ranges[1])
@@ -34,6 +44,15 @@ def view_ranges(papers: pd.DataFrame, context: pd.DataFrame, zoom: bool) -> tupl
 def _widened(span: list[float], at_least: float) -> list[float]:
     missing = max(at_least - (span[1] - span[0]), 0.0) / 2
     return [span[0] - missing, span[1] + missing]
+
+
+def _inside(span: list[float], full: list[float]) -> list[float]:
+    """`span` moved, not resized, to lie within `full` as far as it can: a view widened to the plot's
+    shape shows more of the map rather than the blank beyond its edge."""
+    shift = max(full[0] - span[0], 0.0) - max(span[1] - full[1], 0.0)
+    if span[1] - span[0] >= full[1] - full[0]:
+        shift = (full[0] + full[1] - span[0] - span[1]) / 2
+    return [span[0] + shift, span[1] + shift]
 
 
 def padded_range(values: pd.Series) -> list[float]:

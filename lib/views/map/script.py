@@ -16,11 +16,8 @@ import json
 from pathlib import Path
 
 from lib.views.map.figure import AVOID_META, FULL_RANGE_META
-from lib.views.map.labels import AVOID_PIXELS, ZOOM_LEVELS, ZOOM_REVEALED
+from lib.views.map.labels import AVOID_PIXELS, FINE_ZOOM, ZOOM_LEVELS, ZOOM_REVEALED
 
-# Zoomed in this many times (the whole map's width, or height, over the view's), the fine labels
-# take over: about where a coarse region fills the view and its fine topics have room.
-FINE_ZOOM = 1.8
 RING_PX = 20  # the open paper's ring: a gold disc ringed in black, larger than any point
 # Zoomed in k times, points grow by the root of k, in quarter steps (a redraw per step, not per
 # frame), at most this many times and, unless drawn larger already, to at most `GROWN_MAX_PX`.
