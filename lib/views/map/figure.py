@@ -44,7 +44,7 @@ COLOR_CHOICES = {
 REGION_CHOICES = {"shown": "Shown", "hidden": "Hidden"}  # the coarse topics' regions under the points
 FONT_SIZE = 16  # readable on a projector from the back of a room
 PLOT_TOP_PX = 12  # over the plot area: the mode bar floats over its top right corner
-MODE_BAR_PX = 30  # the legend starts below the mode bar, which shows over its top while the pointer is on the map
+MODE_BAR_PX = 18  # the legend starts below the mode bar, which shows over its top while the pointer is on the map
 FULL_RANGE_META = "papermap_full_range"  # layout.meta key: the whole map's [x0, x1, y0, y1]
 AVOID_META = "papermap_avoid"  # layout.meta key: the [x, y] of the papers labels keep clear of (`_kept_clear`)
 
