@@ -46,10 +46,14 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _add_build_command(commands: argparse._SubParsersAction) -> None:
-    """`build INPUT`: a paper list to an output folder, and where and how the stages run."""
+    """`build INPUT [INPUT ...]`: paper lists to an output folder, and where and how the stages run."""
     build_cmd = commands.add_parser("build", help="build the topic map of a paper list into papers.parquet")
     build_cmd.add_argument(
-        "input", type=Path, help="paper list: seed text, Paper Copilot or OpenReview JSON, JSONL, CSV, TSV or Parquet"
+        "input",
+        type=Path,
+        nargs="+",
+        help="paper list: seed text, Paper Copilot or OpenReview JSON, JSONL, CSV, TSV or Parquet; "
+        "several make one map of their editions, each paper keeping its list's (column `edition`)",
     )
     build_cmd.add_argument(
         "--taxonomy", type=Path, default=DEFAULT_TAXONOMY, help="taxonomy YAML or JSON (default: ICML 2025's)"
@@ -182,11 +186,12 @@ def _build(args: argparse.Namespace) -> int:
         runner = DaskRunner(workers=args.workers, scheduler=args.scheduler)
     else:
         runner = nullcontext(None)
+    inputs = args.input[0] if len(args.input) == 1 else args.input
     with bar, runner as running:
         result = build(
-            args.input,
+            inputs,
             taxonomy_path=args.taxonomy,
-            out_dir=args.out or default_out_dir(args.input),
+            out_dir=args.out or default_out_dir(inputs),
             cache_dir=args.cache,
             embedder=embedder,
             params=BuildParams(input_format=args.format),

@@ -49,6 +49,17 @@ PAPER_COLUMNS: tuple[Column, ...] = (
         "Where and when the paper is presented, earliest first: a list of `{kind, name, room, start, end, "
         "poster_position}` (`kind` is `oral`, `spotlight` or `poster`; `start` and `end` time-zone-aware); may be empty.",
     ),
+    Column(
+        "edition",
+        "str",
+        "The list's edition the paper belongs to: the record's `edition`, else `venue year` (`ICML 2025`); with "
+        "several lists built together, a list whose edition an earlier one has adds its file name (`ICML 2025 (b)`).",
+    ),
+    Column(
+        "same_as",
+        "list",
+        "Ids of the same paper (the same title, case and punctuation aside) in other editions of the map; usually empty.",
+    ),
 )
 
 MAP_COLUMNS: tuple[Column, ...] = (

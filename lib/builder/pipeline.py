@@ -13,12 +13,21 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lib.builder.cache import ArtifactCache
+from lib.builder.cache import ArtifactCache, make_key
 from lib.builder.lock import build_lock
 from lib.builder.parallel import InProcess, Runner, WorkerProcess
 from lib.builder.runner import Progress, StageRun, StageRunner
 from lib.builder.stages_table import STAGE_VERSIONS as STAGE_VERSIONS  # read here by lib.store.datasets and tests
-from lib.builder.stages_table import Values, import_stage_modules, recorded_report, stage_keys, stage_table
+from lib.builder.stages_table import (
+    Inputs,
+    Values,
+    import_stage_modules,
+    input_files,
+    inputs_name,
+    recorded_report,
+    stage_keys,
+    stage_table,
+)
 from lib.errors import InputError, read_error
 from lib.files import file_digest
 from lib.map_folder import (
@@ -129,12 +138,13 @@ class BuildResult:
         )
 
 
-def default_out_dir(input_path: str | Path) -> Path:
-    return DEFAULT_OUT_ROOT / Path(input_path).stem
+def default_out_dir(input_path: Inputs) -> Path:
+    """data/build/<the list's name>, or <each list's name joined by +> for several."""
+    return DEFAULT_OUT_ROOT / "+".join(path.stem for path in input_files(input_path))
 
 
 def build(
-    input_path: str | Path,
+    input_path: Inputs,
     *,
     taxonomy_path: str | Path = DEFAULT_TAXONOMY,
     out_dir: str | Path | None = None,
@@ -145,7 +155,8 @@ def build(
     runner: Runner | None = None,
     partition_size: int | None = None,
 ) -> BuildResult:
-    """Build the map of one paper list; when `out_dir` is given, write `papers.parquet` there with
+    """Build the map of one paper list, or of several as one map of their editions
+    (`lib.stages.editions`); when `out_dir` is given, write `papers.parquet` there with
     its rows' embeddings (`embeddings.npy`), the query model (`query_model.npz`) and `papers.json`.
 
     Every stage's key is known from the files' digests and the parameters before any stage runs,
@@ -191,7 +202,7 @@ def build(
 class _Job:
     """One build's files, settings and keys."""
 
-    input_path: str | Path
+    input_path: Inputs
     input_digest: str
     taxonomy_path: str | Path
     taxonomy_digest: str
@@ -204,7 +215,7 @@ class _Job:
         from lib.exact import environment
 
         return {
-            "input": str(self.input_path),
+            "input": inputs_name(self.input_path),
             "input_sha256": self.input_digest,
             "taxonomy": str(self.taxonomy_path),
             "taxonomy_sha256": self.taxonomy_digest,
@@ -217,13 +228,16 @@ class _Job:
         }
 
 
-def _digests(input_path: str | Path, taxonomy_path: str | Path) -> tuple[str, str]:
-    """The SHA-256 of the input file (`InputError` when it cannot be read) and of the taxonomy file
-    ("" when it cannot be read: loading it says what is wrong with it, in one sentence)."""
-    try:
-        input_digest = file_digest(input_path)
-    except OSError as error:
-        raise InputError(read_error(input_path, error)) from None
+def _digests(input_path: Inputs, taxonomy_path: str | Path) -> tuple[str, str]:
+    """The SHA-256 of the input file, or a key of several's (`InputError` when one cannot be read), and
+    of the taxonomy file ("" when it cannot be read: loading it says what is wrong with it, in one sentence)."""
+    digests = []
+    for path in input_files(input_path):
+        try:
+            digests.append(file_digest(path))
+        except OSError as error:
+            raise InputError(read_error(path, error)) from None
+    input_digest = digests[0] if len(digests) == 1 else make_key("editions", *digests)
     try:
         return input_digest, file_digest(taxonomy_path)
     except OSError:

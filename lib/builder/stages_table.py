@@ -11,11 +11,11 @@ parameter recomputes that stage and what depends on it, nothing else.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from lib.builder.cache import make_key
 from lib.builder.parallel import start_keywords, start_subfields
@@ -23,6 +23,8 @@ from lib.errors import InputError
 from lib.map_folder import OUTPUT_FILES
 from lib.schema import OUTPUT_COLUMNS
 from lib.stages.report import LoadReport
+
+Inputs: TypeAlias = str | Path | Sequence[str | Path]  # one paper list's path, or several's
 
 # The stages' modules (pandas, scikit-learn, UMAP) are imported when a stage is computed: keys alone need none.
 if TYPE_CHECKING:
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
 # Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
 # old artifacts are never reused (each bump's reason is in its commit). Kept here, not in the stage
 # modules, so keys need no heavy import.
-STAGE_VERSIONS = {"load": 4, "keywords": 5, "subfields": 10, "embed": 5, "project": 7, "topics": 9}
+STAGE_VERSIONS = {"load": 5, "keywords": 5, "subfields": 10, "embed": 5, "project": 7, "topics": 9}
 
 # The modules the stages' compute functions import (pandas, scikit-learn, UMAP among what they import).
 STAGE_MODULES = (
@@ -90,12 +92,23 @@ class SideRun:
     partition_size: int | None = None
 
 
+def input_files(inputs: Inputs) -> tuple[Path, ...]:
+    """The paper lists of a build: one path, or several built as one map of their editions."""
+    return (Path(inputs),) if isinstance(inputs, (str, Path)) else tuple(Path(path) for path in inputs)
+
+
+def inputs_name(inputs: Inputs) -> str:
+    """The build's paper lists as messages and the sidecar name them: `a.json`, or `a.json + b.json`."""
+    return " + ".join(str(path) for path in input_files(inputs))
+
+
 def stage_table(
-    input_path: str | Path, input_digest: str, taxonomy_digest: str, embedder: Embedder, params: BuildParams
+    input_path: Inputs, input_digest: str, taxonomy_digest: str, embedder: Embedder, params: BuildParams
 ) -> tuple[Stage, ...]:
     """The build's stages in key order (each after the stages its key takes), keyed by the files' SHA-256
     digests and the parameters each uses."""
-    keyed = _key_params(Path(input_path).name, input_digest, taxonomy_digest, embedder, params)
+    name = " + ".join(path.name for path in input_files(input_path))
+    keyed = _key_params(name, input_digest, taxonomy_digest, embedder, params)
     return (
         Stage(
             "load",
@@ -200,24 +213,25 @@ def import_stage_modules() -> None:
         importlib.import_module(name)
 
 
-def recorded_report(recorded: dict[str, Any], input_path: str | Path) -> LoadReport:
+def recorded_report(recorded: dict[str, Any], input_path: Inputs) -> LoadReport:
     """A load report the cache recorded, naming `input_path`: the cache is keyed by content, so the
     same file may have been read at another path (a copy, a CLI build of a dashboard's file)."""
-    return replace(LoadReport.from_dict(recorded), source=str(input_path))
+    return replace(LoadReport.from_dict(recorded), source=inputs_name(input_path))
 
 
 def _as(name: str, value: Any, meta: dict[str, Any]) -> Values:
     return {name: value}
 
 
-def _load(input_path: str | Path, input_format: str) -> tuple[pd.DataFrame, dict[str, Any]]:
-    from lib.stages.load import load_papers
+def _load(input_path: Inputs, input_format: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    from lib.stages.load import load_lists, load_papers
 
-    result = load_papers(input_path, input_format)
+    files = input_files(input_path)
+    result = load_papers(files[0], input_format) if len(files) == 1 else load_lists(files, input_format)
     return result.papers, {"report": result.report.to_dict()}
 
 
-def _loaded(input_path: str | Path, papers: pd.DataFrame, meta: dict[str, Any]) -> Values:
+def _loaded(input_path: Inputs, papers: pd.DataFrame, meta: dict[str, Any]) -> Values:
     """The papers table, its texts to analyse and the load report; `InputError` when no paper could be read."""
     from lib.schema import PAPER_COLUMNS, analysis_texts, conform
 
@@ -225,7 +239,9 @@ def _loaded(input_path: str | Path, papers: pd.DataFrame, meta: dict[str, Any]) 
     report = recorded_report(meta["report"], input_path)
     if papers.empty:
         first = f"; the first: {report.skipped[0].record}: {report.skipped[0].problem}" if report.skipped else ""
-        raise InputError(f"{input_path}: no paper could be read from its {report.records_read} records{first}")
+        raise InputError(
+            f"{inputs_name(input_path)}: no paper could be read from its {report.records_read} records{first}"
+        )
     return {"papers": papers, "texts": analysis_texts(papers), "report": report}
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ import pandas as pd
 
 from lib.errors import InputError, ParameterError, read_error
 from lib.schema import PAPER_COLUMNS, conform, empty_table
+from lib.stages.editions import combine_editions, edition_of, same_as
 from lib.stages.format_parsers import Records, fields, is_missing, openreview_forum
 from lib.stages.latex import readable
 from lib.stages.readers import FORMATS, detect_format, read_records
@@ -27,7 +28,16 @@ from lib.stages.report import LoadReport, RecordIssue
 from lib.stages.sessions import parse_sessions, split_declared_area
 from lib.stages.titles import derive_title
 
-__all__ = ["FORMATS", "LoadReport", "LoadResult", "RecordIssue", "detect_format", "load_papers", "papers_from_bytes"]
+__all__ = [
+    "FORMATS",
+    "LoadReport",
+    "LoadResult",
+    "RecordIssue",
+    "detect_format",
+    "load_lists",
+    "load_papers",
+    "papers_from_bytes",
+]
 
 
 MAX_ABSTRACT_CHARS = 20_000
@@ -49,6 +59,7 @@ FIELD_ALIASES: dict[str, tuple[str, ...]] = {
     "openreview_url": ("openreview_url", "openreview", "or"),  # "or": Paper Copilot's lists
     "pdf_url": ("pdf_url", "paper_pdf_url", "pdf"),
     "sessions": ("sessions",),
+    "edition": ("edition",),
 }
 # Venues whose own name is not their code in capitals, as file names and Paper Copilot's venue
 # codes give it (`nips2018`, `neurips2024.json`).
@@ -76,6 +87,24 @@ def load_papers(path: str | Path, input_format: str = "auto") -> LoadResult:
     except OSError as error:
         raise InputError(read_error(path, error)) from None
     return papers_from_bytes(raw, path, input_format)
+
+
+def load_lists(paths: Sequence[str | Path], input_format: str = "auto") -> LoadResult:
+    """`load_papers` of each of `paths`, as one table (`lib.stages.editions.combine_editions`: each
+    paper keeps its list's edition) and one report whose records name their file."""
+    names = [Path(path).stem for path in paths]
+    if len(set(names)) < len(names):
+        raise InputError(f"{', '.join(map(str, paths))}: two paper lists have the same file name")
+    loaded = [load_papers(path, input_format) for path in paths]
+    report = LoadReport(source=" + ".join(str(path) for path in paths), format=loaded[0].report.format)
+    for path, result in zip(paths, loaded):
+        named = Path(path).name
+        report.records_read += result.report.records_read
+        report.skipped += [RecordIssue(f"{named} {issue.record}", issue.problem) for issue in result.report.skipped]
+        report.warnings += [RecordIssue(f"{named} {issue.record}", issue.problem) for issue in result.report.warnings]
+    papers = conform(combine_editions([(name, result.papers) for name, result in zip(names, loaded)]), PAPER_COLUMNS)
+    report.loaded = len(papers)
+    return LoadResult(papers, report)
 
 
 def papers_from_bytes(raw: bytes, path: Path, input_format: str = "auto") -> LoadResult:
@@ -142,7 +171,9 @@ def _normalize(records: Records, defaults: dict[str, Any], report: LoadReport) -
     report.loaded = len(rows)
     if not rows:
         return empty_table(PAPER_COLUMNS)
-    return conform(pd.DataFrame(rows), PAPER_COLUMNS)
+    table = pd.DataFrame(rows)
+    table["same_as"] = same_as(table)
+    return conform(table, PAPER_COLUMNS)
 
 
 def _row(record: Mapping[str, Any], defaults: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
@@ -189,6 +220,7 @@ def _row(record: Mapping[str, Any], defaults: dict[str, Any], warnings: list[str
     named = _defaults_from_name(venue) or {"venue": venue}
     row["venue"] = named.get("venue") or defaults.get("venue", "")
     row["year"] = row["year"] or named.get("year") or defaults.get("year")
+    row["edition"] = text("edition") or edition_of(row["venue"], row["year"])
     row["title_is_derived"] = not row["title"]
     if row["title_is_derived"]:
         row["title"] = derive_title(row["abstract"])

@@ -1,0 +1,70 @@
+"""Several paper lists on one map: each paper keeps its list's edition (venue and year), and a paper
+that appears in two editions is shown once per edition, linked, never merged. Pure; no I/O.
+
+A paper's `edition` is its record's own `edition` field, else its venue and year (`ICML 2025`).
+Lists built together (`combine_editions`) keep their editions apart: when two lists would share one
+(the same conference's titles and abstracts, say), the later list's is told apart by its file name.
+Two papers of different editions are the same paper when their titles match once case, accents,
+punctuation and spacing are set aside (`same_paper_key`); each lists the other's id in `same_as`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+
+import pandas as pd
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def edition_of(venue: str, year: int | None) -> str:
+    """`ICML 2025` from a venue and year; either alone when the other is missing; "" for neither."""
+    return " ".join(part for part in (venue.strip(), "" if year is None else str(year)) if part)
+
+
+def same_paper_key(title: str) -> str:
+    """What two titles of the same paper share: its words, case-folded, without accents or punctuation."""
+    folded = unicodedata.normalize("NFKD", title.casefold())
+    return " ".join(_WORD.findall("".join(c for c in folded if not unicodedata.combining(c))))
+
+
+def same_as(papers: pd.DataFrame) -> list[list[str]]:
+    """For each paper of `papers` (`paper_id`, `title`, `edition`), the ids of the papers of other
+    editions with the same title (`same_paper_key`), in table order; [] for most."""
+    keys = papers["title"].map(same_paper_key)
+    editions = papers["edition"].to_numpy()
+    ids = papers["paper_id"].to_numpy()
+    rows_by_key: dict[str, list[int]] = {}
+    for row, key in enumerate(keys):
+        if key:
+            rows_by_key.setdefault(key, []).append(row)
+    linked: list[list[str]] = [[] for _ in range(len(papers))]
+    for rows in rows_by_key.values():
+        if len(rows) < 2:
+            continue
+        for row in rows:
+            linked[row] = [str(ids[other]) for other in rows if editions[other] != editions[row]]
+    return linked
+
+
+def combine_editions(lists: Sequence[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
+    """One papers table of several (`(name, papers)` pairs, each a loaded list named by its file), in
+    order: a list's editions that an earlier list has are renamed `<edition> (<name>)`, its paper ids
+    that an earlier list has become `<id>@<name>`, and `same_as` links the same paper across editions."""
+    editions: set[str] = set()
+    ids: set[str] = set()
+    parts = []
+    for name, papers in lists:
+        papers = papers.copy()
+        clash = papers["edition"].isin(editions)
+        papers.loc[clash, "edition"] = (papers.loc[clash, "edition"] + f" ({name})").str.strip()
+        taken = papers["paper_id"].isin(ids)
+        papers.loc[taken, "paper_id"] = papers.loc[taken, "paper_id"] + f"@{name}"
+        editions.update(papers["edition"])
+        ids.update(papers["paper_id"])
+        parts.append(papers)
+    combined = pd.concat(parts, ignore_index=True)
+    combined["same_as"] = same_as(combined)
+    return combined
