@@ -1,0 +1,95 @@
+"""What changed between a map's editions, per topic: papers and share in each edition, growth from the
+earliest to the latest, whether the change is more than chance, and the phrases whose use grew.
+Pure; no Streamlit.
+
+The test: for each topic, Fisher's exact test (two-sided) on the 2x2 table of the earliest and latest
+editions' papers in the topic and not in it; the p-values of all topics of a level are adjusted for
+their number by Benjamini-Hochberg (`q`), and a change counts when `q` is below `SIGNIFICANCE`. A
+topic that counts as grown is `new` when its earliest share is at most `NEW_SHARE` of its latest.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+from scipy.stats import fisher_exact
+
+SIGNIFICANCE = 0.05
+NEW_SHARE = 0.25  # a grown topic with at most this share of its latest share in the earliest edition is new
+SMOOTHING = 0.5  # papers added to each count before a ratio, so a topic absent at first grows by a finite factor
+PHRASES_SHOWN = 3
+CHANGES = ("new", "grew", "faded", "steady")
+
+
+def editions_in_order(papers: pd.DataFrame) -> list[str]:
+    """The editions of `papers`, earliest first: by their papers' earliest year, then by name."""
+    years = papers.groupby("edition", sort=True)["year"].min()
+    return sorted(years.index, key=lambda edition: (pd.isna(years[edition]), years[edition], edition))
+
+
+def topic_changes(papers: pd.DataFrame, level: str = "topic_label") -> pd.DataFrame:
+    """One row per topic of `level` (`topic_label` or `topic_fine_label`), indexed by label: the papers
+    in each edition (a column each, earliest first), `share_first` and `share_last` (the topic's
+    share of the earliest and latest editions' papers), `growth` (their ratio, counts smoothed by
+    `SMOOTHING`), `p` and `q` (see the module), and `change` (one of `CHANGES`); most grown first.
+    Empty when the map has fewer than two editions."""
+    editions = editions_in_order(papers)
+    if len(editions) < 2:
+        return pd.DataFrame()
+    counts = pd.crosstab(papers[level], papers["edition"]).reindex(columns=editions, fill_value=0)
+    first, last = counts[editions[0]], counts[editions[-1]]
+    totals = counts.sum()
+    table = counts.copy()
+    table["share_first"] = first / totals[editions[0]]
+    table["share_last"] = last / totals[editions[-1]]
+    table["growth"] = ((last + SMOOTHING) / (totals[editions[-1]] + SMOOTHING)) / (
+        (first + SMOOTHING) / (totals[editions[0]] + SMOOTHING)
+    )
+    table["p"] = [
+        fisher_exact([[a, totals[editions[0]] - a], [b, totals[editions[-1]] - b]])[1] for a, b in zip(first, last)
+    ]
+    table["q"] = benjamini_hochberg(table["p"].to_numpy())
+    significant = table["q"] < SIGNIFICANCE
+    grew = significant & (table["share_last"] > table["share_first"])
+    table["change"] = np.select(
+        [grew & (table["share_first"] <= NEW_SHARE * table["share_last"]), grew, significant],
+        ["new", "grew", "faded"],
+        "steady",
+    )
+    return table.sort_values(["growth", "share_last"], ascending=False, kind="stable")
+
+
+def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (q) of `p`, in the same order."""
+    order = np.argsort(p, kind="stable")
+    ranked = p[order] * len(p) / np.arange(1, len(p) + 1)
+    adjusted = np.minimum.accumulate(ranked[::-1])[::-1]
+    q = np.empty_like(adjusted)
+    q[order] = np.minimum(adjusted, 1.0)
+    return q
+
+
+def grown_phrases(papers: pd.DataFrame, label: str, level: str = "topic_label") -> list[tuple[str, float, float]]:
+    """The keyphrases of topic `label` whose use grew most from the earliest edition to the latest:
+    (phrase, share of the topic's earliest papers using it, share of its latest), at most `PHRASES_SHOWN`."""
+    editions = editions_in_order(papers)
+    topic = papers[papers[level] == label]
+    first, last = (topic[topic["edition"] == edition] for edition in (editions[0], editions[-1]))
+
+    def shares(part: pd.DataFrame) -> Counter[str]:
+        used = Counter(phrase for phrases in part["keywords"] for phrase in dict.fromkeys(phrases))
+        return Counter({phrase: n / max(len(part), 1) for phrase, n in used.items()})
+
+    before, after = shares(first), shares(last)
+    rises = sorted(((after[p] - before[p], p) for p in after if after[p] > before[p]), key=lambda r: (-r[0], r[1]))
+    return [(phrase, before[phrase], after[phrase]) for _, phrase in rises[:PHRASES_SHOWN]]
+
+
+def newest_representatives(papers: pd.DataFrame, label: str, level: str = "topic_label", k: int = 3) -> pd.DataFrame:
+    """The `k` papers of topic `label` in the latest edition nearest the middle of them on the map."""
+    latest = editions_in_order(papers)[-1]
+    topic = papers[(papers[level] == label) & (papers["edition"] == latest)]
+    distance = np.hypot(topic["x"] - topic["x"].median(), topic["y"] - topic["y"].median())
+    return topic.iloc[np.argsort(distance.to_numpy(), kind="stable")[:k]]
