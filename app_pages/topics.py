@@ -4,6 +4,7 @@ import streamlit as st
 
 from lib import ui_state
 from lib.views import breakdown_text, breakdowns, charts
+from lib.views.edition_changes import compared_editions
 from lib.views.map.links import clicked_value, map_filters
 from lib.views.markup import markdown_literal
 from lib.views.tables import corpus_caption, paper_table, topic_table
@@ -51,6 +52,18 @@ st.dataframe(
     height=ui_state.table_height(len(table)),
     key="topics_table",
 )
+
+changes = ui_state.edition_changes(view.map_dir, level)
+if not changes.empty:
+    first, last = compared_editions(changes)
+    st.markdown(f"#### What changed from {markdown_literal(first)} to {markdown_literal(last)}")
+    st.caption(
+        "New topics, then the most grown and the most shrunk of the others, whole map. A change counts when "
+        "Fisher's exact test on the two editions' papers in and out of the topic gives q < 0.05 after "
+        'Benjamini-Hochberg over all topics; the others say "within chance". Newest papers: the latest '
+        "edition's nearest the topic's centre."
+    )
+    st.dataframe(changes, hide_index=True, key="edition_changes", height=ui_state.table_height(len(changes)))
 
 st.markdown("#### One topic in detail")
 breakdown = ui_state.topic_breakdown(view.map_dir, level)

@@ -8,10 +8,12 @@ from scipy.stats import false_discovery_control
 
 from lib.views.edition_changes import (
     benjamini_hochberg,
+    compared_editions,
     editions_in_order,
     grown_phrases,
     newest_representatives,
     topic_changes,
+    what_changed,
 )
 
 
@@ -26,7 +28,8 @@ def planted(counts: dict[str, tuple[int, int]], seed: int = 0) -> pd.DataFrame:
                     [topic.lower(), "new trick"] if (year == 2025 and topic == "Growing" and i % 2) else [topic.lower()]
                 )
                 rows.append((f"{topic}-{year}-{i}", topic, f"CONF {year}", year, phrases, *rng.normal(size=2)))
-    return pd.DataFrame(rows, columns=["paper_id", "topic_label", "edition", "year", "keywords", "x", "y"])
+    table = pd.DataFrame(rows, columns=["paper_id", "topic_label", "edition", "year", "keywords", "x", "y"])
+    return table.assign(title="Title of " + table["paper_id"])
 
 
 KNOWN = {"Growing": (20, 80), "New": (1, 40), "Fading": (80, 20), "Steady A": (200, 200), "Steady B": (150, 150)}
@@ -75,3 +78,15 @@ def test_why_a_topic_grew_and_its_newest_papers():
     assert before == 0 and after == pytest.approx(0.5)
     newest = newest_representatives(papers, "Growing", k=3)
     assert len(newest) == 3 and set(newest["edition"]) == {"CONF 2025"} and set(newest["topic_label"]) == {"Growing"}
+
+
+def test_what_changed_reads_new_then_grown_then_shrunk_saying_which_are_within_chance():
+    table = what_changed(planted({**KNOWN, "Drifting": (100, 112)}), most=2)
+    assert list(table["Topic"]) == ["New", "Growing", "Drifting", "Fading", "Steady B"]
+    assert list(table["Change"]) == ["new", "grew", "grew (within chance)", "faded", "shrank (within chance)"]
+    assert table.loc[1, "Share"] == "3.6% → 13.3%" and table.loc[1, "Growth"].startswith("×3.")
+    assert table.loc[1, "Phrases whose use grew"].startswith("new trick (0% → 50%)")
+    assert list(table.columns[2:4]) == ["CONF 2024", "CONF 2025"] and compared_editions(table) == (
+        "CONF 2024",
+        "CONF 2025",
+    )

@@ -8,6 +8,7 @@ import streamlit as st
 
 from lib.map_folder import read_topic_summaries
 from lib.views.breakdowns import topic_breakdown as breakdown_topics
+from lib.views.edition_changes import what_changed
 from lib.views.filters import FACETS
 
 from .source import read_map
@@ -29,6 +30,13 @@ def topic_breakdown(map_dir: str, level: str) -> pd.DataFrame:
     """`lib.views.breakdowns.topic_breakdown` of the whole map in `map_dir`, computed once per map and
     level from the build's `topic_summaries`, which it would otherwise compute again."""
     return breakdown_topics(read_map(map_dir)[0], level, summaries=topic_summaries(map_dir, level))
+
+
+@st.cache_data(show_spinner="Comparing the editions…", max_entries=8)
+def edition_changes(map_dir: str, level: str) -> pd.DataFrame:
+    """`lib.views.edition_changes.what_changed` of the whole map in `map_dir` (empty for one edition),
+    once per map and level."""
+    return what_changed(read_map(map_dir)[0], "topic_label" if level == "coarse" else "topic_fine_label")
 
 
 def open_map(query: dict[str, list[str]]) -> None:

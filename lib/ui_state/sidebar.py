@@ -79,8 +79,8 @@ def sidebar_filters(papers: pd.DataFrame, map_dir: str | None = None) -> Filters
             chosen = replace(chosen, author=(author,) if author else ())
             continue
         options = _options(papers, chosen, name, map_dir)
-        if not options and not getattr(chosen, name):
-            continue  # the data has no such values (no statuses, no primary areas)
+        if len(options) < (2 if name == "edition" else 1) and not getattr(chosen, name):
+            continue  # the data has no such values (no statuses, no primary areas), or one edition only
         values = url_multiselect(label, options, key=name, placeholder=f"Any {label.lower()}")
         chosen = replace(chosen, **{name: tuple(values)})
     if chosen.active():

@@ -93,3 +93,43 @@ def newest_representatives(papers: pd.DataFrame, label: str, level: str = "topic
     topic = papers[(papers[level] == label) & (papers["edition"] == latest)]
     distance = np.hypot(topic["x"] - topic["x"].median(), topic["y"] - topic["y"].median())
     return topic.iloc[np.argsort(distance.to_numpy(), kind="stable")[:k]]
+
+
+def what_changed(papers: pd.DataFrame, level: str = "topic_label", most: int = 5) -> pd.DataFrame:
+    """`topic_changes` for reading: the new topics, then the `most` most grown and the `most` most shrunk
+    of the others, each with its papers per edition, shares, growth, q (a change within chance says
+    so), the phrases whose use grew and the titles of its newest papers (`newest_representatives`).
+    Empty with fewer than two editions."""
+    changes = topic_changes(papers, level)
+    if changes.empty:
+        return changes
+    editions = editions_in_order(papers)
+    new = changes[changes["change"] == "new"]
+    others = changes[changes["change"] != "new"]
+    grown, shrunk = others[others["growth"] > 1].head(most), others[others["growth"] < 1].iloc[::-1].head(most)
+    rows = []
+    for label, row in pd.concat([new, grown, shrunk]).iterrows():
+        phrases = grown_phrases(papers, str(label), level)
+        within_chance = " (within chance)" if row["change"] == "steady" else ""
+        rows.append(
+            {
+                "Topic": label,
+                "Change": ("grew" if row["growth"] > 1 else "shrank") + within_chance
+                if within_chance
+                else row["change"],
+                **{edition: int(row[edition]) for edition in editions},
+                "Share": f"{row['share_first']:.1%} → {row['share_last']:.1%}",
+                "Growth": f"×{row['growth']:.2f}",
+                "q": row["q"],
+                "Phrases whose use grew": "; ".join(f"{p} ({a:.0%} → {b:.0%})" for p, a, b in phrases),
+                "Newest papers": " · ".join(newest_representatives(papers, str(label), level)["title"]),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def compared_editions(table: pd.DataFrame) -> tuple[str, str]:
+    """The earliest and latest editions a `what_changed` table compares (its count columns' first and last)."""
+    columns = list(table.columns)
+    editions = columns[columns.index("Change") + 1 : columns.index("Share")]
+    return editions[0], editions[-1]

@@ -1,6 +1,6 @@
 """Filter state -> DataFrame mask, and the option lists (with counts) that filter widgets show.
 
-A filter is one facet of the papers (area, subfield, topic, keyword, status, session, day,
+A filter is one facet of the papers (edition, area, subfield, topic, keyword, status, session, day,
 primary area, author). Values chosen within a facet add up (any of them); facets narrow each other (all of
 them). Authors are matched by name fragment (`bengio` finds Yoshua Bengio), since a conference
 has too many authors to list. Each facet's URL parameter is its name, so `?subfield=A&subfield=B&status=Oral` is a view.
@@ -19,6 +19,7 @@ from lib.views.schedule import conference_zone, day_label, in_zone, session_labe
 
 # Facets in sidebar order, with the label a widget shows.
 FACETS = {
+    "edition": "Edition",
     "area": "Area",
     "subfield": "Subfield",
     "topic": "Topic",
@@ -41,6 +42,7 @@ FINE_MARK = " (fine)"  # how a fine topic reads in the topic facet, beside the c
 class Filters:
     """The values chosen in each facet; an empty facet does not filter."""
 
+    edition: tuple[str, ...] = ()  # a map of several lists (`lib.stages.editions`)
     area: tuple[str, ...] = ()
     subfield: tuple[str, ...] = ()
     topic: tuple[str, ...] = ()  # coarse or fine topic labels

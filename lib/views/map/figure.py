@@ -40,6 +40,7 @@ COLOR_CHOICES = {
     "first_day": "Day",
     "primary_area": "Primary area",
     "venue": "Venue",
+    "edition": "Edition",
 }
 REGION_CHOICES = {"shown": "Shown", "hidden": "Hidden"}  # the coarse topics' regions under the points
 FONT_SIZE = 16  # readable on a projector from the back of a room
@@ -50,8 +51,8 @@ AVOID_META = "papermap_avoid"  # layout.meta key: the [x, y] of the papers label
 
 
 def colourable(papers: pd.DataFrame) -> list[str]:
-    """The `COLOR_CHOICES` that tell papers apart here: status, session, day, primary area and venue
-    only when the data has several values."""
+    """The `COLOR_CHOICES` that tell papers apart here: status, session, day, primary area, venue and
+    edition only when the data has several values."""
     return [
         c
         for c in COLOR_CHOICES

@@ -1,0 +1,70 @@
+"""A map of two editions under AppTest: the Topics page says what changed between them, the sidebar
+filters by edition, and the map can be coloured by it; a map of one edition shows none of this."""
+
+import json
+
+import pytest
+from conftest import map_chart_data, planted_records, started
+
+
+@pytest.fixture(scope="module")
+def app_env(tmp_path_factory):
+    """The planted list as two years of one conference: the privacy papers all but one in 2025
+    (a topic that grew), the others split evenly."""
+    folder = tmp_path_factory.mktemp("editions")
+    records = planted_records(per_topic=16)
+    for i, record in enumerate(records):
+        privacy = record["id"].startswith("privacy")
+        record["venue"] = (
+            "CONF 2025" if (privacy and not record["id"].endswith("-0")) or (not privacy and i % 2) else "CONF 2024"
+        )
+    data = folder / "conf.json"
+    data.write_text(json.dumps(records))
+    return {"PAPERMAP_DATA": str(data), "PAPERMAP_CACHE": str(folder / "cache")}
+
+
+@pytest.fixture
+def env(app_env, monkeypatch):
+    for key, value in app_env.items():
+        monkeypatch.setenv(key, value)
+
+
+def test_the_topics_page_says_what_changed_between_the_editions(env):
+    app = started()
+    app.switch_page("app_pages/topics.py").run()
+    assert not app.exception, app.exception
+    assert any(m.value == "#### What changed from CONF 2024 to CONF 2025" for m in app.markdown)
+    [changes] = [frame.value for frame in app.dataframe if "Change" in frame.value.columns]
+    assert {"CONF 2024", "CONF 2025", "Share", "Growth", "q", "Phrases whose use grew", "Newest papers"} <= set(changes)
+    # A planted list this small shows the growth, though not beyond chance (the test's power is
+    # tests/test_edition_changes.py's); the most grown is a privacy topic, absent or nearly in 2024.
+    grown = changes.iloc[0]
+    assert grown["Change"].startswith("grew") and grown["CONF 2024"] <= 1 and "privacy" in grown["Topic"].lower()
+
+
+def test_the_sidebar_filters_by_edition_and_the_map_colours_by_it(env):
+    app = started(edition="CONF 2024")
+    assert app.multiselect(key="edition").value == ["CONF 2024"]
+    records = planted_records(per_topic=16)
+    in_2024 = sum(1 for i, r in enumerate(records) if not r["id"].startswith("privacy") and not i % 2) + 1
+    assert any(m.value.startswith(f"**{in_2024} of {len(records)} papers**") for m in app.markdown)
+    colour = app.selectbox(key="color")
+    assert "Edition" in colour.options
+    colour.select("edition").run()
+    assert not app.exception, app.exception
+    figure = map_chart_data(app)["figure"]
+    assert figure["layout"]["legend"]["title"]["text"].startswith("Edition")
+    names = {trace["name"] for trace in figure["data"] if trace.get("showlegend") is not False}
+    assert f"CONF 2024 ({in_2024})" in names and not any(name.startswith("CONF 2025") for name in names)
+
+
+def test_a_map_of_one_edition_offers_no_edition_facet_nor_changes(tmp_path, monkeypatch):
+    data = tmp_path / "conf2025.json"
+    data.write_text(json.dumps(planted_records(per_topic=6)))
+    monkeypatch.setenv("PAPERMAP_DATA", str(data))
+    monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
+    app = started()
+    assert "edition" not in [widget.key for widget in app.multiselect]
+    assert "Edition" not in app.selectbox(key="color").options
+    app.switch_page("app_pages/topics.py").run()
+    assert not any("What changed" in m.value for m in app.markdown)
