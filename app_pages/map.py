@@ -99,8 +99,11 @@ def topic_map() -> None:
             colours=ui_state.cached_map_colours(view.map_dir, color_by),
             webgl=webgl,
             by_row=by_row,
-            zoom=True,  # a filter, a search or a breakdown's link shows its papers, not the whole map
+            # A filter, a search or a breakdown's link shows its papers, not the whole map; stepping
+            # through the editions keeps the map still.
+            zoom=view.filters.zooms() or map_focus(found, similar) is not None,
             focus=map_focus(found, similar),
+            label_marks=ui_state.cached_label_marks(view.map_dir, ui_state.label_column(labels)),
         )
 
     # The open paper's ring is drawn over the chart by its script, so a click leaves the figure as

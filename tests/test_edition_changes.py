@@ -11,6 +11,7 @@ from lib.views.edition_changes import (
     compared_editions,
     editions_in_order,
     grown_phrases,
+    label_marks,
     newest_representatives,
     topic_changes,
     what_changed,
@@ -90,3 +91,9 @@ def test_what_changed_reads_new_then_grown_then_shrunk_saying_which_are_within_c
         "CONF 2024",
         "CONF 2025",
     )
+
+
+def test_labels_are_marked_new_or_growing_only_beyond_chance():
+    papers = planted(KNOWN)
+    assert label_marks(papers) == {"New": " (new)", "Growing": " (growing)"}
+    assert label_marks(papers[papers["year"] == 2025]) == {}

@@ -111,3 +111,8 @@ def test_options_count_what_each_value_would_show_given_the_other_facets():
     assert facet_options(PAPERS, in_optimization, "subfield") == {"Convex Optimization": 2}
     # A chosen value beyond the offered few stays, so the widget can show it.
     assert facet_options(PAPERS, Filters(keyword=("step size",)), "keyword", limit=1) == {"LLM": 2, "step size": 1}
+
+
+def test_every_facet_but_the_edition_takes_the_map_to_its_papers():
+    assert not Filters().zooms() and not Filters(edition=("ICML 2025",)).zooms()
+    assert Filters(topic=("Agents",)).zooms() and Filters(edition=("ICML 2025",), status=("Oral",)).zooms()

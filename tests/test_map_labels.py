@@ -227,6 +227,20 @@ def test_the_grid_of_papers_to_keep_clear_of_errs_away_from_them_by_under_a_cell
     assert (near <= within_a_cell).all()  # and keeps away from no farther than its grid's cell
 
 
+def test_a_marked_label_says_so_and_its_box_holds_the_mark():
+    table = clumps({"Alpha": [(0.0, 0.0)], "Beta": [(1.5, 0.0)]}, spread=0.2)
+    figure = map_figure(table, width_hint=WIDTH, height=HEIGHT, label_marks={"Alpha": " (new)"})
+    texts = {note.text for note in coarse_labels(figure)}
+    assert texts == {"<b>Alpha (new)</b>", "<b>Beta</b>"}
+    positions = pd.DataFrame({"x": [0.0], "y": [0.0], "papers": [10]}, index=["Alpha"])
+    spots = {"Alpha": np.array([[0.0, 0.0]])}
+    plain = place_labels(positions, spots, unit=100.0, x_range=[-0.5, 0.5], y_range=[-1, 1], font_size=18)
+    marked = place_labels(
+        positions, spots, unit=100.0, x_range=[-0.5, 0.5], y_range=[-1, 1], font_size=18, marks={"Alpha": " (growing)"}
+    )
+    assert [label.text for label in plain] == ["Alpha"] and marked == []  # 1.8 units wide with its mark: no room
+
+
 def test_place_labels_is_deterministic_and_drops_what_cannot_fit():
     positions = pd.DataFrame({"x": [0.0, 0.0], "y": [0.0, 0.0], "papers": [10, 5]}, index=["Wide label", "Other"])
     spots = {"Wide label": np.array([[0.0, 0.0]]), "Other": np.array([[0.0, 0.0]])}

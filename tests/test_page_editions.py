@@ -65,6 +65,24 @@ def test_a_map_of_one_edition_offers_no_edition_facet_nor_changes(tmp_path, monk
     monkeypatch.setenv("PAPERMAP_CACHE", str(tmp_path / "cache"))
     app = started()
     assert "edition" not in [widget.key for widget in app.multiselect]
+    assert "edition_step" not in [widget.key for widget in app.select_slider]
     assert "Edition" not in app.selectbox(key="color").options
     app.switch_page("app_pages/topics.py").run()
     assert not any("What changed" in m.value for m in app.markdown)
+
+
+def test_stepping_through_the_editions_filters_to_each_on_a_map_kept_still(env):
+    app = started()
+    step = app.select_slider(key="edition_step")
+    assert step.options == ["All", "CONF 2024", "CONF 2025"] and step.value == "All"
+    whole = map_chart_data(app)["figure"]["layout"]
+    step.set_value("CONF 2025").run()
+    assert not app.exception, app.exception
+    assert app.multiselect(key="edition").value == ["CONF 2025"]
+    stepped = map_chart_data(app)["figure"]["layout"]
+    assert stepped["xaxis"]["range"] == whole["xaxis"]["range"] and stepped["uirevision"] == whole["uirevision"]
+    # A filter set by hand moves the slider with it; clearing it steps back to all.
+    app.multiselect(key="edition").set_value(["CONF 2024"]).run()
+    assert app.select_slider(key="edition_step").value == "CONF 2024"
+    app.select_slider(key="edition_step").set_value("All").run()
+    assert app.multiselect(key="edition").value == []

@@ -9,6 +9,7 @@ import streamlit as st
 from lib.map_folder import MapEmbeddings, load_map_embeddings
 from lib.stages.embed import QueryEmbedder, query_embedder
 from lib.views import exports, list_coverage, search
+from lib.views.edition_changes import label_marks
 from lib.views.map.colours import category_colours
 from lib.views.map.figure import COLOR_CHOICES, colourable, map_regions
 from lib.views.map.hover import hover_labels, topic_text
@@ -287,6 +288,13 @@ def cached_map_colours(map_dir: str, color_by: str) -> dict[str, str]:
     """`lib.views.map.colours.category_colours` of the whole map in `map_dir`, once per map and
     colouring; pass it to `map_figure(colours=...)`."""
     return category_colours(read_map(map_dir)[0], color_by)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def cached_label_marks(map_dir: str, labels: str | None) -> dict[str, str]:
+    """`lib.views.edition_changes.label_marks` of the whole map in `map_dir` for the label level
+    `labels` (a column, or None for no labels), once per map and level: {} on a map of one edition."""
+    return label_marks(read_map(map_dir)[0], labels) if labels else {}
 
 
 @st.cache_data(show_spinner=False, max_entries=4)

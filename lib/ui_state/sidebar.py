@@ -8,6 +8,7 @@ from typing import TypedDict
 import pandas as pd
 import streamlit as st
 
+from lib.views.edition_changes import editions_in_order
 from lib.views.filters import (
     FACETS,
     Filters,
@@ -20,6 +21,8 @@ from lib.views.filters import (
 
 from .url_widgets import url_multiselect, url_text
 
+EDITION_STEP_KEY = "edition_step"  # the slider that shows one edition at a time
+ALL_EDITIONS = "All"
 # Keyword and author facets of a large conference hold tens of thousands of values; a widget offers
 # the common ones (authors are matched by a typed name fragment instead).
 KEYWORD_OPTIONS = 1500
@@ -73,6 +76,7 @@ def sidebar_filters(papers: pd.DataFrame, map_dir: str | None = None) -> Filters
             if name != "author"
         }
     )
+    edition_steps(papers, chosen)
     for name, label in FACETS.items():
         if name == "author":
             author = url_text(label, key="author", placeholder="Name or part of one")
@@ -86,6 +90,26 @@ def sidebar_filters(papers: pd.DataFrame, map_dir: str | None = None) -> Filters
     if chosen.active():
         st.button("Clear filters", on_click=_clear_filters, width="stretch")
     return chosen
+
+
+def edition_steps(papers: pd.DataFrame, chosen: Filters) -> None:
+    """On a map of several editions, a slider over them, earliest first: each step sets the Edition
+    filter to that edition alone (its papers in colour, the others grey, the map kept where it is), or
+    to all. It follows the filter when the reader sets that by hand."""
+    if "edition" not in papers or papers["edition"].nunique() < 2:
+        return
+    st.session_state[EDITION_STEP_KEY] = chosen.edition[0] if len(chosen.edition) == 1 else ALL_EDITIONS
+    st.select_slider(
+        "Step through the editions",
+        [ALL_EDITIONS, *editions_in_order(papers)],
+        key=EDITION_STEP_KEY,
+        on_change=_step_to_edition,
+    )
+
+
+def _step_to_edition() -> None:
+    step = st.session_state.get(EDITION_STEP_KEY, ALL_EDITIONS)
+    st.session_state["edition"] = [] if step == ALL_EDITIONS else [step]
 
 
 def _clear_filters() -> None:

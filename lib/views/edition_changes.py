@@ -128,6 +128,16 @@ def what_changed(papers: pd.DataFrame, level: str = "topic_label", most: int = 5
     return pd.DataFrame(rows)
 
 
+def label_marks(papers: pd.DataFrame, level: str = "topic_label") -> dict[str, str]:
+    """What the map's labels of `level` add to say a topic is new or grew beyond chance
+    (`topic_changes`): label -> " (new)" or " (growing)"; {} with fewer than two editions."""
+    changes = topic_changes(papers, level)
+    if changes.empty:
+        return {}
+    marked = changes[changes["change"].isin(["new", "grew"])]
+    return {str(label): " (new)" if change == "new" else " (growing)" for label, change in marked["change"].items()}
+
+
 def compared_editions(table: pd.DataFrame) -> tuple[str, str]:
     """The earliest and latest editions a `what_changed` table compares (its count columns' first and last)."""
     columns = list(table.columns)

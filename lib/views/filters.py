@@ -73,6 +73,11 @@ class Filters:
     def active(self) -> bool:
         return any(getattr(self, name) for name in FACETS)
 
+    def zooms(self) -> bool:
+        """Whether the map goes to the papers these filters show: any facet's choice does but the
+        edition's, which a reader steps through on a map kept still."""
+        return self.without("edition").active()
+
 
 def filter_papers(papers: pd.DataFrame, filters: Filters = Filters()) -> pd.DataFrame:
     """The papers that pass every facet of `filters`.

@@ -78,6 +78,7 @@ def map_figure(
     region_shapes: Sequence[Region] | None = None,
     zoom: bool = False,
     focus: Collection[str] | None = None,
+    label_marks: Mapping[str, str] | None = None,
 ) -> go.Figure:
     """Scatter of `papers` on the map, one trace per value of `color_by` (per area for subfields);
     WebGL when `webgl`, SVG when False, by default by the map's size (`point_trace_type`).
@@ -89,7 +90,8 @@ def map_figure(
     - `labels` (coarse or fine topics, or None) sit on their topic's region or papers, apart, at
       `width_hint` px wide (`lib.views.map.labels`); under coarse ones the fine ones go hidden, for
       `lib.views.map.script` to show zoomed in. They keep clear of `highlight`ed papers and of a
-      filter's few papers (`_kept_clear`).
+      filter's few papers (`_kept_clear`); a label's text ends with its `label_marks` entry
+      (" (new)": `lib.views.edition_changes.label_marks`).
     - The legend sits beside the map (`legend=False`: none); when the subfields under their areas'
       titles would be taller than the plot, it lists the areas.
     - `highlight`: legend name -> paper ids (a search's matches, the open paper), drawn again on
@@ -130,8 +132,8 @@ def map_figure(
         # Under everything: the eye finds the regions first, and they never hide a point.
         traces = region_traces(shapes, colours if color_by == "topic_label" else None) + traces
     avoid = _kept_clear(papers, context, highlight)
-    plot_size = (width_hint, height)
-    annotations = _label_notes(papers, context, labels, (x_range, y_range), plot_size, shapes, avoid) if labels else []
+    plot = ((x_range, y_range), (width_hint, height))
+    annotations = _label_notes(papers, context, labels, *plot, shapes, avoid, label_marks)
     layout = _layout(
         annotations, height, legend, _legend_title(color_by, by_parent), (x_range, y_range), revision, context, avoid
     )
@@ -148,17 +150,21 @@ def plot_aspect(width_hint: int, height: int) -> float:
 def _label_notes(
     papers: pd.DataFrame,
     context: pd.DataFrame,
-    labels: str,
+    labels: str | None,
     ranges: tuple[list[float], list[float]],
     size: tuple[int, int],
     shapes: Sequence[Region],
     avoid: Sequence[tuple[float, float]],
+    marks: Mapping[str, str] | None,
 ) -> list[dict]:
     """The `labels` level's labels as annotations (`label_annotations`), placed for a plot of `size`
-    (width, height) px showing `ranges`: equal units on both axes, at the scale the tighter side allows."""
+    (width, height) px showing `ranges`: equal units on both axes, at the scale the tighter side
+    allows; none when `labels` is None."""
+    if labels is None:
+        return []
     (x_range, y_range), (width, height) = ranges, size
     unit = min(width / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))
-    return label_annotations(papers, context, labels, x_range, y_range, unit, shapes, avoid)
+    return label_annotations(papers, context, labels, x_range, y_range, unit, shapes, avoid, marks)
 
 
 def _legend_title(color_by: str, by_parent: bool) -> str:

@@ -113,11 +113,13 @@ def place_labels(
     avoid: Sequence[tuple[float, float]] = (),
     on_spot: Collection[str] | None = None,
     beside: bool = True,
+    marks: Mapping[str, str] | None = None,
 ) -> list[PlacedLabel]:
     """Labels of `positions` (median x, y and `papers` per label), largest topic first, each on one
     of its `spots` nearest its median, else beside the nearest by a leader line, else left out.
     Labels not `on_spot` (by default all are) always go beside: their spots are papers, which a
-    box would hide. Without `beside`, a label with no free spot is left out instead.
+    box would hide. Without `beside`, a label with no free spot is left out instead. A label's text
+    ends with its `marks` entry, if any (" (new)").
 
     `unit` is pixels per map unit on both axes. No two boxes overlap, every box lies inside the
     ranges, and none comes within `AVOID_PIXELS` of a point in `avoid` (papers the reader must see, any number).
@@ -130,7 +132,8 @@ def place_labels(
     leaders = np.empty((0, 4))  # the leader lines drawn: x0, y0, x1, y1
     placed = []
     for label, row in positions.sort_values("papers", ascending=False, kind="stable").iterrows():
-        half = np.array(box_size(str(label), font_size)) / unit / 2
+        text = f"{label}{(marks or {}).get(str(label), '')}"
+        half = np.array(box_size(text, font_size)) / unit / 2
         candidates = np.asarray(spots.get(str(label), np.empty((0, 2))), dtype=np.float64)
         candidates = candidates[((candidates >= low) & (candidates <= high)).all(axis=1)]
         if not len(candidates):
@@ -150,7 +153,7 @@ def place_labels(
             leaders = np.vstack([leaders, [*tip, *centre]])
         placed.append(
             PlacedLabel(
-                str(label), float(centre[0]), float(centre[1]), None if tip is None else (float(tip[0]), float(tip[1]))
+                text, float(centre[0]), float(centre[1]), None if tip is None else (float(tip[0]), float(tip[1]))
             )
         )
     return placed
@@ -339,6 +342,7 @@ def label_annotations(
     unit: float,
     regions: Sequence[Region] = (),
     avoid: Sequence[tuple[float, float]] = (),
+    marks: Mapping[str, str] | None = None,
 ) -> list[dict]:
     """The map's topic labels as Plotly annotations, each named for its level (`ZOOM_LEVELS`, `ZOOM_REVEALED`).
 
@@ -348,7 +352,7 @@ def label_annotations(
     other, once the reader has zoomed in. When the view itself is zoomed in that far (a search's or
     a filter's papers in part of the map), the script shows them from the start, so they are placed
     as the level shown is, off the papers to keep clear of; otherwise each sits on its paper nearest
-    its papers' median.
+    its papers' median. The `labels` level's texts end with their `marks` (" (new)").
     """
     font = LABEL_FONT[labels]
     spots, on_region = topic_spots(papers, labels, regions if labels == "topic_label" else ())
@@ -358,7 +362,7 @@ def label_annotations(
     # leader lines (zooming in shows those left out); a coarse topic without a region points to its papers.
     coarse = labels == "topic_label"
     placed = place_labels(
-        positions, spots, unit, x_range, y_range, font, avoid, on_region if coarse else None, beside=coarse
+        positions, spots, unit, x_range, y_range, font, avoid, on_region if coarse else None, beside=coarse, marks=marks
     )
     notes = [label_annotation(label, font, ZOOM_LEVELS[labels]) for label in placed]
     if coarse and "topic_fine_label" in papers:
