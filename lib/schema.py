@@ -217,10 +217,24 @@ def analysis_texts(papers: pd.DataFrame) -> list[str]:
     """The text each paper is analysed by: its title (unless derived) and abstract, or the title alone.
 
     Titles lose the markers of the table's list (`title_markers`): a format all the track's papers
-    share would otherwise read as a subject they have in common."""
+    share would otherwise read as a subject they have in common. On a map of editions of which some
+    have abstracts and some do not (`titles_only`), every paper is analysed by its title alone: an
+    abstract's words would draw its edition's papers together, away from the others."""
     markers = title_markers([t for t, derived in zip(papers["title"], papers["title_is_derived"]) if not derived])
+    use_abstracts = not titles_only(papers)
     texts = []
     for title, derived, abstract in zip(papers["title"], papers["title_is_derived"], papers["abstract"]):
         title = without_markers(title, markers) if markers else title
-        texts.append(abstract if derived else f"{title}. {abstract}".strip(". ") if abstract else title)
+        if derived and use_abstracts:
+            texts.append(abstract)
+        else:
+            texts.append(f"{title}. {abstract}".strip(". ") if abstract and use_abstracts else title)
     return texts
+
+
+def titles_only(papers: pd.DataFrame) -> bool:
+    """Whether `papers` hold editions of which some have abstracts (most of their papers) and some do not."""
+    if "edition" not in papers or papers["edition"].nunique() < 2:
+        return False
+    with_abstracts = (papers["abstract"] != "").groupby(papers["edition"]).mean() >= 0.5
+    return bool(with_abstracts.any() and not with_abstracts.all())

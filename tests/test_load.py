@@ -781,3 +781,27 @@ def test_every_icml_2024_paper_gets_its_openreview_forum():
         pytest.skip("../shared is absent")
     papers = load_papers(path).papers
     assert len(papers) == 2610 and (papers["openreview_url"].str.startswith("https://openreview.net/forum?id=")).all()
+
+
+def test_a_map_of_editions_with_and_without_abstracts_is_analysed_by_titles_alone():
+    import pandas as pd
+
+    from lib.schema import analysis_texts, titles_only
+
+    papers = pd.DataFrame(
+        {
+            "title": ["Kernels", "Graphs", "Sets"],
+            "title_is_derived": [False] * 3,
+            "abstract": ["We study kernels.", "We study graphs.", ""],
+            "edition": ["ICML 2019", "ICML 2019", "ICML 2025"],
+        }
+    )
+    assert titles_only(papers) and analysis_texts(papers) == ["Kernels", "Graphs", "Sets"]
+    one = papers.assign(edition="ICML 2025")  # one edition: a paper without an abstract is just that
+    assert not titles_only(one) and analysis_texts(one) == [
+        "Kernels. We study kernels",
+        "Graphs. We study graphs",
+        "Sets",
+    ]
+    both = papers.assign(abstract=["A.", "B.", "C."])
+    assert not titles_only(both)
