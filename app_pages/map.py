@@ -104,6 +104,7 @@ def topic_map() -> None:
             zoom=view.filters.zooms() or map_focus(found, similar) is not None,
             focus=map_focus(found, similar),
             label_marks=ui_state.cached_label_marks(view.map_dir, ui_state.label_column(labels)),
+            labelled=None if view.filters.zooms() else papers,  # an edition's step keeps the map's labels
         )
 
     # The open paper's ring is drawn over the chart by its script, so a click leaves the figure as

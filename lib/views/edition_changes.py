@@ -120,7 +120,7 @@ def what_changed(papers: pd.DataFrame, level: str = "topic_label", most: int = 5
                 **{edition: int(row[edition]) for edition in editions},
                 "Share": f"{row['share_first']:.1%} → {row['share_last']:.1%}",
                 "Growth": f"×{row['growth']:.2f}",
-                "q": row["q"],
+                "q": "< 0.001" if row["q"] < 0.001 else f"{row['q']:.3f}",
                 "Phrases whose use grew": "; ".join(f"{p} ({a:.0%} → {b:.0%})" for p, a, b in phrases),
                 "Newest papers": " · ".join(newest_representatives(papers, str(label), level)["title"]),
             }

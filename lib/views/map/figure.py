@@ -79,6 +79,7 @@ def map_figure(
     zoom: bool = False,
     focus: Collection[str] | None = None,
     label_marks: Mapping[str, str] | None = None,
+    labelled: pd.DataFrame | None = None,
 ) -> go.Figure:
     """Scatter of `papers` on the map, one trace per value of `color_by` (per area for subfields);
     WebGL when `webgl`, SVG when False, by default by the map's size (`point_trace_type`).
@@ -90,8 +91,8 @@ def map_figure(
     - `labels` (coarse or fine topics, or None) sit on their topic's region or papers, apart, at
       `width_hint` px wide (`lib.views.map.labels`); under coarse ones the fine ones go hidden, for
       `lib.views.map.script` to show zoomed in. They keep clear of `highlight`ed papers and of a
-      filter's few papers (`_kept_clear`); a label's text ends with its `label_marks` entry
-      (" (new)": `lib.views.edition_changes.label_marks`).
+      filter's few papers (`_kept_clear`), end with their `label_marks` (" (new)"), and name the
+      topics of `labelled` (default `papers`; the whole map's keep still through its editions).
     - The legend sits beside the map (`legend=False`: none); when the subfields under their areas'
       titles would be taller than the plot, it lists the areas.
     - `highlight`: legend name -> paper ids (a search's matches, the open paper), drawn again on
@@ -105,10 +106,7 @@ def map_figure(
     (`HOVER_TEMPLATE`). With `by_row` the points traces name their papers by row of `context` and
     give their colours as runs, in their `meta` (`lib.views.map.points`), for the map page's chart.
     """
-    if color_by not in COLOR_CHOICES:
-        raise ValueError(f"color_by must be one of {', '.join(COLOR_CHOICES)}; got {color_by!r}")
-    if labels is not None and labels not in LABEL_LEVELS:
-        raise ValueError(f"labels must be one of {', '.join(LABEL_LEVELS)} or None; got {labels!r}")
+    _check_choices(color_by, labels)
     context = papers if context is None else context
     colours = category_colours(context, color_by) if colours is None else colours
     # By the whole map's size, so a filter never changes the renderer.
@@ -133,13 +131,22 @@ def map_figure(
         traces = region_traces(shapes, colours if color_by == "topic_label" else None) + traces
     avoid = _kept_clear(papers, context, highlight)
     plot = ((x_range, y_range), (width_hint, height))
-    annotations = _label_notes(papers, context, labels, *plot, shapes, avoid, label_marks)
+    annotations = _label_notes(
+        papers if labelled is None else labelled, context, labels, *plot, shapes, avoid, label_marks
+    )
     layout = _layout(
         annotations, height, legend, _legend_title(color_by, by_parent), (x_range, y_range), revision, context, avoid
     )
     # Unvalidated: every trace and layout key here is fixed by this module and its tests, and
     # validating some 90 traces and the layout is most of the build, on every rerun.
     return go.Figure(data=traces, layout=layout, _validate=False)
+
+
+def _check_choices(color_by: str, labels: str | None) -> None:
+    if color_by not in COLOR_CHOICES:
+        raise ValueError(f"color_by must be one of {', '.join(COLOR_CHOICES)}; got {color_by!r}")
+    if labels is not None and labels not in LABEL_LEVELS:
+        raise ValueError(f"labels must be one of {', '.join(LABEL_LEVELS)} or None; got {labels!r}")
 
 
 def plot_aspect(width_hint: int, height: int) -> float:
