@@ -70,7 +70,7 @@ with st.sidebar:
     summary = st.empty()
     filters = ui_state.sidebar_filters(papers, map_dir)
 shown = filter_papers(papers, filters)
-summary.markdown(f"**{len(shown):,} of {len(papers):,} papers** from {markdown_literal(source.data.name)}")
+summary.markdown(f"**{len(shown):,} of {len(papers):,} papers** from {markdown_literal(source.name)}")
 ui_state.set_view(
     ui_state.View(source=source, papers=papers, shown=shown, filters=filters, report=report, map_dir=map_dir)
 )

@@ -73,6 +73,7 @@ with listing:
         height=ui_state.table_height(len(available.sets)),
     )
     choice = ui_state.data_set_choice(available)
-    openable = ui_state.may_open(available, choice)
+    together = ui_state.together_choice(available, choice)
+    openable = ui_state.may_open(available, choice, together)
     if st.button("Open its map", key="open_data_set", type="primary", disabled=not openable):
-        ui_state.open_data_set(choice)
+        ui_state.open_data_set(choice, together)

@@ -42,7 +42,7 @@ def topic_map() -> None:
         regions = ui_state.url_select("Regions", REGION_CHOICES, key="regions", default="shown")
     with title, st.container(key=ui_state.MAP_TITLE_KEY):
         st.subheader(f"Topic map: {len(shown):,} of {len(papers):,} papers")
-        st.caption(markdown_literal(corpus_caption(papers, view.source.data.name)))
+        st.caption(markdown_literal(corpus_caption(papers, view.source.name)))
     ui_state.load_report(view.report)  # what the data set's file held that is not on the map, and why
 
     search_box, similar_box = st.columns(2)
@@ -126,7 +126,7 @@ def topic_map() -> None:
         "Download this view as an interactive HTML file",
         data=lambda: exports.map_html(
             drawn(paper_id, clickable=False),  # a click in the file lists nothing
-            f"{corpus_caption(papers, view.source.data.name)}: topic map",
+            f"{corpus_caption(papers, view.source.name)}: topic map",
             export_notes(
                 papers,
                 shown,
@@ -135,7 +135,7 @@ def topic_map() -> None:
                 ui_state.LABEL_CHOICES[labels],
             ),
         ),
-        file_name=f"{exports.file_stem(view.source.data.name)}-map.html",
+        file_name=f"{exports.file_stem(view.source.name)}-map.html",
         mime="text/html",
         on_click="ignore",
         help="One file that opens in any browser, offline: the map as you see it, with hover and zoom.",

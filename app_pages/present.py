@@ -84,8 +84,7 @@ def slide() -> None:
         if not reading_lists.on_map([entry], view.papers)[0]:
             st.info(
                 markdown_literal(
-                    f"Not on this map: the paper was added from {entry.dataset}, "
-                    f"and the map shows {view.source.data.name}."
+                    f"Not on this map: the paper was added from {entry.dataset}, and the map shows {view.source.name}."
                 )
             )
             return

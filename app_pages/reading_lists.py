@@ -81,10 +81,10 @@ if view.map_dir:  # a view without a built map (a page tested on its own) has no
     st.markdown("#### What this list misses")
     gaps = list_coverage.missing_topics(ui_state.topic_summaries(view.map_dir, "coarse"), view.papers, list_ids)
     if not gaps:
-        st.caption(f"Every topic of the map of {markdown_literal(view.source.data.name)} has a paper on this list.")
+        st.caption(f"Every topic of the map of {markdown_literal(view.source.name)} has a paper on this list.")
     else:
         st.caption(
-            f"Topics of the map of {markdown_literal(view.source.data.name)} without a paper on this list, largest "
+            f"Topics of the map of {markdown_literal(view.source.name)} without a paper on this list, largest "
             "first, each with its most representative paper."
         )
     for gap in gaps:

@@ -21,7 +21,7 @@ if not schedule.has_sessions(papers):
 zone = schedule.conference_zone(papers)
 sessions = schedule.schedule_sessions(shown, zone)
 st.subheader(f"Schedule: {len(shown):,} of {len(papers):,} papers" if len(shown) < len(papers) else "Schedule")
-st.caption(markdown_literal(f"{corpus_caption(papers, view.source.data.name)}; {schedule.zone_caption(zone)}"))
+st.caption(markdown_literal(f"{corpus_caption(papers, view.source.name)}; {schedule.zone_caption(zone)}"))
 
 names = ui_state.read_lists(reading_lists.list_names)
 plan_column, add_column = st.columns([1, 2], vertical_alignment="bottom")
@@ -92,7 +92,7 @@ with plan_tab:
     )
     downloads.download_button(
         "Download printable agenda",
-        plan_exports.plan_agenda_html(plan, plan_name, corpus_caption(papers, view.source.data.name)),
+        plan_exports.plan_agenda_html(plan, plan_name, corpus_caption(papers, view.source.name)),
         f"{stem}-agenda.html",
         "text/html",
         on_click="ignore",

@@ -14,7 +14,7 @@ papers, shown = view.papers, view.shown
 filtered = len(shown) < len(papers)
 
 st.subheader(f"Subfields: {len(shown):,} of {len(papers):,} papers" if filtered else "Subfields")
-st.caption(markdown_literal(corpus_caption(papers, view.source.data.name)))
+st.caption(markdown_literal(corpus_caption(papers, view.source.name)))
 
 if shown.empty:
     st.info("No paper matches the filters. Clear the filters in the sidebar to see the subfields.")

@@ -13,7 +13,7 @@ view = ui_state.current_view()
 papers, shown = view.papers, view.shown
 
 st.subheader("Topics")
-st.caption(markdown_literal(corpus_caption(papers, view.source.data.name)))
+st.caption(markdown_literal(corpus_caption(papers, view.source.name)))
 level = ui_state.url_select(
     "Level", {"coarse": "Coarse topics", "fine": "Fine topics"}, key="topic_level", default="coarse", horizontal=True
 )

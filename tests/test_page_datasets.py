@@ -216,3 +216,28 @@ def test_a_viewer_who_is_not_a_member_cannot_start_a_build(env, monkeypatch):
     )
     rows = {r["name"]: r for r in listed(on_data_sets_page(linked))}
     assert not rows["small2024.json"]["built"]
+
+
+def test_data_sets_opened_together_make_one_map_of_their_editions(env):
+    app = on_data_sets_page(started())
+    app.selectbox(key="data_set_choice").select("small2024.json").run()
+    together = app.multiselect(key="data_set_together")
+    assert together.options == ["planted2025.json (--data)", "icml2025_seed.txt (embedded sample)"]  # not itself
+    together.select("planted2025.json").run()
+    app.button(key="open_data_set").click().run()
+    assert not app.exception, app.exception
+    assert "48 of 48 papers" in shown_papers(app)
+    assert app.query_params["data"] in ("small2024.json", ["small2024.json"])
+    assert app.query_params["with"] in ("planted2025.json", ["planted2025.json"])  # a link reopens both
+    assert app.multiselect(key="edition").options == ["PLANTED 2025 (36)", "SMALL 2024 (12)"]
+    # A page switch drops the URL's query; the session keeps both.
+    app.switch_page("app_pages/topics.py").run()
+    assert not app.exception and any(m.value.startswith("**48 of 48 papers**") for m in app.markdown)
+    assert any("small2024" in c.value and "planted2025" in c.value for c in app.caption)  # the map of both
+
+
+def test_a_link_maps_the_sets_it_names_together_and_warns_of_an_unknown_one(env):
+    app = started(data="small2024.json", **{"with": ["planted2025.json", "<script>", "small2024.json"]})
+    assert "48 of 48 papers" in shown_papers(app)
+    assert len(app.warning) == 1 and "`script`" in app.warning[0].value and "<" not in app.warning[0].value
+    assert app.query_params["with"] in ("planted2025.json", ["planted2025.json"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -220,24 +221,28 @@ def human_size(size: int) -> str:
     return f"{value:.0f} {unit}" if unit == "B" or value >= 100 or value.is_integer() else f"{value:.1f} {unit}"
 
 
-def dashboard_map_dir(data: Path, taxonomy: Path, cache: Path) -> Path:
-    """Where the dashboard builds the map of `data` filed under `taxonomy`, inside `cache`.
+def dashboard_map_dir(data: Path | Sequence[Path], taxonomy: Path, cache: Path) -> Path:
+    """Where the dashboard builds the map of `data` (a paper list, or several mapped together as
+    editions) filed under `taxonomy`, inside `cache`.
 
-    Named for both files' paths, sizes and modification times, and for the pipeline's stage
+    Named for the files' paths, sizes and modification times, and for the pipeline's stage
     versions: reading that folder needs no hashing, an edited file gets a new folder, and so does
     a new PaperMap whose stages give other output. Raises `PaperMapError` when a file cannot be read.
     """
+    files = [data] if isinstance(data, Path) else list(data)
     try:
-        stamps = [(str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns) for p in (data, taxonomy)]
+        stamps = [(str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns) for p in (*files, taxonomy)]
     except OSError as error:
         raise PaperMapError(f"{error.filename}: cannot be read ({error.strerror})") from None
     return cache / "maps" / make_key("dashboard", stamps, STAGE_VERSIONS)
 
 
-def built_papers(data_set: DataSet, cache: Path) -> int | None:
-    """How many papers the dashboard's map of `data_set` holds, or None when it is not built yet."""
+def built_papers(data_set: DataSet, cache: Path, together: Sequence[DataSet] = ()) -> int | None:
+    """How many papers the dashboard's map of `data_set` (with the sets `together`, as editions of
+    one map) holds, or None when it is not built yet."""
+    files = (data_set.path, *(other.path for other in together)) if together else data_set.path
     try:
-        folder = dashboard_map_dir(data_set.path, data_set.taxonomy, cache)
+        folder = dashboard_map_dir(files, data_set.taxonomy, cache)
     except PaperMapError:
         return None
     if not is_built(folder):

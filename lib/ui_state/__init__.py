@@ -35,6 +35,7 @@ from .data_sets import (
     open_data_set,
     opened_data_set,
     saved_upload,
+    together_choice,
 )
 from .list_editing import (
     NEW_LIST_NAME_KEY,
@@ -209,6 +210,7 @@ __all__ = [
     "map_page_style",
     "may_edit",
     "may_open",
+    "together_choice",
     "member_access",
     "member_name",
     "member_name_box",

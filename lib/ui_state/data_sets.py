@@ -13,7 +13,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from lib.errors import DataSetError, PaperMapError
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
 from lib.stages.report import LoadReport
-from lib.store.datasets import DEFAULT_DATA_DIR, Catalog, built_papers, catalog, save_upload, url_name
+from lib.store.datasets import DEFAULT_DATA_DIR, Catalog, DataSet, built_papers, catalog, save_upload, url_name
 from lib.store.sources import ConferenceFetch, OpenReviewAccount, SourceAddresses, conference, fetch_conference
 from lib.views.markup import markdown_literal
 
@@ -21,6 +21,8 @@ from .members import may_edit, refusal
 from .source import DataSource
 
 _DATA_SET_KEY = "papermap_data_set"  # the set this session opened last: the URL loses `?data=` on a page switch
+_WITH_KEY = "papermap_data_with"  # the sets mapped together with it (`?with=`), kept the same way
+MAX_TOGETHER = 6  # data sets on one map: past it a build is tens of thousands of papers a visitor can ask for
 FETCH_TIMEOUT = 15.0  # seconds the page waits for each server (the CLI waits a minute)
 # The conferences the data sets page offers to fetch, by `fetch_conference` name.
 FETCHABLE = ("icml2025", "neurips2025", "iclr2025", "icml2024", "neurips2024", "iclr2024")
@@ -76,7 +78,29 @@ def chosen_source(argv: Sequence[str]) -> DataSource:
         )
         chosen = available.default
     st.session_state[_DATA_SET_KEY] = st.query_params["data"] = chosen.name
-    return DataSource(data=chosen.path, taxonomy=chosen.taxonomy, cache=cache_folder())
+    together = _together_with(available, chosen.name)
+    st.session_state[_WITH_KEY] = [data_set.name for data_set in together]
+    if together:
+        st.query_params["with"] = st.session_state[_WITH_KEY]
+    else:
+        st.query_params.pop("with", None)
+    return DataSource(
+        data=chosen.path, taxonomy=chosen.taxonomy, cache=cache_folder(), also=tuple(s.path for s in together)
+    )
+
+
+def _together_with(available: Catalog, chosen: str) -> list[DataSet]:
+    """The data sets `?with=` (or this session's last choice) maps together with the set `chosen`:
+    each once, in the order given, at most `MAX_TOGETHER - 1`; a name not on offer warns and is left out."""
+    asked = st.query_params.get_all("with") if "data" in st.query_params else st.session_state.get(_WITH_KEY, [])
+    together: list[DataSet] = []
+    for name in dict.fromkeys(asked):
+        data_set = available.find(name)
+        if data_set is None:
+            st.warning(f"There is no data set called `{url_name(name)}` here to map with it; left out.")
+        elif name != chosen and len(together) < MAX_TOGETHER - 1:
+            together.append(data_set)
+    return together
 
 
 def opened_data_set() -> str | None:
@@ -95,6 +119,27 @@ def data_set_choice(available: Catalog) -> str:
     if st.session_state.get(_CHOICE_KEY) not in labels:
         st.session_state[_CHOICE_KEY] = opened if opened in labels else available.default.name
     return st.selectbox("Data set", list(labels), format_func=lambda v: str(labels.get(v)), key=_CHOICE_KEY)
+
+
+_TOGETHER_KEY = "data_set_together"  # the data sets page's "map together with" box
+
+
+def together_choice(available: Catalog, chosen: str) -> list[str]:
+    """A multiselect of the other data sets to map with the set `chosen`, as editions of one map
+    (at most `MAX_TOGETHER` in all); it starts at those open with it now. Returns their names."""
+    labels = {s.name: s.label for s in available.sets if s.name != chosen}
+    if _TOGETHER_KEY not in st.session_state:
+        opened = st.session_state.get(_WITH_KEY, []) if chosen == opened_data_set() else []
+        st.session_state[_TOGETHER_KEY] = [name for name in opened if name in labels]
+    st.session_state[_TOGETHER_KEY] = [name for name in st.session_state[_TOGETHER_KEY] if name in labels]
+    return st.multiselect(
+        "Map together with (each list an edition of one map)",
+        list(labels),
+        format_func=lambda v: str(labels.get(v)),
+        key=_TOGETHER_KEY,
+        max_selections=MAX_TOGETHER - 1,
+        placeholder="No other data set",
+    )
 
 
 def offer_data_set(available: Catalog, path: Path) -> None:
@@ -119,17 +164,20 @@ def load_report(report: LoadReport) -> None:
             st.caption(f"The first {REPORT_LINES} of {len(lines):,} lines; `python -m lib build` prints them all.")
 
 
-def may_open(available: Catalog, name: str) -> bool:
-    """Whether this session may open the data set called `name`: its map is built, or the session may
-    edit (opening an unbuilt map starts a build, which is for members)."""
+def may_open(available: Catalog, name: str, together: Sequence[str] = ()) -> bool:
+    """Whether this session may open the data set called `name` (with the sets called `together`):
+    its map is built, or the session may edit (opening an unbuilt map starts a build, which is for members)."""
     data_set = available.find(name)
-    return may_edit() or (data_set is not None and built_papers(data_set, cache_folder()) is not None)
+    others = [found for found in map(available.find, together) if found is not None]
+    return may_edit() or (data_set is not None and built_papers(data_set, cache_folder(), others) is not None)
 
 
-def open_data_set(name: str) -> None:
-    """Show the map of the data set called `name` (ends this run)."""
+def open_data_set(name: str, together: Sequence[str] = ()) -> None:
+    """Show the map of the data set called `name`, with the sets called `together` as editions of
+    the same map (ends this run)."""
     st.session_state[_DATA_SET_KEY] = name
-    st.switch_page("app_pages/map.py", query_params={"data": name})
+    st.session_state[_WITH_KEY] = list(together)
+    st.switch_page("app_pages/map.py", query_params={"data": name, "with": list(together)})
 
 
 def saved_upload(uploaded: UploadedFile, uploads_dir: Path) -> tuple[Path, bool]:

@@ -163,7 +163,7 @@ def add_to_list_control(papers: pd.DataFrame, key: str) -> None:
 def _add_papers_to_list(papers: pd.DataFrame, key: str) -> None:
     target, new_name = st.session_state.get(f"{key}-list"), st.session_state.get(f"{key}-new-name", "")
     assert target is not None  # the select box drawn beside this button always holds a choice
-    dataset = current_view().source.data.name
+    dataset = current_view().source.name
 
     def add(db: sqlite3.Connection, member: str) -> tuple[str, int]:
         name = target if target != NEW_LIST else reading_lists.create_list(db, new_name, member=member)
@@ -192,7 +192,7 @@ def plan_paper_ids(name: str | None) -> list[str]:
 
 def add_to_this_list(name: str, papers: pd.DataFrame) -> None:
     """Add `papers` (rows of the papers table) to list `name` at once (a button's callback)."""
-    change_lists(reading_lists.add_papers, name, papers, current_view().source.data.name)
+    change_lists(reading_lists.add_papers, name, papers, current_view().source.name)
 
 
 def move_on(name: str, entry: reading_lists.Entry, today: date | None = None) -> None:

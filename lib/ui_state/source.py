@@ -35,11 +35,22 @@ STAGE_DESCRIPTIONS = {
 
 @dataclass(frozen=True)
 class DataSource:
-    """What the dashboard maps: the data set `chosen_source` picked, its taxonomy and the cache folder."""
+    """What the dashboard maps: the data set `chosen_source` picked, the sets mapped together with
+    it as editions of one map (`also`), its taxonomy and the cache folder."""
 
     data: Path
     taxonomy: Path
     cache: Path
+    also: tuple[Path, ...] = ()
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        return (self.data, *self.also)
+
+    @property
+    def name(self) -> str:
+        """The data sets' file names, as pages name the map: `a.json`, or `a.json + b.json`."""
+        return " + ".join(path.name for path in self.files)
 
 
 def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
@@ -51,29 +62,28 @@ def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
     recompute. Raises `PaperMapError` (one sentence) when the data or taxonomy cannot be used, or
     when the map must be built and this session may not edit (`may_edit`).
     """
-    out_dir = dashboard_map_dir(source.data, source.taxonomy, source.cache)
+    out_dir = dashboard_map_dir(source.files, source.taxonomy, source.cache)
     if not is_built(out_dir):
         if not may_edit():  # a build is minutes of this server's time: members' to spend, not any visitor's
             raise PaperMapError(
-                f"The map of {source.data.name} is not built yet, and only members can start a build. {refusal()}"
+                f"The map of {source.name} is not built yet, and only members can start a build. {refusal()}"
             )
-        bar = st.progress(0.0, text=f"Building the map of {source.data.name}…")
+        bar = st.progress(0.0, text=f"Building the map of {source.name}…")
 
         def progress(stage: str, done: int, total: int) -> None:
             step = STAGE_DESCRIPTIONS.get(stage, stage)
             bar.progress(
                 done / total,
-                text=f"Building the map of {source.data.name} (step {min(done + 1, total)} of {total}): {step}",
+                text=f"Building the map of {source.name} (step {min(done + 1, total)} of {total}): {step}",
             )
 
         try:
-            build(
-                source.data, taxonomy_path=source.taxonomy, out_dir=out_dir, cache_dir=source.cache, progress=progress
-            )
+            inputs = source.data if not source.also else source.files
+            build(inputs, taxonomy_path=source.taxonomy, out_dir=out_dir, cache_dir=source.cache, progress=progress)
         finally:
             bar.empty()  # a build that fails leaves its one-sentence error, not a bar stuck at its last step
     papers, report = read_map(str(out_dir))
-    return papers, recorded_report(report, source.data), str(out_dir)
+    return papers, recorded_report(report, source.data if not source.also else source.files), str(out_dir)
 
 
 def read_map(out_dir: str) -> tuple[pd.DataFrame, dict]:
