@@ -64,6 +64,16 @@ if not changes.empty:
         "edition's nearest the topic's centre."
     )
     st.dataframe(changes, hide_index=True, key="edition_changes", height=ui_state.table_height(len(changes)))
+    newest = ui_state.newest_of_changed_topics(view.map_dir, level)
+    if not newest.empty:
+        with st.expander(f"New in {markdown_literal(last)}: {len(newest)} papers of the new and grown topics"):
+            st.caption(
+                "Three of each topic's newest papers, nearest its centre: add them to a list to read or present."
+            )
+            st.dataframe(
+                paper_table(newest), hide_index=True, column_config=ui_state.PAPER_COLUMN_CONFIG, key="newest_papers"
+            )
+            ui_state.add_to_list_control(newest, key="newest-papers")
 
 st.markdown("#### One topic in detail")
 breakdown = ui_state.topic_breakdown(view.map_dir, level)

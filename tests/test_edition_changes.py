@@ -12,6 +12,7 @@ from lib.views.edition_changes import (
     editions_in_order,
     grown_phrases,
     label_marks,
+    newest_of_changed,
     newest_representatives,
     topic_changes,
     what_changed,
@@ -97,3 +98,11 @@ def test_labels_are_marked_new_or_growing_only_beyond_chance():
     papers = planted(KNOWN)
     assert label_marks(papers) == {"New": " (new)", "Growing": " (growing)"}
     assert label_marks(papers[papers["year"] == 2025]) == {}
+
+
+def test_the_newest_papers_of_the_new_and_grown_topics_new_first():
+    papers = planted(KNOWN)
+    newest = newest_of_changed(papers, per_topic=2)
+    assert list(newest["topic_label"]) == ["New", "New", "Growing", "Growing"]
+    assert set(newest["edition"]) == {"CONF 2025"}
+    assert newest_of_changed(papers[papers["year"] == 2025]).empty

@@ -88,3 +88,24 @@ def test_stepping_through_the_editions_filters_to_each_on_a_map_kept_still(env):
     assert app.select_slider(key="edition_step").value == "CONF 2025"
     app.select_slider(key="edition_step").set_value("All").run()
     assert app.multiselect(key="edition").value == []
+
+
+def test_the_new_topics_newest_papers_go_into_a_list_to_present(env, tmp_path, monkeypatch):
+    from contextlib import closing
+
+    from lib.store import reading_lists
+
+    monkeypatch.setenv("PAPERMAP_DB", str(tmp_path / "lists.sqlite"))
+    app = started()
+    app.switch_page("app_pages/topics.py").run()
+    assert not app.exception, app.exception
+    newest = next(frame.value for frame in app.dataframe if "title" in frame.value.columns)  # the first paper table
+    assert len(newest) >= 3 and "privacy" in newest["title"].iloc[0].lower() + newest["topic"].iloc[0].lower()
+    app.text_input(key="newest-papers-new-name").input("New in 2025").run()
+    app.button(key="newest-papers-add").click().run()
+    assert not app.exception and not app.error
+    with closing(reading_lists.connect(tmp_path / "lists.sqlite")) as db:
+        entries = reading_lists.entries(db, "New in 2025")
+    assert len(entries) == len(newest) and all(entry.paper_id.startswith("privacy") for entry in entries[:3])
+    app.switch_page("app_pages/present.py").run()
+    assert not app.exception, app.exception

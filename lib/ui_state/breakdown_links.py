@@ -8,7 +8,7 @@ import streamlit as st
 
 from lib.map_folder import read_topic_summaries
 from lib.views.breakdowns import topic_breakdown as breakdown_topics
-from lib.views.edition_changes import what_changed
+from lib.views.edition_changes import newest_of_changed, what_changed
 from lib.views.filters import FACETS
 
 from .source import read_map
@@ -37,6 +37,12 @@ def edition_changes(map_dir: str, level: str) -> pd.DataFrame:
     """`lib.views.edition_changes.what_changed` of the whole map in `map_dir` (empty for one edition),
     once per map and level."""
     return what_changed(read_map(map_dir)[0], "topic_label" if level == "coarse" else "topic_fine_label")
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def newest_of_changed_topics(map_dir: str, level: str) -> pd.DataFrame:
+    """`lib.views.edition_changes.newest_of_changed` of the whole map in `map_dir`, once per map and level."""
+    return newest_of_changed(read_map(map_dir)[0], "topic_label" if level == "coarse" else "topic_fine_label")
 
 
 def open_map(query: dict[str, list[str]]) -> None:

@@ -143,3 +143,16 @@ def compared_editions(table: pd.DataFrame) -> tuple[str, str]:
     columns = list(table.columns)
     editions = columns[columns.index("Change") + 1 : columns.index("Share")]
     return editions[0], editions[-1]
+
+
+def newest_of_changed(papers: pd.DataFrame, level: str = "topic_label", per_topic: int = 3) -> pd.DataFrame:
+    """The latest edition's papers nearest the middle of each topic that is new or grew beyond chance
+    (`newest_representatives`, `per_topic` each), new topics first, most grown first: what is new this
+    year, to read or present. Empty when no topic changed so, or the map has one edition."""
+    changes = topic_changes(papers, level)
+    if changes.empty:
+        return papers.iloc[:0]
+    changed = changes[changes["change"].isin(["new", "grew"])]
+    changed = changed.iloc[np.argsort([CHANGES.index(change) for change in changed["change"]], kind="stable")]
+    parts = [newest_representatives(papers, str(label), level, per_topic) for label in changed.index]
+    return pd.concat(parts) if parts else papers.iloc[:0]
