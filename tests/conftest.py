@@ -143,6 +143,20 @@ def lists_db(planted_module_data: Path, tmp_path: Path, monkeypatch) -> Path:
     return path
 
 
+def app_env_with(folder: Path, name: str, records: list[dict]) -> dict[str, str]:
+    """The dashboard's environment for the paper list `records`, written to `folder/name`, with its cache there."""
+    data = folder / name
+    data.write_text(json.dumps(records))
+    return {"PAPERMAP_DATA": str(data), "PAPERMAP_CACHE": str(folder / "cache")}
+
+
+@pytest.fixture
+def env(app_env, monkeypatch):
+    """The module's `app_env` (a module-scoped fixture: the list and cache its dashboard maps) set for one test."""
+    for key, value in app_env.items():
+        monkeypatch.setenv(key, value)
+
+
 def started(**query):
     """The dashboard under AppTest, run once with `query` in its URL, without an exception."""
     from streamlit.testing.v1 import AppTest

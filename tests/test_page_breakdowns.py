@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import plain, planted_records, started
+from conftest import app_env_with, plain, planted_records, started
 
 from lib.paths import DEFAULT_TAXONOMY
 from lib.stages.taxonomy import load_taxonomy
@@ -21,15 +21,7 @@ def app_env(tmp_path_factory):
     records = planted_records()
     records[0]["title"] = HOSTILE_TITLE
     records[1]["title"] = HOSTILE_MARKDOWN
-    data = folder / "planted2025.json"
-    data.write_text(json.dumps(records))
-    return {"PAPERMAP_DATA": str(data), "PAPERMAP_CACHE": str(folder / "cache")}
-
-
-@pytest.fixture
-def env(app_env, monkeypatch):
-    for key, value in app_env.items():
-        monkeypatch.setenv(key, value)
+    return app_env_with(folder, "planted2025.json", records)
 
 
 def opened(page, **query):

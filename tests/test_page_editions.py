@@ -4,7 +4,7 @@ filters by edition, and the map can be coloured by it; a map of one edition show
 import json
 
 import pytest
-from conftest import map_chart_data, planted_records, started
+from conftest import app_env_with, map_chart_data, planted_records, started
 
 PER_TOPIC = 64  # each edition past the 60 papers a filter must show for its labels to follow its own topics
 
@@ -20,15 +20,7 @@ def app_env(tmp_path_factory):
         record["venue"] = (
             "CONF 2025" if (privacy and not record["id"].endswith("-0")) or (not privacy and i % 2) else "CONF 2024"
         )
-    data = folder / "conf.json"
-    data.write_text(json.dumps(records))
-    return {"PAPERMAP_DATA": str(data), "PAPERMAP_CACHE": str(folder / "cache")}
-
-
-@pytest.fixture
-def env(app_env, monkeypatch):
-    for key, value in app_env.items():
-        monkeypatch.setenv(key, value)
+    return app_env_with(folder, "conf.json", records)
 
 
 def test_the_topics_page_says_what_changed_between_the_editions(env):
