@@ -67,6 +67,9 @@ def test_a_map_of_one_edition_has_no_changes_and_editions_go_by_year():
     assert topic_changes(one[one["year"] == 2025]).empty
     renamed = one.replace({"edition": {"CONF 2024": "Z conf", "CONF 2025": "A conf"}})
     assert editions_in_order(renamed) == ["Z conf", "A conf"]  # 2024 before 2025 whatever the names
+    undated = pd.concat([renamed.iloc[:2].assign(edition=name, year=pd.NA) for name in ("Undated B", "Undated A")])
+    with_undated = pd.concat([renamed, undated]).astype({"year": "Int64"})
+    assert editions_in_order(with_undated) == ["Z conf", "A conf", "Undated A", "Undated B"]  # years unknown: last
 
 
 def test_benjamini_hochberg_agrees_with_scipy():

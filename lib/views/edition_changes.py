@@ -26,7 +26,8 @@ CHANGES = ("new", "grew", "faded", "steady")
 def editions_in_order(papers: pd.DataFrame) -> list[str]:
     """The editions of `papers`, earliest first: by their papers' earliest year, then by name."""
     years = papers.groupby("edition", sort=True)["year"].min()
-    return sorted(years.index, key=lambda edition: (pd.isna(years[edition]), years[edition], edition))
+    known = {edition: -1 if pd.isna(year) else int(year) for edition, year in years.items()}
+    return sorted(known, key=lambda edition: (known[edition] < 0, known[edition], edition))
 
 
 def topic_changes(papers: pd.DataFrame, level: str = "topic_label") -> pd.DataFrame:
@@ -110,13 +111,10 @@ def what_changed(papers: pd.DataFrame, level: str = "topic_label", most: int = 5
     rows = []
     for label, row in pd.concat([new, grown, shrunk]).iterrows():
         phrases = grown_phrases(papers, str(label), level)
-        within_chance = " (within chance)" if row["change"] == "steady" else ""
         rows.append(
             {
                 "Topic": label,
-                "Change": ("grew" if row["growth"] > 1 else "shrank") + within_chance
-                if within_chance
-                else row["change"],
+                "Change": _change_text(row),
                 **{edition: int(row[edition]) for edition in editions},
                 "Share": f"{row['share_first']:.1%} → {row['share_last']:.1%}",
                 "Growth": f"×{row['growth']:.2f}",
@@ -126,6 +124,13 @@ def what_changed(papers: pd.DataFrame, level: str = "topic_label", most: int = 5
             }
         )
     return pd.DataFrame(rows)
+
+
+def _change_text(row: pd.Series) -> str:
+    """A `topic_changes` row's change as the table says it: a steady topic grew or shrank within chance."""
+    if row["change"] != "steady":
+        return str(row["change"])
+    return ("grew" if row["growth"] > 1 else "shrank") + " (within chance)"
 
 
 def label_marks(papers: pd.DataFrame, level: str = "topic_label") -> dict[str, str]:
