@@ -11,6 +11,7 @@ import streamlit as st
 from lib import ui_state
 from lib.errors import PaperMapError
 from lib.views import exports
+from lib.views.edition_changes import topic_lift
 from lib.views.map.figure import REGION_CHOICES, map_figure
 from lib.views.map.page import (
     action_line,
@@ -104,7 +105,9 @@ def topic_map() -> None:
             zoom=view.filters.zooms() or map_focus(found, similar) is not None,
             focus=map_focus(found, similar),
             label_marks=ui_state.cached_label_marks(view.map_dir, ui_state.label_column(labels)),
-            labelled=None if view.filters.zooms() else papers,  # an edition's step keeps the map's labels
+            # An edition's step keeps the map's labels; its topics' regions light up or fade by its share of them.
+            labelled=None if view.filters.zooms() else papers,
+            region_strength=None if view.filters.zooms() or not view.filters.active() else topic_lift(shown, papers),
         )
 
     # The open paper's ring is drawn over the chart by its script, so a click leaves the figure as

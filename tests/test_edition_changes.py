@@ -15,6 +15,7 @@ from lib.views.edition_changes import (
     newest_of_changed,
     newest_representatives,
     topic_changes,
+    topic_lift,
     what_changed,
 )
 
@@ -109,3 +110,13 @@ def test_the_newest_papers_of_the_new_and_grown_topics_new_first():
     assert list(newest["topic_label"]) == ["New", "New", "Growing", "Growing"]
     assert set(newest["edition"]) == {"CONF 2025"}
     assert newest_of_changed(papers[papers["year"] == 2025]).empty
+
+
+def test_an_editions_lift_per_topic_is_its_share_of_the_topic_over_its_share_of_the_map():
+    papers = planted(KNOWN)
+    latest = papers[papers["year"] == 2025]
+    lift = topic_lift(latest, papers)
+    share = len(latest) / len(papers)
+    assert lift["New"] == pytest.approx(40 / 41 / share) and lift["Fading"] == pytest.approx(20 / 100 / share)
+    assert lift["New"] > 1 > lift["Fading"] and set(lift) == set(KNOWN)
+    assert topic_lift(papers.iloc[:0], papers) == dict.fromkeys(KNOWN, 0.0)

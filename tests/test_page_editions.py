@@ -75,6 +75,19 @@ def test_stepping_through_the_editions_filters_to_each_on_a_map_kept_still(env):
     stepped = map_chart_data(app)["figure"]["layout"]
     assert stepped["xaxis"]["range"] == whole["xaxis"]["range"] and stepped["uirevision"] == whole["uirevision"]
     assert stepped["annotations"] == whole["annotations"]  # the map's labels, where they were
+
+    def region_alphas(figure):
+        return {
+            trace["name"]: float(trace["colorscale"][1][1].rsplit(",", 1)[1].rstrip(")"))
+            for trace in figure["data"]
+            if trace["type"] == "contour"
+        }
+
+    # The privacy topics, nearly absent in 2024, fade; others, a larger share of 2024 than of the map, light up.
+    before, after = region_alphas(map_chart_data(started())["figure"]), region_alphas(map_chart_data(app)["figure"])
+    assert len(set(before.values())) == 1 and before.keys() == after.keys()
+    faded = {name for name in after if after[name] < before[name]}
+    assert any("privacy" in name.lower() for name in faded) and any(after[name] > before[name] for name in after)
     # A filter set by hand moves the slider with it; clearing it steps back to all.
     app.multiselect(key="edition").set_value(["CONF 2025"]).run()
     assert app.select_slider(key="edition_step").value == "CONF 2025"

@@ -143,6 +143,16 @@ def label_marks(papers: pd.DataFrame, level: str = "topic_label") -> dict[str, s
     return {str(label): " (new)" if change == "new" else " (growing)" for label, change in marked["change"].items()}
 
 
+def topic_lift(shown: pd.DataFrame, context: pd.DataFrame, level: str = "topic_label") -> dict[str, float]:
+    """For each topic of the whole map `context`, how much more of it `shown` (an edition's papers)
+    holds than of the map: (its papers shown / its papers) / (papers shown / papers), 1 for a topic
+    the edition holds its share of, 0 for one it has none of. Lights up a step's regions."""
+    share = len(shown) / max(len(context), 1)
+    counts = shown[level].value_counts().reindex(context[level].unique(), fill_value=0)
+    totals = context[level].value_counts()
+    return {str(label): float(counts[label] / totals[label] / share) if share else 0.0 for label in counts.index}
+
+
 def compared_editions(table: pd.DataFrame) -> tuple[str, str]:
     """The earliest and latest editions a `what_changed` table compares (its count columns' first and last)."""
     columns = list(table.columns)

@@ -80,6 +80,7 @@ def map_figure(
     focus: Collection[str] | None = None,
     label_marks: Mapping[str, str] | None = None,
     labelled: pd.DataFrame | None = None,
+    region_strength: Mapping[str, float] | None = None,
 ) -> go.Figure:
     """Scatter of `papers` on the map, one trace per value of `color_by` (per area for subfields);
     WebGL when `webgl`, SVG when False, by default by the map's size (`point_trace_type`).
@@ -98,7 +99,7 @@ def map_figure(
     - `highlight`: legend name -> paper ids (a search's matches, the open paper), drawn again on
       top, larger and ringed, one layer per name (the last on top), even when filtered out.
     - `regions` draws the coarse topics' regions under the points, grey or in the topic's shade when
-      colouring by topic. `region_shapes` (`map_regions(context)`), `hover`
+      colouring by topic, each as strong as its `region_strength` (`region_traces`). `region_shapes` (`map_regions(context)`), `hover`
       (`hover_labels(context)`) and `colours` (`category_colours(context, color_by)`) may come
       computed beforehand, once per map; by default they are computed here.
 
@@ -123,12 +124,11 @@ def map_figure(
         traces += highlight_traces(context, marked_ids, name, colour, TraceStyle(kind, size, 1.0), hover, by_row)
     focused = papers if focus is None else context[in_ids(context["paper_id"], focus)]
     x_range, y_range, revision = view_ranges(focused, context, zoom, plot_aspect(width_hint, height))
-    shapes: Sequence[Region] = ()
-    if regions or labels == "topic_label":  # labels sit on the regions, drawn or not
-        shapes = map_regions(context) if region_shapes is None else region_shapes
+    on_regions = regions or labels == "topic_label"  # labels sit on the regions, drawn or not
+    shapes: Sequence[Region] = (map_regions(context) if region_shapes is None else region_shapes) if on_regions else ()
     if regions:
         # Under everything: the eye finds the regions first, and they never hide a point.
-        traces = region_traces(shapes, colours if color_by == "topic_label" else None) + traces
+        traces = region_traces(shapes, colours if color_by == "topic_label" else None, region_strength) + traces
     avoid = _kept_clear(papers, context, highlight)
     plot = ((x_range, y_range), (width_hint, height))
     annotations = _label_notes(

@@ -28,6 +28,7 @@ LEGEND_GROUP_PX = 38
 LEGEND_CHARS = 30  # a legend entry's name, at most: the legend keeps to about a third of a 1280-pixel map row
 REGION_GREY = "#8C8C8C"
 REGION_FILL_ALPHA = 0.13  # light enough to read points over, dark enough to see on a projector
+REGION_STRENGTH = (0.15, 3.0)  # a region's fill between nearly gone and three times as dark (`region_traces`)
 
 
 class TraceStyle(NamedTuple):
@@ -218,11 +219,17 @@ def _legend_entries(unit: DrawingUnit, colours: Mapping[str, str], by_parent: bo
     ]
 
 
-def region_traces(shapes: Sequence[Region], colours: Mapping[str, str] | None) -> list[dict]:
+def region_traces(
+    shapes: Sequence[Region], colours: Mapping[str, str] | None, strength: Mapping[str, float] | None = None
+) -> list[dict]:
+    """The coarse topics' regions as filled one-level contours, in grey or each topic's `colours`; a
+    topic's `strength` (default 1) scales its fill, between `REGION_STRENGTH` apart (faded to lit)."""
     traces = []
     for region in shapes:
         colour = colours.get(region.label, REGION_GREY) if colours else REGION_GREY
         red, green, blue = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+        weight = float(np.clip((strength or {}).get(region.label, 1.0), *REGION_STRENGTH))
+        alpha = round(REGION_FILL_ALPHA * weight, 3)
         traces.append(
             {
                 "type": "contour",
@@ -232,7 +239,7 @@ def region_traces(shapes: Sequence[Region], colours: Mapping[str, str] | None) -
                 "name": f"region: {html_literal(region.label)}",
                 # One level: inside it the topic's light shade, outside nothing.
                 "contours": {"start": region.level, "end": region.level, "size": 1, "coloring": "fill"},
-                "colorscale": [[0, "rgba(0,0,0,0)"], [1, f"rgba({red},{green},{blue},{REGION_FILL_ALPHA})"]],
+                "colorscale": [[0, "rgba(0,0,0,0)"], [1, f"rgba({red},{green},{blue},{alpha})"]],
                 "zmin": 0,
                 "zmax": 255,
                 "showscale": False,
