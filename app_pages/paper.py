@@ -31,6 +31,7 @@ for column, (label, link) in zip(st.columns(3), paper_links(paper)):
     column.link_button(label, link)
 ui_state.add_to_list_control(found_paper.rows, key="paper")
 st.markdown("\n".join(f"- **{label}:** {markdown_literal(text)}" for label, text in paper_facts(paper)))
+ui_state.other_edition_buttons(view.papers, paper["same_as"], key="same-paper")
 if paper["abstract"]:
     st.markdown("#### Abstract")
     st.markdown(markdown_literal(paper["abstract"]))

@@ -20,6 +20,8 @@ def app_env(tmp_path_factory):
         record["venue"] = (
             "CONF 2025" if (privacy and not record["id"].endswith("-0")) or (not privacy and i % 2) else "CONF 2024"
         )
+    # A 2024 paper given again in 2025 under another id: the same paper in two editions.
+    records.append({**records[2 * PER_TOPIC], "id": "again-in-2025", "venue": "CONF 2025"})
     return app_env_with(folder, "conf.json", records)
 
 
@@ -38,9 +40,9 @@ def test_the_topics_page_says_what_changed_between_the_editions(env):
 def test_the_sidebar_filters_by_edition_and_the_map_colours_by_it(env):
     app = started(edition="CONF 2024")
     assert app.multiselect(key="edition").value == ["CONF 2024"]
-    records = planted_records(per_topic=PER_TOPIC)
+    records = planted_records(per_topic=PER_TOPIC)  # the fixture's, but for the copy (2025)
     in_2024 = sum(1 for i, r in enumerate(records) if not r["id"].startswith("privacy") and not i % 2) + 1
-    assert any(m.value.startswith(f"**{in_2024} of {len(records)} papers**") for m in app.markdown)
+    assert any(m.value.startswith(f"**{in_2024} of {len(records) + 1} papers**") for m in app.markdown)
     colour = app.selectbox(key="color")
     assert "Edition" in colour.options
     colour.select("edition").run()
@@ -114,3 +116,17 @@ def test_the_new_topics_newest_papers_go_into_a_list_to_present(env, tmp_path, m
     assert len(entries) == len(newest) and all(entry.paper_id.startswith("privacy") for entry in entries[:3])
     app.switch_page("app_pages/present.py").run()
     assert not app.exception, app.exception
+
+
+def test_a_paper_in_two_editions_links_to_its_other_copy(env):
+    first = planted_records(per_topic=PER_TOPIC)[2 * PER_TOPIC]["id"]
+    app = started(paper=first)
+    app.switch_page("app_pages/paper.py").run()
+    assert not app.exception, app.exception
+    [copy] = [button for button in app.button if button.key and button.key.startswith("same-paper-")]
+    assert copy.key == "same-paper-again-in-2025" and copy.label.startswith("CONF 2025: ")
+    copy.click().run()
+    assert not app.exception and app.query_params["paper"] in ("again-in-2025", ["again-in-2025"])
+    assert [button.key for button in app.button if button.key and button.key.startswith("same-paper-")] == [
+        f"same-paper-{first}"
+    ]

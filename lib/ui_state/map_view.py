@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -239,6 +241,23 @@ def paper_buttons(papers: pd.DataFrame, key: str) -> None:
         reason = getattr(paper, "reason", "")  # why it is similar: only rankings of papers like a paper have one
         st.caption(
             markdown_literal(" · ".join(p for p in (paper.subfield, f"similarity {paper.similarity:.2f}", reason) if p))
+        )
+
+
+def other_edition_buttons(papers: pd.DataFrame, same_as: Sequence[str], key: str) -> None:
+    """The copies of one paper in other editions of the map (its `same_as` ids, rows of `papers`), one
+    link-like button each under a heading, opening that copy's page; nothing when it has none."""
+    copies = search.papers_with_ids(papers, list(same_as))
+    if copies.empty:
+        return
+    st.markdown("**The same paper in other editions**")
+    for paper in copies.itertuples(index=False):
+        st.button(
+            f"{markdown_literal(paper.edition)}: {markdown_literal(paper.title)}",
+            key=f"{key}-{paper.paper_id}",
+            type="tertiary",
+            on_click=open_paper,
+            args=(paper.paper_id,),
         )
 
 
