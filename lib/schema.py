@@ -213,15 +213,16 @@ def without_markers(title: str, markers: frozenset[str]) -> str:
     return title.strip()
 
 
-def analysis_texts(papers: pd.DataFrame) -> list[str]:
+def analysis_texts(papers: pd.DataFrame, whole_map: pd.DataFrame | None = None) -> list[str]:
     """The text each paper is analysed by: its title (unless derived) and abstract, or the title alone.
 
     Titles lose the markers of the table's list (`title_markers`): a format all the track's papers
     share would otherwise read as a subject they have in common. On a map of editions of which some
-    have abstracts and some do not (`titles_only`), every paper is analysed by its title alone: an
-    abstract's words would draw its edition's papers together, away from the others."""
+    have abstracts and some do not (`titles_only`, decided on `whole_map` when `papers` are some of
+    its rows: a few papers of one edition would decide otherwise), every paper is analysed by its
+    title alone: an abstract's words would draw its edition's papers together, away from the others."""
     markers = title_markers([t for t, derived in zip(papers["title"], papers["title_is_derived"]) if not derived])
-    use_abstracts = not titles_only(papers)
+    use_abstracts = not titles_only(papers if whole_map is None else whole_map)
     texts = []
     for title, derived, abstract in zip(papers["title"], papers["title_is_derived"], papers["abstract"]):
         title = without_markers(title, markers) if markers else title

@@ -803,5 +803,8 @@ def test_a_map_of_editions_with_and_without_abstracts_is_analysed_by_titles_alon
         "Graphs. We study graphs",
         "Sets",
     ]
+    # Some papers of the mixed map, all of the edition with abstracts, are read as the map reads them.
+    assert analysis_texts(papers.iloc[:2], papers) == ["Kernels", "Graphs"]
+    assert analysis_texts(papers.iloc[:2]) == ["Kernels. We study kernels", "Graphs. We study graphs"]
     both = papers.assign(abstract=["A.", "B.", "C."])
     assert not titles_only(both)

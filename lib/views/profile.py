@@ -235,21 +235,26 @@ def top_for_profile(
     return ranked.assign(
         similarity=ranking["similarity"].to_numpy(),
         nearest=[profile.papers[i].title for i in nearest],
-        reason=profile_reasons(ranked, nearest, profile, query_model),
+        reason=profile_reasons(ranked, nearest, profile, query_model, whole_map=papers),
     )
 
 
 def profile_reasons(
-    ranked: pd.DataFrame, nearest: Sequence[int], profile: Profile, query_model: Mapping[str, np.ndarray] | None = None
+    ranked: pd.DataFrame,
+    nearest: Sequence[int],
+    profile: Profile,
+    query_model: Mapping[str, np.ndarray] | None = None,
+    whole_map: pd.DataFrame | None = None,
 ) -> list[str]:
     """Why each of `ranked` (rows of the papers table) is near the profile paper `nearest` names,
     one line each: its keyphrases that the profile paper's text uses, and, on a TF-IDF map, the
-    terms of the profile paper its cosine rests on most (`TfidfSvdModel.shared_terms`)."""
+    terms of the profile paper its cosine rests on most (`TfidfSvdModel.shared_terms`), the map's
+    papers read as `analysis_texts` reads them in `whole_map`, the table `ranked` comes from."""
     texts = profile_texts(profile)
     terms: list[list[str]] = [[] for _ in range(len(ranked))]
     if query_model is not None and str(query_model.get("embedder", "")) == "tfidf-svd" and "terms" in query_model:
         model = TfidfSvdModel.from_arrays(query_model)
-        paper_texts = analysis_texts(ranked)
+        paper_texts = analysis_texts(ranked, whole_map)
         for index in sorted(set(nearest)):
             rows = [n for n, i in enumerate(nearest) if i == index]
             for row, found in zip(rows, model.shared_terms(texts[index], [paper_texts[r] for r in rows])):

@@ -215,7 +215,7 @@ def similarity_reasons(
     terms: list[list[str]] = [[] for _ in range(len(ranked))]
     if str(query_model.get("embedder", "")) == TfidfSvdEmbedder.name and "terms" in query_model:
         model = TfidfSvdModel.from_arrays(query_model)
-        terms = model.shared_terms(analysis_texts(papers.iloc[[row]])[0], analysis_texts(ranked))
+        terms = model.shared_terms(analysis_texts(papers.iloc[[row]], papers)[0], analysis_texts(ranked, papers))
     reasons = []
     for keywords, rests_on in zip(ranked["keywords"], terms):
         shared = [k for k in keywords if k in mine][:3]
