@@ -186,12 +186,11 @@ def _build(args: argparse.Namespace) -> int:
         runner = DaskRunner(workers=args.workers, scheduler=args.scheduler)
     else:
         runner = nullcontext(None)
-    inputs = args.input[0] if len(args.input) == 1 else args.input
     with bar, runner as running:
         result = build(
-            inputs,
+            args.input,
             taxonomy_path=args.taxonomy,
-            out_dir=args.out or default_out_dir(inputs),
+            out_dir=args.out or default_out_dir(args.input),
             cache_dir=args.cache,
             embedder=embedder,
             params=BuildParams(input_format=args.format),

@@ -78,12 +78,13 @@ def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
             )
 
         try:
-            inputs = source.data if not source.also else source.files
-            build(inputs, taxonomy_path=source.taxonomy, out_dir=out_dir, cache_dir=source.cache, progress=progress)
+            build(
+                source.files, taxonomy_path=source.taxonomy, out_dir=out_dir, cache_dir=source.cache, progress=progress
+            )
         finally:
             bar.empty()  # a build that fails leaves its one-sentence error, not a bar stuck at its last step
     papers, report = read_map(str(out_dir))
-    return papers, recorded_report(report, source.data if not source.also else source.files), str(out_dir)
+    return papers, recorded_report(report, source.files), str(out_dir)
 
 
 def read_map(out_dir: str) -> tuple[pd.DataFrame, dict]:
