@@ -228,16 +228,15 @@ def paper_list_on_demand(papers: pd.DataFrame, key: str, what: str = "papers") -
             )
 
 
+def _paper_link(label: str, paper_id: str, key: str) -> None:
+    """A link-like button (`label`, Markdown) that opens paper `paper_id`'s page."""
+    st.button(label, key=f"{key}-{paper_id}", type="tertiary", on_click=open_paper, args=(paper_id,))
+
+
 def paper_buttons(papers: pd.DataFrame, key: str) -> None:
     """One link-like button per paper of a ranking (opening its page), with its subfield and similarity below."""
     for number, paper in enumerate(papers.itertuples(index=False), start=1):
-        st.button(
-            f"{number}\\. {markdown_literal(paper.title)}",
-            key=f"{key}-{paper.paper_id}",
-            type="tertiary",
-            on_click=open_paper,
-            args=(paper.paper_id,),
-        )
+        _paper_link(f"{number}\\. {markdown_literal(paper.title)}", paper.paper_id, key)
         reason = getattr(paper, "reason", "")  # why it is similar: only rankings of papers like a paper have one
         st.caption(
             markdown_literal(" · ".join(p for p in (paper.subfield, f"similarity {paper.similarity:.2f}", reason) if p))
@@ -252,13 +251,7 @@ def other_edition_buttons(papers: pd.DataFrame, same_as: Sequence[str], key: str
         return
     st.markdown("**The same paper in other editions**")
     for paper in copies.itertuples(index=False):
-        st.button(
-            f"{markdown_literal(paper.edition)}: {markdown_literal(paper.title)}",
-            key=f"{key}-{paper.paper_id}",
-            type="tertiary",
-            on_click=open_paper,
-            args=(paper.paper_id,),
-        )
+        _paper_link(f"{markdown_literal(paper.edition)}: {markdown_literal(paper.title)}", paper.paper_id, key)
 
 
 _PAPER_CHOICE = "paper_choice"
