@@ -50,15 +50,16 @@ def case(kind, n, **medians):
 
 
 def test_goal_rows_mark_each_goal():
-    cold, warm, floor, peer = bench.COLD, bench.WARM, bench.FLOOR, bench.PEER
+    cold, warm, plain, peer = bench.COLD, bench.WARM, bench.PLAIN_FLOOR, bench.PEER
     cases = [
-        case("abstracts", 3340, **{cold: (5.0, 500), warm: (1.0, 300), floor: (2.0, 200), peer: (30.0, 900)}),
-        case("abstracts", 10_000, **{cold: (8.0, 600), warm: (1.5, 300), floor: (4.0, 300)}),
-        case("abstracts", bench.FULL_SIZE, **{cold: (100.0, 5000), warm: (3.0, 400), floor: (20.0, 900)}),
+        case("abstracts", 3340, **{cold: (5.0, 500), warm: (0.1, 300), plain: (2.0, 200), peer: (30.0, 900)}),
+        case("abstracts", 10_000, **{cold: (8.0, 600), warm: (1.5, 300), plain: (4.0, 300)}),
+        case("abstracts", bench.FULL_SIZE, **{cold: (100.0, 5000), warm: (3.0, 400), plain: (20.0, 900)}),
     ]
     rows = {goal: status for goal, _, status in bench.goal_rows(cases)}
-    assert list(rows.values()) == ["met", "met", "met", "not met", "not met", "not met"]
-    assert math.log(100 / 8) / math.log(bench.FULL_SIZE / 10_000) > 1.15  # why the growth goal is not met
+    # 3,340: 2.5x the floor (met), 0.17x BERTopic (not met); 87,691: 5x the floor, no BERTopic;
+    # the cache hit 0.05x the floor; 5,000 MB; growth 1.19 against the floor's 0.32.
+    assert list(rows.values()) == ["met", "not met", "not met", "not measured", "met", "not met", "not met"]
     assert all(status == "not measured" for _, _, status in bench.goal_rows([]))
 
 
@@ -67,7 +68,7 @@ def test_floor_embeds_with_the_embedders_settings():
 
     floor = bench_module("floor_build")
     embedder = TfidfSvdEmbedder()
-    assert floor.TFIDF_SETTINGS == _TFIDF_SETTINGS
+    assert floor.TFIDF_SETTINGS == _TFIDF_SETTINGS and floor.NGRAM_MAX == embedder.ngram_max
     assert (floor.N_COMPONENTS, floor.RANDOM_STATE) == (embedder.n_components, embedder.random_state)
     texts = [f"paper {i} on topic {i % 7} with words w{i % 11} and w{i % 13}" for i in range(60)]
     np.testing.assert_allclose(np.abs(floor.embed(texts)), np.abs(embedder.embed(texts)), atol=1e-4)
