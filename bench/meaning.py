@@ -11,7 +11,8 @@ Each list is measured with abstracts and with titles only where it has abstracts
 every list from a copy holding only `id`, `title` and `abstract` (blank for titles only), so no
 declared area or author keyword reaches it; ijcai2023 is built with data/taxonomy/ijcai2023.yaml,
 whose areas are its declared ones, so its subfields are scored zero-shot. `--embedders` builds
-PaperMap once per embedder (lib.stages.embed's names; rows "PaperMap (minilm)").
+PaperMap once per embedder (lib.stages.embed's names; rows "PaperMap (minilm)"); `tfidf-svd/words`
+and `tfidf-svd/pairs` are the default embedder over words alone and over words and word pairs.
 
 Measures, over the papers with gold (a declared area, else author keywords):
 - `10-NN`: share of each paper's 10 nearest papers (cosine in the embedding; Euclidean on the 2D
@@ -55,7 +56,7 @@ sys.path.insert(0, str(REPO))
 from lib.builder.pipeline import DEFAULT_TAXONOMY, build  # noqa: E402
 from lib.map_folder import EMBEDDINGS_FILE  # noqa: E402
 from lib.schema import analysis_texts  # noqa: E402
-from lib.stages.embed import EmbedderUnavailable, make_embedder  # noqa: E402
+from lib.stages.embed import Embedder, EmbedderUnavailable, TfidfSvdEmbedder, make_embedder  # noqa: E402
 from lib.stages.load import load_papers  # noqa: E402
 from lib.stages.project import project  # noqa: E402
 
@@ -219,7 +220,7 @@ def papermap_row(
         copy = scrubbed_copy(papers, titles_only, Path(scratch), path.name)
         out = Path(scratch) / "map"
         taxonomy = TAXONOMIES.get(path.name, DEFAULT_TAXONOMY)
-        result = build(copy, taxonomy_path=taxonomy, out_dir=out, cache_dir=cache, embedder=make_embedder(embedder))
+        result = build(copy, taxonomy_path=taxonomy, out_dir=out, cache_dir=cache, embedder=bench_embedder(embedder))
         built = result.papers
         vectors = np.load(out / EMBEDDINGS_FILE)
     coords = built[["x", "y"]].to_numpy()
@@ -239,6 +240,18 @@ def papermap_row(
         row["key F1@5"] = scores(list(built["keywords"]), [sorted(k) for k in gold.keywords])["exact F1@5"]
         row["YAKE F1@5"] = yake_f1(texts, gold)
     return row
+
+
+# `--embedders` names beyond lib.stages.embed's: the default embedder's terms set, to weigh what word
+# pairs add to the map against their cost (bench/build.py).
+TERM_VARIANTS = {"tfidf-svd/words": 1, "tfidf-svd/pairs": 2}
+
+
+def bench_embedder(name: str) -> Embedder:
+    """lib.stages.embed's embedder called `name`, or the default one with the terms `TERM_VARIANTS` names."""
+    if name in TERM_VARIANTS:
+        return TfidfSvdEmbedder(ngram_max=TERM_VARIANTS[name])
+    return make_embedder(name)
 
 
 def yake_f1(texts: list[str], gold: Gold) -> float | None:

@@ -38,8 +38,14 @@ class Embedder(Protocol):
         """An (n_texts, dim) float32 array of L2-normalised rows."""
 
 
-# Shared by fitting and by embedding queries, so both read text the same way.
-_TFIDF_SETTINGS = {"stop_words": "english", "ngram_range": (1, 2), "sublinear_tf": True, "dtype": np.float32}
+# Shared by fitting and by embedding queries, so both read text the same way; the n-gram range is
+# the embedder's `ngram_max` (`tfidf_settings`).
+_TFIDF_SETTINGS = {"stop_words": "english", "sublinear_tf": True, "dtype": np.float32}
+
+
+def tfidf_settings(ngram_max: int) -> dict[str, Any]:
+    """scikit-learn's vectorizer settings for terms of 1 to `ngram_max` words."""
+    return {**_TFIDF_SETTINGS, "ngram_range": (1, ngram_max)}
 
 
 @dataclass(frozen=True)
@@ -48,12 +54,13 @@ class TfidfSvdModel:
 
     terms: (n_terms,) str, the TF-IDF columns in order; idf: (n_terms,) float32;
     components: (dim, n_terms) float32, the SVD directions (the identity when the corpus was too
-    small for SVD; no columns when the corpus had no usable word).
+    small for SVD; no columns when the corpus had no usable word); ngram_max: the longest term's words.
     """
 
     terms: np.ndarray
     idf: np.ndarray
     components: np.ndarray
+    ngram_max: int = 2
 
     @cached_property
     def _vectorizer(self) -> Any:
@@ -61,7 +68,8 @@ class TfidfSvdModel:
         (large on a corpus), which took longer to make than a query took to embed."""
         from sklearn.feature_extraction.text import TfidfVectorizer
 
-        vectorizer = TfidfVectorizer(**_TFIDF_SETTINGS, vocabulary={term: i for i, term in enumerate(self.terms)})
+        vocabulary = {term: i for i, term in enumerate(self.terms)}
+        vectorizer = TfidfVectorizer(**tfidf_settings(self.ngram_max), vocabulary=vocabulary)
         vectorizer.idf_ = self.idf
         return vectorizer
 
@@ -124,26 +132,37 @@ class TfidfSvdModel:
         return found
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        return {"terms": self.terms.astype(str), "idf": self.idf, "components": self.components}
+        return {
+            "terms": self.terms.astype(str),
+            "idf": self.idf,
+            "components": self.components,
+            "ngram_max": np.array(self.ngram_max),
+        }
 
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> TfidfSvdModel:
-        return cls(terms=arrays["terms"], idf=arrays["idf"], components=arrays["components"])
+        # Maps built before `ngram_max` was recorded used words and word pairs.
+        ngram_max = int(arrays["ngram_max"]) if "ngram_max" in arrays else 2
+        return cls(arrays["terms"], arrays["idf"], arrays["components"], ngram_max)
 
 
 class TfidfSvdEmbedder:
-    """Latent semantic vectors: TF-IDF over words and bigrams, reduced by a seeded truncated SVD."""
+    """Latent semantic vectors: TF-IDF over words (and word pairs, with `ngram_max=2`), reduced by a
+    seeded truncated SVD."""
 
     name = "tfidf-svd"
 
-    def __init__(self, n_components: int = 128, random_state: int = 42) -> None:
+    def __init__(self, n_components: int = 128, random_state: int = 42, ngram_max: int = 2) -> None:
         if n_components < 2:
             raise ParameterError(f"n_components must be at least 2; got {n_components}")
+        if ngram_max not in (1, 2):
+            raise ParameterError(f"ngram_max must be 1 (words) or 2 (words and word pairs); got {ngram_max}")
         self.n_components = n_components
         self.random_state = random_state
+        self.ngram_max = ngram_max
 
     def params(self) -> dict[str, Any]:
-        return {"n_components": self.n_components, "random_state": self.random_state}
+        return {"n_components": self.n_components, "random_state": self.random_state, "ngram_max": self.ngram_max}
 
     def fit(self, texts: Sequence[str]) -> TfidfSvdModel:
         """Learn the vocabulary, IDF weights and SVD directions of `texts`."""
@@ -152,22 +171,18 @@ class TfidfSvdEmbedder:
     def fit_embed(self, texts: Sequence[str]) -> tuple[np.ndarray, TfidfSvdModel]:
         """`fit`, and the texts' vectors from the same TF-IDF pass (what `fit(texts).embed(texts)` gives,
         but for the grid the vectors are snapped to: the same bits on any machine, see `lib.exact`)."""
-        # scikit-learn is imported here, not above: a cache hit never fits and should not pay its import.
-        from sklearn.feature_extraction.text import CountVectorizer
-
+        # Imported here, not above: a cache hit never fits and should not pay scikit-learn's import.
         from lib.stages.sparse_svd import truncated_svd
+        from lib.stages.term_counts import count_terms
 
-        settings = {key: value for key, value in _TFIDF_SETTINGS.items() if key != "sublinear_tf"}
-        counter = CountVectorizer(
-            **settings,
-            min_df=2 if len(texts) >= 50 else 1,  # words seen once cannot link two papers
-            max_df=0.5 if len(texts) >= 50 else 1.0,
-        )
+        big = len(texts) >= 50
         try:
-            counts = counter.fit_transform(texts)
+            # Words seen once cannot link two papers; those in over half of them tell none apart.
+            counts, terms = count_terms(texts, self.ngram_max, min_df=2 if big else 1, max_df=0.5 if big else 1.0)
         except ValueError:  # no text, or no usable word in any text
             empty = np.zeros(0, dtype=np.float32)
-            model = TfidfSvdModel(empty.astype(str), empty, np.zeros((self.n_components, 0), dtype=np.float32))
+            no_terms = np.zeros((self.n_components, 0), dtype=np.float32)
+            model = TfidfSvdModel(empty.astype(str), empty, no_terms, self.ngram_max)
             return model.embed(texts), model
         tfidf, idf = tfidf_weights(counts)
         tfidf, idf = tfidf.astype(np.float32), idf.astype(np.float32)
@@ -179,7 +194,7 @@ class TfidfSvdEmbedder:
             tfidf = tfidf.tocsc()  # by columns, as the SVD reads it a block of terms at a time; no CSR kept beside it
             components, _, rows = truncated_svd(tfidf, n_components, self.random_state)
         vectors = exact.snap(exact.unit_rows(rows)).astype(np.float32)  # grid points: exact in float32
-        return vectors, TfidfSvdModel(counter.get_feature_names_out().astype(str), idf, components)
+        return vectors, TfidfSvdModel(terms, idf, components, self.ngram_max)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.fit_embed(texts)[0]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy import sparse
+from scipy import linalg, sparse
 
 from lib.errors import ParameterError
 
@@ -106,5 +106,17 @@ def truncated_svd(
 
 
 def _orthonormal(columns: np.ndarray) -> np.ndarray:
-    """An orthonormal basis of the columns' span."""
-    return np.linalg.qr(columns)[0]
+    """An orthonormal basis of the columns' span, by Cholesky QR applied twice (the second pass
+    restores the orthogonality the first loses to rounding): one small Gram matrix and a triangular
+    solve, several times cheaper than Householder QR on tall columns. Householder QR when the
+    columns are too near dependent for that (no Cholesky factor, or a result not orthonormal)."""
+    basis = columns
+    try:
+        for _ in range(2):
+            lower = np.linalg.cholesky(basis.T @ basis)
+            basis = linalg.solve_triangular(lower, basis.T, lower=True, check_finite=False).T
+    except np.linalg.LinAlgError:
+        return np.linalg.qr(columns)[0]
+    if not np.allclose(basis.T @ basis, np.eye(basis.shape[1]), rtol=0, atol=1e-10):
+        return np.linalg.qr(columns)[0]
+    return basis

@@ -1,0 +1,71 @@
+"""lib.stages.term_counts against scikit-learn's CountVectorizer, which it replaces: the same matrix,
+to the order of each row's entries, and the same terms."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.feature_extraction.text import CountVectorizer
+
+from lib.stages import term_counts
+from lib.stages.term_counts import count_terms
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+PLANTED = [
+    "Deep learning for graphs: graph neural networks learn deep graph features.",
+    "",
+    "The of and a",  # stop words only
+    "Über naïve café models; models of models",
+    "x y z",  # single letters are no words
+    "Graph neural networks, again: deep learning on graphs",
+    "ICML 2025 papers and ICML 2024 papers",
+]
+
+
+def vectorizer_counts(texts, ngram_max, min_df, max_df):
+    vectorizer = CountVectorizer(
+        stop_words="english", ngram_range=(1, ngram_max), dtype=np.float32, min_df=min_df, max_df=max_df
+    )
+    return vectorizer.fit_transform(texts), vectorizer.get_feature_names_out().astype(str)
+
+
+def assert_same(texts, ngram_max, min_df, max_df):
+    expected, expected_terms = vectorizer_counts(texts, ngram_max, min_df, max_df)
+    counts, terms = count_terms(texts, ngram_max, min_df, max_df)
+    np.testing.assert_array_equal(terms, expected_terms)
+    assert counts.shape == expected.shape and counts.dtype == expected.dtype
+    for part in ("indptr", "indices", "data"):  # the entries' order within rows too: it sets later sums' rounding
+        np.testing.assert_array_equal(getattr(counts, part), getattr(expected, part))
+
+
+@pytest.mark.parametrize("ngram_max", [1, 2])
+@pytest.mark.parametrize(("min_df", "max_df"), [(1, 1.0), (2, 0.5), (2, 1.0)])
+def test_counts_equal_the_vectorizers_on_planted_texts(ngram_max, min_df, max_df):
+    assert_same(PLANTED * 2 if min_df == 2 else PLANTED, ngram_max, min_df, max_df)
+
+
+def test_blocks_of_texts_number_words_as_one_pass_would(monkeypatch):
+    monkeypatch.setattr(term_counts, "TEXTS_PER_BLOCK", 2)
+    assert_same(PLANTED * 3, 2, 2, 0.5)
+
+
+@pytest.mark.parametrize("texts", [[], [""], ["the of", "a"], ["x y"]])
+def test_no_usable_word_raises_as_the_vectorizer_does(texts):
+    with pytest.raises(ValueError, match="empty vocabulary"):
+        count_terms(texts, 2, 1, 1.0)
+
+
+def test_pruning_every_term_raises():
+    with pytest.raises(ValueError, match="no terms remain"):
+        count_terms(["alpha beta", "gamma delta"], 2, 2, 1.0)
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="needs ../shared/data")
+@pytest.mark.parametrize("name", ["ijcai2023.json", "icml2025_papers.json"])
+def test_counts_equal_the_vectorizers_on_a_real_list(name):
+    records = json.loads((SHARED / name).read_text(encoding="utf-8"))
+    texts = [f"{r.get('title') or ''}. {r.get('abstract') or ''}" for r in records]
+    assert_same(texts, 2, 2, 0.5)
