@@ -51,7 +51,7 @@ def smooth_knn_dist(
     lo, hi, mid = np.zeros(n), np.full(n, np.inf), np.ones(n)
     active = np.ones(n, dtype=bool)
     for _ in range(n_iter):
-        psum = exact.exp(-shifted[active] / mid[active, None]).sum(axis=1)
+        psum = _exp_row_sums(-shifted[active] / mid[active, None])
         done = np.abs(psum - target) < SMOOTH_K_TOLERANCE
         idx = np.flatnonzero(active)
         over = psum > target
@@ -66,6 +66,17 @@ def smooth_knn_dist(
     mean_all = d.mean()
     floor = np.where(rho > 0, MIN_K_DIST_SCALE * d.mean(axis=1), MIN_K_DIST_SCALE * mean_all)
     return np.maximum(mid, floor), rho
+
+
+# `_exp_row_sums` takes this many rows at a time: `lib.exact.exp`'s dozens of work arrays then stay in cache.
+EXP_ROWS = 2048
+
+
+def _exp_row_sums(values: np.ndarray) -> np.ndarray:
+    """`lib.exact.exp(values).sum(axis=1)`, the same bits: exp works entry by entry and each row is summed alone."""
+    return np.concatenate(
+        [exact.exp(values[start : start + EXP_ROWS]).sum(axis=1) for start in range(0, max(len(values), 1), EXP_ROWS)]
+    )
 
 
 def membership_weights(

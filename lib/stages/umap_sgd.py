@@ -9,6 +9,8 @@ with one weight each.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from lib import exact
@@ -56,18 +58,25 @@ def _solve_damped(jacobian: np.ndarray, residual: np.ndarray, damping: float) ->
     return np.array([(g0 * n11 - n01 * g1) / determinant, (n00 * g1 - n01 * g0) / determinant])
 
 
-def _power(x: np.ndarray, exponent: np.float32) -> np.ndarray:
-    """x ** exponent for positive float32 `x`, as e^(exponent ln x): NumPy's float32 power is SVML's
+def _power(x: np.ndarray, exponent: np.float32, out: np.ndarray) -> np.ndarray:
+    """x ** exponent for positive float32 `x`, as e^(exponent ln x), into `out`: NumPy's float32 power is SVML's
     on AVX-512 and the C library's elsewhere, but its float32 exp and log give the same bits on
     AVX2 and AVX-512 (not on CPUs with neither). `lib.exact.power` is the same everywhere but far
     slower, and the SGD takes powers for every sampled edge and negative sample of every epoch
     (docs/reproducibility.md)."""
-    return np.exp(exponent * np.log(x))
+    np.log(x, out=out)
+    out *= exponent
+    return np.exp(out, out=out)
 
 
 def epochs_per_sample(weights: np.ndarray) -> np.ndarray:
     """Every how many epochs an edge is sampled: the strongest edge every epoch, the others in proportion."""
     return weights.max() / weights
+
+
+# Edges and negative samples go through an epoch this many at a time, in work arrays made once: a chunk's
+# arrays stay in the core's cache, where arrays of a whole epoch (megabytes, each faulted in afresh) did not.
+CHUNK = 32_768
 
 
 def optimize_layout(
@@ -92,17 +101,19 @@ def optimize_layout(
     With `move_other` (fitting) the tails are the heads' own layout and both ends move; without it
     (placing new points) only `head_layout` moves and the tails and negative samples come from the fixed `tail_layout`.
     `node_clip` bounds each point's summed step per epoch, as umap-learn's clip bounds one edge's step.
+
+    Points are complex64 x + iy: one gather fetches both coordinates and one `np.add.at` sums both
+    components of the steps, each by the same float32 operations, in the same order, as on its own.
     """
-    # x and y as separate contiguous arrays: gathering from 1-D arrays is faster than from rows of (n, 2).
-    x, y = np.ascontiguousarray(head_layout[:, 0]), np.ascontiguousarray(head_layout[:, 1])
-    ox, oy = (
-        (x, y) if move_other else (np.ascontiguousarray(tail_layout[:, 0]), np.ascontiguousarray(tail_layout[:, 1]))
-    )
-    n_head, n_tail = len(x), len(ox)
+    layout = _as_complex(head_layout)
+    other = layout if move_other else _as_complex(tail_layout)
+    head, tail = np.asarray(head, dtype=np.intp), np.asarray(tail, dtype=np.intp)  # indexing converts others each time
     per_sample = epochs_per_sample(weights).astype(np.float64)
     next_sample = per_sample.copy()
     a32, b32 = np.float32(a), np.float32(b)
-    two_ab, two_gb = np.float32(2.0 * a32 * b32), np.float32(2.0 * gamma * b32)
+    curve = _Curve(np.float32(2.0 * a32 * b32), np.float32(2.0 * gamma * b32), a32, b32)
+    work = _Work(max(CHUNK, negative_sample_rate), negative_sample_rate)
+    attract = np.empty(len(head), dtype=np.complex64)
     for epoch in range(n_epochs):
         alpha = np.float32(initial_alpha * (1.0 - epoch / n_epochs))
         due = np.flatnonzero(next_sample <= epoch)
@@ -110,33 +121,127 @@ def optimize_layout(
             continue
         next_sample[due] += per_sample[due]
         h, t = head[due], tail[due]
-        dx, dy = x[h] - ox[t], y[h] - oy[t]
-        d2 = dx * dx + dy * dy
-        d2 = np.maximum(d2, np.float32(1e-12))  # coincident points: no attraction (dx = dy = 0)
-        pow_b = _power(d2, b32)
-        coef = -two_ab * pow_b / (d2 * (a32 * pow_b + 1))
-        ax, ay = np.clip(coef * dx, -CLIP, CLIP), np.clip(coef * dy, -CLIP, CLIP)
-
-        neg_h = np.repeat(h, negative_sample_rate)
-        neg_t = rng.integers(0, n_tail, size=len(neg_h), dtype=np.int32)
-        nx, ny = x[neg_h] - ox[neg_t], y[neg_h] - oy[neg_t]
-        nd2 = nx * nx + ny * ny
-        apart = nd2 > 0
-        nd2 = np.maximum(nd2, np.float32(1e-12))
-        ncoef = two_gb / ((np.float32(0.001) + nd2) * (a32 * _power(nd2, b32) + 1))
-        # umap-learn pushes coincident distinct points by the full clip in each axis, and skips a point drawn as its own sample.
-        rx = np.where(apart, np.clip(ncoef * nx, -CLIP, CLIP), CLIP)
-        ry = np.where(apart, np.clip(ncoef * ny, -CLIP, CLIP), CLIP)
+        here = layout[h]
+        for start in range(0, len(h), CHUNK):
+            stop = min(len(h), start + CHUNK)
+            delta = work.delta(here[start:stop], other, t[start:stop])
+            _attraction(delta, curve, work, out=attract[start:stop])
+        neg_t = rng.integers(0, len(other), size=len(h) * negative_sample_rate, dtype=np.int32)
+        step = np.zeros(len(layout), dtype=np.complex64)
+        np.add.at(step, h, attract[: len(h)])
+        for start in range(0, len(h) if negative_sample_rate else 0, work.edges):
+            stop = min(len(h), start + work.edges)
+            samples = neg_t[start * negative_sample_rate : stop * negative_sample_rate]
+            repel, close = _repulsion(work.delta(here[start:stop], other, samples, repeat=True), curve, work)
+            points = work.repeated(h[start:stop])  # each sample's point
+            if move_other:  # a point drawn as its own negative sample is skipped, as umap-learn does
+                repel[close[points[close] == samples[close]]] = 0
+            np.add.at(step, points, repel)
         if move_other:
-            self_drawn = neg_h == neg_t
-            rx[self_drawn] = 0
-            ry[self_drawn] = 0
+            np.subtract.at(step, t, attract[: len(h)])
+        for part, moved in ((step.real, layout.real), (step.imag, layout.imag)):
+            moved += alpha * np.clip(part, -node_clip, node_clip)
+    return np.column_stack([layout.real, layout.imag])
 
-        for coord, attract, repel in ((x, ax, rx), (y, ay, ry)):
-            step = np.zeros(n_head, dtype=np.float32)
-            np.add.at(step, h, attract)
-            np.add.at(step, neg_h, repel)
-            if move_other:
-                np.subtract.at(step, t, attract)
-            coord += alpha * np.clip(step, -node_clip, node_clip)
-    return np.column_stack([x, y])
+
+class _Curve(NamedTuple):
+    two_ab: np.float32  # 2ab, of the attraction
+    two_gb: np.float32  # 2 gamma b, of the repulsion
+    a: np.float32
+    b: np.float32
+
+
+class _Work:
+    """Work arrays for `size` samples, reused by every chunk; `edges` edges' negative samples fill them."""
+
+    def __init__(self, size: int, negative_sample_rate: int):
+        self.rate = negative_sample_rate
+        self.edges = max(1, size // max(negative_sample_rate, 1))
+        self.repeat_index = np.repeat(np.arange(self.edges), negative_sample_rate)  # edge of each sample
+        self.differences = np.empty(size, dtype=np.complex64)
+        self.gathered = np.empty(size, dtype=np.complex64)
+        self.steps = np.empty(size, dtype=np.complex64)
+        self.squares = np.empty(2 * size, dtype=np.float32)
+        self.d2 = np.empty(size, dtype=np.float32)
+        self.coef = np.empty(size, dtype=np.float32)
+        self.index = np.empty(size, dtype=np.intp)
+        self.points = np.empty(size, dtype=np.intp)
+        self.flags = np.empty(size, dtype=bool)
+
+    def delta(self, here: np.ndarray, other: np.ndarray, index: np.ndarray, repeat: bool = False) -> np.ndarray:
+        """`here` (each `rate` times with `repeat`) less `other`[`index`], complex64, in the work arrays."""
+        n = len(index)
+        np.copyto(self.index[:n], index)  # as intp, once: `take` would convert it itself
+        gathered = np.take(other, self.index[:n], out=self.gathered[:n], mode="clip")  # in range: clip is a no-op
+        if repeat:
+            here = np.take(here, self.repeat_index[:n], out=self.differences[:n], mode="clip")
+        return np.subtract(here, gathered, out=self.differences[:n])
+
+    def coincident(self, d2: np.ndarray) -> np.ndarray:
+        """Positions where squared distances `d2` are not positive (0, or nan from a broken layout)."""
+        if d2.min() > 0:  # most chunks: only a point drawn as its own sample, or a copy of it, makes a 0
+            return np.zeros(0, dtype=np.intp)
+        flags = np.greater(d2, 0, out=self.flags[: len(d2)])
+        return np.flatnonzero(np.logical_not(flags, out=flags))
+
+    def repeated(self, values: np.ndarray) -> np.ndarray:
+        """intp `values`, each `rate` times, in the work arrays."""
+        n = len(values) * self.rate
+        return np.take(values, self.repeat_index[:n], out=self.points[:n], mode="clip")
+
+
+def _as_complex(layout: np.ndarray) -> np.ndarray:
+    """A new complex64 (n,) array x + iy of an (n, 2) layout."""
+    return np.ascontiguousarray(layout, dtype=np.float32).view(np.complex64).ravel().copy()
+
+
+def _attraction(delta: np.ndarray, curve: _Curve, work: _Work, out: np.ndarray) -> None:
+    """Into `out`, each sampled edge's attracting step (complex64, clipped at `CLIP` in each axis) from
+    `delta`, its head less its tail."""
+    d2 = _squared_lengths(delta, work)
+    np.maximum(d2, np.float32(1e-12), out=d2)  # coincident points: no attraction (dx = dy = 0)
+    # -2ab d^(2b) / (d^2 (a d^(2b) + 1)), in place: each product as it would be in one expression
+    coef = _power(d2, curve.b, out=work.coef[: len(d2)])
+    denominator = np.multiply(curve.a, coef, out=work.squares[: len(d2)])
+    denominator += 1
+    denominator *= d2
+    coef *= -curve.two_ab
+    coef /= denominator
+    _clipped_times(coef, delta, out)
+
+
+def _repulsion(delta: np.ndarray, curve: _Curve, work: _Work) -> tuple[np.ndarray, np.ndarray]:
+    """Each negative sample's repelling step (complex64 in the work arrays, clipped at `CLIP` in each
+    axis) from `delta`, its point less the sample, and the positions of the samples that coincide with
+    their point, pushed by the full clip in each axis as umap-learn pushes coincident distinct points."""
+    d2 = _squared_lengths(delta, work)
+    close = work.coincident(d2)
+    np.maximum(d2, np.float32(1e-12), out=d2)
+    # 2 gamma b / ((0.001 + d^2) (a d^(2b) + 1)), in place: each product as it would be in one expression
+    coef = _power(d2, curve.b, out=work.coef[: len(d2)])
+    coef *= curve.a
+    coef += 1
+    d2 += np.float32(0.001)
+    coef *= d2
+    np.divide(curve.two_gb, coef, out=coef)
+    steps = work.steps[: len(d2)]
+    _clipped_times(coef, delta, steps)
+    steps[close] = complex(CLIP, CLIP)
+    return steps, close
+
+
+def _squared_lengths(delta: np.ndarray, work: _Work) -> np.ndarray:
+    """dx dx + dy dy (float32, in the work arrays) of complex64 dx + i dy."""
+    parts = delta.view(np.float32)
+    squares = np.multiply(parts, parts, out=work.squares[: len(parts)])  # dx^2, dy^2 alternating
+    return np.add(squares[0::2], squares[1::2], out=work.d2[: len(delta)])
+
+
+def _clipped_times(coef: np.ndarray, delta: np.ndarray, out: np.ndarray) -> None:
+    """Into complex64 `out`, `coef` dx + i `coef` dy of complex64 `delta` dx + i dy, each part clipped at `CLIP`."""
+    # On the parts side by side, as float32: contiguous operations, each product as `coef * dx` alone.
+    parts = out.view(np.float32)
+    parts[0::2] = coef
+    parts[1::2] = coef
+    parts *= delta.view(np.float32)
+    np.clip(parts, -CLIP, CLIP, out=parts)
