@@ -4,26 +4,27 @@ Candidates are runs of content words between stop words, punctuation, verbs and 
 closest a tagger-free extractor gets to noun phrases. An acronym the text defines ("graph neural
 networks (GNNs)") is one unit that reads as its long form wherever the text uses either.
 
-One module per concern: `words` (the word lists and tokens), `roles` (what the corpus uses each word
-as: verbs, gerunds, relational nouns, adjectives), `counting` (each text's phrases, counted and
-packed), `scoring` (`KeywordStatistics` and the score) and `dedup` (near-duplicates dropped). This
-module makes the corpus pass and holds the entry points.
+One module per concern: `words` (the word lists and tokens), `units` (the texts' units as numbers,
+end to end), `roles` (what the corpus uses each word as: verbs, gerunds, relational nouns,
+adjectives), `counting` (each text's phrases, counted), `scoring` (`KeywordStatistics` and the
+score) and `dedup` (near-duplicates dropped). This module makes the corpus pass and holds the entry
+points.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 import pandas as pd
 
 from lib.errors import ParameterError
-from lib.stages.acronyms import acronym_definitions, corpus_acronyms, long_form_index, text_units
+from lib.stages.acronyms import acronym_definitions, corpus_acronyms, long_form_index
 from lib.stages.phrases import display_case
 
-from .counting import _count_phrases, _Doc, _phrase_totals, _Unit
-from .roles import _chunks, _pieces, _tail_share, _word_roles
-from .scoring import CorpusFactors, KeywordStatistics, _best_phrases
+from .counting import _described, _phrase_table, _phrase_totals, _Phrases, _tail_share
+from .roles import _gerunds, _inside, _kept, _word_roles
+from .scoring import KeywordStatistics, _keyphrases
+from .units import _encode
 from .words import _tokens
 
 __all__ = ["KeywordStatistics", "extract_keywords", "keyword_statistics", "keywords_table"]
@@ -49,13 +50,14 @@ def extract_keywords(
     if top_n < 1:
         raise ParameterError(f"top_n must be at least 1; got {top_n}")
     if statistics is None:
-        statistics, docs = _corpus(texts)
+        statistics, table = _corpus(texts)
     else:
         tokens = _tokens(texts)
-        units = _units(tokens, [acronym_definitions(t) for t in tokens], statistics.acronyms, statistics.long_forms)
-        docs = _phrase_docs(units, statistics)
-    shared: dict[str, CorpusFactors] = {}
-    return [_best_phrases(doc, statistics, top_n, shared) for doc in docs]
+        units = _encode(tokens, [acronym_definitions(t) for t in tokens], statistics.acronyms, statistics.long_forms)
+        del tokens
+        kept = _kept(units, _inside(units, statistics.verbs, statistics.maybe_verbs), statistics.gerunds)
+        table = _phrase_table(units, kept, _described(units, statistics.relational))
+    return _keyphrases(table, statistics, top_n)
 
 
 def keyword_statistics(texts: Sequence[str]) -> KeywordStatistics:
@@ -63,42 +65,21 @@ def keyword_statistics(texts: Sequence[str]) -> KeywordStatistics:
     return _corpus(texts)[0]
 
 
-def _units(
-    tokens: Sequence[list[str]],
-    definitions: Sequence[Sequence[tuple[int, int, str, str]]],
-    acronyms: dict[str, str],
-    long_forms: dict[str, list[list[str]]],
-) -> list[list[tuple[str, int]]]:
-    """Each text's `text_units`, one tuple per distinct (unit, sentence) for all the texts: the units
-    of a corpus run to tens of millions, too many for a tuple each."""
-    pool: dict[tuple[str, int], tuple[str, int]] = {}
-    return [
-        [pool.setdefault(u, u) for u in text_units(t, d, acronyms, long_forms)] for t, d in zip(tokens, definitions)
-    ]
-
-
-def _corpus(texts: Sequence[str]) -> tuple[KeywordStatistics, list[_Doc]]:
+def _corpus(texts: Sequence[str]) -> tuple[KeywordStatistics, _Phrases]:
     """The corpus statistics of `texts` and each text's counted phrases, in one pass over them."""
-    # Each step's input is let go as soon as the next is made: over a corpus every one of them holds
-    # a reference per word of every text.
     tokens = _tokens(texts)
     definitions = [acronym_definitions(t) for t in tokens]
     acronyms = corpus_acronyms(definitions)
     long_forms = long_form_index(acronyms.values())
-    units = _units(tokens, definitions, acronyms, long_forms)
-    del tokens, definitions
+    units = _encode(tokens, definitions, acronyms, long_forms)
+    del tokens, definitions  # a reference per word of every text
     verbs, maybe_verbs, relational = _word_roles(units)
-    runs, gerunds = _chunks(units, verbs, maybe_verbs)
-    words: Counter = Counter()
-    tails: Counter = Counter()
-    described: dict[str, _Unit] = {}
-    docs = []
-    # Taken from the end, so each text's units go once its phrases are counted.
-    units.reverse()
-    runs.reverse()
-    while units:
-        docs.append(_count_phrases(_pieces(units.pop(), runs.pop(), gerunds), described, relational, words, tails))
-    document_frequency, uses, ends = _phrase_totals(docs)
+    inside = _inside(units, verbs, maybe_verbs)
+    gerunds = _gerunds(units, inside)
+    kept = _kept(units, inside, gerunds)
+    described = _described(units, relational)
+    table = _phrase_table(units, kept, described)
+    document_frequency, uses, ends = _phrase_totals(table)
     statistics = KeywordStatistics(
         n=len(texts),
         acronyms=acronyms,
@@ -107,23 +88,14 @@ def _corpus(texts: Sequence[str]) -> tuple[KeywordStatistics, list[_Doc]]:
         maybe_verbs=frozenset(maybe_verbs),
         relational=frozenset(relational),
         gerunds=frozenset(gerunds),
-        tail=_tail_share(words, tails),
+        tail=_tail_share(units, kept, described),
+        phrases=table.phrases,
         document_frequency=document_frequency,
         uses=uses,
         ends=ends,
         cased=display_case(texts),
     )
-    return statistics, docs
-
-
-def _phrase_docs(units: Sequence[Sequence[tuple[str, int]]], statistics: KeywordStatistics) -> list[_Doc]:
-    """Each text's counted phrases, its words' roles taken from the corpus's statistics."""
-    runs, _ = _chunks(units, statistics.verbs, statistics.maybe_verbs)
-    described: dict[str, _Unit] = {}
-    return [
-        _count_phrases(_pieces(own, own_runs, statistics.gerunds), described, statistics.relational)
-        for own, own_runs in zip(units, runs)
-    ]
+    return statistics, table
 
 
 def keywords_table(

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
+from itertools import repeat
 
 from lib.stages.phrases import singular_word
 
@@ -13,12 +14,13 @@ from .words import GENERIC_HEADS
 
 def _distinct(
     ranked: Sequence[str],
-    in_text: Mapping[str, int],
-    score: Mapping[str, float],
+    in_text: Sequence[int],
+    score: Sequence[float],
     top_n: int,
-    in_corpus: Mapping[str, int] | None = None,
-) -> list[str]:
-    """The best `top_n` of `ranked` (singular keys) with no phrase inside another chosen one.
+    in_corpus: Sequence[int] | None = None,
+) -> list[int]:
+    """The places in `ranked` (singular keys) of its best `top_n` with no phrase inside another
+    chosen one; `in_text`, `score` and `in_corpus` (uses in the corpus) are each one's, in order.
 
     A longer phrase takes the place of a chosen shorter one inside it ("privacy" -> "differential
     privacy") when the shorter mostly occurs inside it, in the text and in the corpus (`in_corpus`,
@@ -31,31 +33,35 @@ def _distinct(
     phrases that overlap in two words or more ("receiver operating characteristic", "operating
     characteristic curve") are one concept cut in two: only the better is kept.
     """
-    chosen: list[str] = []
-    spaced: list[str] = []
-    candidates = set(ranked)
-    for phrase in ranked:
+    chosen: list[int] = []
+    spaced: list[str] = []  # the chosen phrases' stems, space-padded
+    candidates: set[str] | None = None  # made once a generic head needs it
+    for at, phrase in enumerate(ranked):
         rest, _, head = phrase.rpartition(" ")
-        if head in GENERIC_HEADS and rest in candidates:  # "reasoning capability": "reasoning" says it
-            continue
-        key = f" {' '.join(_stem(w) for w in phrase.replace('-', ' ').split())} "
+        if head in GENERIC_HEADS:
+            candidates = set(ranked) if candidates is None else candidates
+            if rest in candidates:  # "reasoning capability": "reasoning" says it
+                continue
+        words = phrase.replace("-", " ").split()
+        key = f" {' '.join(map(_stem, words))} "
         # Only phrases of three words or more can overlap in two without one holding the other.
-        long = key.count(" ") > 3
-        if any(key in c or (long and c.count(" ") > 3 and _overlap(key, c)) for c in spaced):
+        if any(map(str.__contains__, spaced, repeat(key))) or (
+            len(words) > 2 and any(c.count(" ") > 3 and _overlap(key, c) for c in spaced)
+        ):
             continue
-        inner = [i for i, c in enumerate(spaced) if c in key]
-        if inner:
+        if any(map(key.__contains__, spaced)):
+            inner = [i for i, c in enumerate(spaced) if c in key]
             if head not in GENERIC_HEADS and all(
-                in_text[chosen[i]] < 2 * in_text[phrase]
-                and 2 * score[phrase] >= score[chosen[i]]
-                and (in_corpus is None or in_corpus[chosen[i]] < 2 * in_corpus[phrase])
+                in_text[chosen[i]] < 2 * in_text[at]
+                and 2 * score[at] >= score[chosen[i]]
+                and (in_corpus is None or in_corpus[chosen[i]] < 2 * in_corpus[at])
                 for i in inner
             ):
-                chosen[inner[0]], spaced[inner[0]] = phrase, key
+                chosen[inner[0]], spaced[inner[0]] = at, key
                 chosen = [c for i, c in enumerate(chosen) if i not in inner[1:]]
                 spaced = [c for i, c in enumerate(spaced) if i not in inner[1:]]
             continue
-        chosen.append(phrase)
+        chosen.append(at)
         spaced.append(key)
         if len(chosen) == top_n:
             break

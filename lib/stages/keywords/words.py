@@ -7,6 +7,7 @@ import re
 import sys
 import unicodedata
 from collections.abc import Sequence
+from itertools import chain
 
 from lib.stages.phrases import NOT_PROSE, STOP_WORDS
 
@@ -71,7 +72,8 @@ _DETERMINERS = frozenset("the a an this these those its their our his her such e
 _BEFORE_VERB = frozenset("to we can may will also could would should might must they it not that which who".split())
 _AUXILIARIES = frozenset("has have had been".split())  # before a participle: "has gained"
 # "Kullback–Leibler" is one word; "Newton's method" and "Occam's razor" name one concept each.
-_JOINED_DASH = re.compile(r"(?<=[^\W\d_])[\u2010\u2011\u2013](?=[^\W\d_])")
+# The dash comes first, the letter before it in a look-behind: a search for the dash alone is fast.
+_JOINED_DASH = re.compile(r"[\u2010\u2011\u2013](?<=[^\W\d_].)(?=[^\W\d_])")
 # Words may hold any letters ("Rényi", "Nyström"); anything else but white space is a break.
 _CASED_TOKEN = re.compile(
     r"[A-Z][^\W\d_A-Z]+['\u2019]s(?![^\W\d_])|[^\W\d_][^\W_]*(?:[-+][^\W_]+)*\+?|\d+[^\W\d_][^\W_]*(?:-[^\W_]+)*|\d+(?:[.,]\d+)*|[^\w\s]|_"
@@ -79,14 +81,25 @@ _CASED_TOKEN = re.compile(
 
 
 def _tokens(texts: Sequence[str]) -> list[list[str]]:
-    # NFKC folds ligatures and superscripts ("ﬁrst" -> "first", "M²IV" -> "M2IV"). One string per
-    # distinct token, not one per use: a corpus's tokens run to tens of millions.
-    return [
-        [
-            sys.intern(token)
-            for token in _CASED_TOKEN.findall(
-                _JOINED_DASH.sub("-", NOT_PROSE.sub(" . ", unicodedata.normalize("NFKC", text)))
-            )
-        ]
-        for text in texts
-    ]
+    """Each text's cased tokens: words, numbers and punctuation marks (`_CASED_TOKEN`)."""
+    # NFKC folds ligatures and superscripts ("ﬁrst" -> "first", "M²IV" -> "M2IV").
+    chunks = _Chunks()
+    return [list(chain.from_iterable(map(chunks.__getitem__, _prose(text).split()))) for text in texts]
+
+
+class _Chunks(dict[str, tuple[str, ...]]):
+    """White-space-free chunk of a text -> its tokens. No token spans white space (`_CASED_TOKEN`
+    matches none, and what follows a chunk is never a letter), so a text's tokens are its chunks',
+    and a corpus repeats most chunks ("the", "model,"): each is matched once."""
+
+    def __missing__(self, chunk: str) -> tuple[str, ...]:
+        # One string per distinct token, not one per use: a corpus's tokens run to tens of millions.
+        self[chunk] = tokens = tuple(map(sys.intern, _CASED_TOKEN.findall(chunk)))
+        return tokens
+
+
+def _prose(text: str) -> str:
+    """`text` in NFKC, markup cut out and joining dashes made hyphens."""
+    text = NOT_PROSE.sub(" . ", unicodedata.normalize("NFKC", text))
+    # The dashes are not ASCII: most texts skip the regex.
+    return text if text.isascii() else _JOINED_DASH.sub("-", text)
