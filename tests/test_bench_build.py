@@ -1,6 +1,5 @@
 """bench/build.py's pure helpers, and the floor's settings matching the embedder's. No timing: machines are noisy."""
 
-import math
 import sys
 from pathlib import Path
 
