@@ -13,6 +13,7 @@ import json
 import re
 import urllib.parse
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -223,6 +224,8 @@ def openreview_id(link: Any) -> str:
 def openreview_forum(text: str, *, bare_id: bool = False) -> str:
     """The canonical forum link of an OpenReview link (or, with `bare_id`, of a forum id alone); else ""."""
     text = text.strip()
+    if not text:  # most lists' records have no such link: no URL to parse
+        return ""
     found = openreview_id(text) or (text if bare_id and _OPENREVIEW_ID.match(text) and not text.isdigit() else "")
     return f"https://openreview.net/forum?id={found}" if found else ""
 
@@ -277,10 +280,16 @@ def fields(names: Iterable[Any], values: Iterable[Any]) -> dict[str, Any]:
     cannot hide the text."""
     record: dict[str, Any] = {}
     for name, value in zip(names, values):
-        key = str(name).strip().lower()
-        if is_missing(record.get(key)):
+        key = _field_name(name) if type(name) is str else _field_name(str(name))
+        if key not in record or is_missing(record[key]):
             record[key] = value
     return record
+
+
+@lru_cache(maxsize=1024)
+def _field_name(name: str) -> str:
+    """A field's name as `fields` matches it, worked out once per name, not once per record."""
+    return name.strip().lower()
 
 
 def is_missing(value: Any) -> bool:

@@ -171,8 +171,13 @@ def _math(formula: str) -> str:
 
 def _wrapped(text: str) -> str:
     for _ in range(3):  # nested wrappers, innermost first: \textbf{\emph{x}}
+        if "\\" not in text:  # each of these commands starts with one
+            break
+        before = text
         text = _HREF.sub(r"\1", _WRAPPER.sub(r"\1", text))
         text = _FRACTION.sub(_fraction, _ACCENT.sub(_accent, text))
+        if text == before:  # nothing left to unwrap: another round would change nothing either
+            break
     return text
 
 

@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -124,12 +125,18 @@ def papers_from_bytes(raw: bytes, path: Path, input_format: str = "auto") -> Loa
 
 def _defaults_from_name(name: str) -> dict[str, Any]:
     """Venue and year from a file stem or heading such as `icml2025_papers` or `ICML 2025 papers`."""
+    found = _venue_year(name)
+    return {"venue": found[0], "year": found[1]} if found else {}
+
+
+@lru_cache(maxsize=1024)
+def _venue_year(name: str) -> tuple[str, int] | None:
+    """`_defaults_from_name` as a pair, worked out once per name: every record of a list names its venue."""
     match = _VENUE_YEAR.match(name)
     if not match or not match.group(1):
-        return {}
+        return None
     venue = re.sub(r"[_\-]+", " ", match.group(1)).strip(" ./")
-    spelled = VENUE_NAMES.get(venue.upper(), venue.upper() if venue.islower() else venue)
-    return {"venue": spelled, "year": int(match.group(2))}
+    return VENUE_NAMES.get(venue.upper(), venue.upper() if venue.islower() else venue), int(match.group(2))
 
 
 def _normalize(records: Records, defaults: dict[str, Any], report: LoadReport) -> pd.DataFrame:
@@ -171,24 +178,29 @@ def _normalize(records: Records, defaults: dict[str, Any], report: LoadReport) -
     report.loaded = len(rows)
     if not rows:
         return empty_table(PAPER_COLUMNS)
-    table = pd.DataFrame(rows)
+    # Column by column, as Python objects: a frame from a list of row dicts first stacks them into a
+    # 2-D object array, and one guessing dtypes converts text columns that `conform` converts again.
+    table = pd.DataFrame({column: [row[column] for row in rows] for column in rows[0]}, dtype=object)
     table["same_as"] = same_as(table)
     return conform(table, PAPER_COLUMNS)
 
 
 def _row(record: Mapping[str, Any], defaults: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
     lowered = fields(record.keys(), record.values())
+    present = _aliases_present(tuple(lowered))
 
     def pick(column: str) -> Any:
-        for alias in FIELD_ALIASES[column]:
-            value = lowered.get(alias)
+        for alias in present[column]:
+            value = lowered[alias]
             if not is_missing(value):
                 return value
         return None
 
     def text(column: str, limit: int | None = None) -> str:
-        value = pick(column)
-        if isinstance(value, bool) or _is_container(value):
+        value = pick(column) if present[column] else None
+        if value is None:  # most columns of most lists: nothing to clean or report
+            return ""
+        if type(value) is not str and (isinstance(value, bool) or _is_container(value)):
             warnings.append(f"{column} is a {type(value).__name__}, expected text; left empty")
             return ""
         cleaned = _clean(value)
@@ -227,6 +239,14 @@ def _row(record: Mapping[str, Any], defaults: dict[str, Any], warnings: list[str
     return row
 
 
+@lru_cache(maxsize=256)
+def _aliases_present(names: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Per papers-table column, its `FIELD_ALIASES` among a record's field `names`, in alias order.
+
+    A list's records share their field names: this is worked out once per list, not per record and alias."""
+    return {column: tuple(a for a in aliases if a in names) for column, aliases in FIELD_ALIASES.items()}
+
+
 def _is_container(value: Any) -> bool:
     """A list, dict or array (Parquet list cells are NumPy arrays): never usable as text."""
     return isinstance(value, (list, tuple, dict)) or getattr(value, "ndim", 0) > 0
@@ -234,6 +254,14 @@ def _is_container(value: Any) -> bool:
 
 def _clean(value: Any) -> str:
     """Text as one line: Unicode NFC, control characters dropped, whitespace collapsed."""
+    if type(value) is str and value.isprintable():
+        # Printable text has no control character, lone surrogate or whitespace but " ", nor has its
+        # NFC form (checked over all of Unicode); ASCII is NFC already. Most text is one line with
+        # single spaces, and stays as it is.
+        text = value if value.isascii() else unicodedata.normalize("NFC", value)
+        if "  " in text or text[:1] == " " or text[-1:] == " ":
+            return " ".join(text.split())
+        return text
     if isinstance(value, bool) or is_missing(value):
         return ""
     if isinstance(value, float) and value.is_integer():
@@ -247,8 +275,8 @@ def _as_list(value: Any, warnings: list[str], column: str) -> list[str]:
         return []
     if isinstance(value, str):
         separator = ";" if ";" in value else ","
-        parts = value.split(separator)
-    elif isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) > 0:  # not NumPy scalars
+        return [item for item in map(_clean, value.split(separator)) if item]  # text only: nothing to drop
+    if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) > 0:  # not NumPy scalars
         parts = list(value.tolist() if hasattr(value, "tolist") else value)
     else:
         warnings.append(f"{column} is a {type(value).__name__}, expected a list or text; left empty")
