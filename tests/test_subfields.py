@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import SEED_SAMPLE, planted_records
+from scipy import sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from lib.errors import ParameterError, TaxonomyError
@@ -256,6 +257,27 @@ def test_tfidf_rows_weigh_phrases_as_scikit_learns_vectorizer():
     weights = tfidf_rows(counts)[:, np.argsort([vectorizer.vocabulary_[p] for p in phrases])]  # its columns sorted
     assert weights.shape == expected.shape
     np.testing.assert_allclose(weights.toarray(), expected.toarray(), rtol=0, atol=1e-15)
+
+
+def test_phrase_counts_count_each_texts_candidate_phrases_numbered_as_first_met():
+    # `phrase_counts` works on all the texts' tokens at once: the same as counting `candidate_phrases`
+    # text by text, run by run, across texts that end and start with a word and texts of no word.
+    texts = [
+        *analysis_texts(load_papers(SEED_SAMPLE).papers),
+        "",
+        "the of and",
+        "model model models",
+        "Deep models",
+        "learning rate of deep models, 3d-vision for C++ code (see https://x.org) with $O(n)$ cost",
+    ]
+    counts, phrases = phrase_counts(texts)
+    met = [candidate_phrases(text) for text in texts]
+    assert phrases == list(dict.fromkeys(p for phrases_of_text in met for p in phrases_of_text))
+    column = {p: i for i, p in enumerate(phrases)}
+    rows = [row for row, phrases_of_text in enumerate(met) for _ in phrases_of_text]
+    columns = [column[p] for phrases_of_text in met for p in phrases_of_text]
+    expected = sparse.csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, columns)), shape=counts.shape)
+    assert counts.dtype == np.int32 and counts.has_canonical_format and (counts != expected).nnz == 0
 
 
 def test_counts_of_more_texts_stacked_on_a_lists_equal_the_counts_of_both():

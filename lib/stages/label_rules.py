@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from itertools import chain, compress
+from itertools import compress, filterfalse
 
 import numpy as np
 
-from lib.stages.phrases import singular, singular_word
+from lib.stages.phrases import singular, singular_word, written_chunks
 
 # Words that describe the whole field: a phrase made only of them ("deep neural networks") names no topic.
 # Every paper of the field has data, an algorithm, training and an analysis, so those words are the field's too.
@@ -44,7 +44,7 @@ def vague_words(is_one_word: np.ndarray, region_users: np.ndarray, totals: np.nd
 
 def is_field_phrase(phrase: str) -> bool:
     """Whether a phrase is made only of whole-field words ("machine learning", "neural networks", "AI")."""
-    return all(singular_word(w) in FIELD_WORDS for w in phrase.lower().replace("-", " ").split())
+    return FIELD_WORDS.issuperset(map(singular_word, phrase.lower().replace("-", " ").split()))
 
 
 # A label names a thing: a phrase ending in a modifier ("Robust", "Multi-modal", "learning robust")
@@ -86,23 +86,40 @@ _VERB_MARKERS = frozenset(
 )
 # ... and a noun after these ("the distribution").
 _ARTICLES = frozenset("the a an this these that each its their our every".split())
+_ROLE = {**dict.fromkeys(_VERB_MARKERS, "marker"), **dict.fromkeys(_ARTICLES, "article")}
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:[-+][a-z0-9]+)*")
 
 
-def verb_words(texts: Sequence[str]) -> set[str]:
+def verb_words(texts: Sequence[str], chunks: Counter | None = None) -> set[str]:
     """One-word phrases (singular form) the texts use mostly as verbs: at least a third of their uses
-    follow a verb marker ("we", "to", "can", "has"), and more than follow an article. A verb names no topic."""
-    # Counted by word as written, then folded into singulars: one `singular` per distinct word, not
-    # one per word of every text.
+    follow a verb marker ("we", "to", "can", "has"), and more than follow an article. A verb names no topic.
+
+    `chunks`: `written_chunks(texts)`, when counted beforehand."""
+    # The words (lower-cased) are read once per distinct chunk between white space, which no word
+    # spans (`written_chunks`); the texts then only tell which chunk follows one ending in a marker
+    # or an article. Counted by word as written, then folded into singulars: one `singular` per
+    # distinct word, not one per word of every text.
     uses: Counter = Counter()
-    after_marker: Counter = Counter()
-    after_article: Counter = Counter()
-    for text in texts:
-        words = _WORD.findall(text.lower())
-        uses.update(words)
-        # Each word whose predecessor is a marker, picked in C: a generator over pairs was the slow part.
-        after_marker.update(compress(words, map(_VERB_MARKERS.__contains__, chain(["."], words))))
-        after_article.update(compress(words, map(_ARTICLES.__contains__, chain(["."], words))))
+    after: dict[str, Counter] = {"marker": Counter(), "article": Counter()}
+    first_word: dict[str, str] = {}
+    ending_in: dict[str, set[str]] = {"marker": set(), "article": set()}
+    wordless: set[str] = set()
+    for chunk, n in (written_chunks(texts) if chunks is None else chunks).items():
+        words = _WORD.findall(chunk.lower())
+        if not words:
+            wordless.add(chunk)
+            continue
+        first_word[chunk] = words[0]
+        if words[-1] in _ROLE:
+            ending_in[_ROLE[words[-1]]].add(chunk)
+        for word in words:
+            uses[word] += n
+        for before, word in zip(words, words[1:]):
+            if before in _ROLE:
+                after[_ROLE[before]][word] += n
+    for role, following in _chunks_after(texts, ending_in, wordless).items():
+        for chunk, n in following.items():
+            after[role][first_word[chunk]] += n
     singulars = {word: singular(word) for word in uses}
 
     def folded(counts: Counter) -> Counter:
@@ -111,14 +128,30 @@ def verb_words(texts: Sequence[str]) -> set[str]:
             by_singular[singulars[word]] += n
         return by_singular
 
-    total, marker, article = folded(uses), folded(after_marker), folded(after_article)
+    total, marker, article = folded(uses), folded(after["marker"]), folded(after["article"])
     return {w for w, n in marker.items() if n and 3 * n >= total[w] and n > article[w]}
 
 
-def nameable_phrases(keys: Iterable[str], shown: Iterable[str], texts: Sequence[str]) -> np.ndarray:
+def _chunks_after(texts: Iterable[str], ending_in: dict[str, set[str]], wordless: set[str]) -> dict[str, Counter]:
+    """Per role (`ending_in`: the chunks whose last word has it), how often each chunk of `texts`
+    follows one of its chunks; `wordless` chunks, of no word, are skipped as a word's predecessor is."""
+    after: dict[str, Counter] = {role: Counter() for role in ending_in}
+    for text in texts:
+        chunks = text.split()
+        if not wordless.isdisjoint(chunks):
+            chunks = list(filterfalse(wordless.__contains__, chunks))
+        # The chunks after one ending in a role's word, picked in C: a generator over pairs was slow.
+        for role, ending in ending_in.items():
+            after[role].update(compress(chunks[1:], map(ending.__contains__, chunks)))
+    return after
+
+
+def nameable_phrases(
+    keys: Iterable[str], shown: Iterable[str], texts: Sequence[str], chunks: Counter | None = None
+) -> np.ndarray:
     """Which phrases (folded `keys`, and as `shown`) name a thing: none ending in a modifier, none the
-    `texts` use as verbs (`verb_words`), none ending in an auxiliary verb."""
-    verbs = verb_words(texts)
+    `texts` use as verbs (`verb_words`; `chunks` as it takes them), none ending in an auxiliary verb."""
+    verbs = verb_words(texts, chunks)
     return np.array(
         [
             not _is_modifier(key) and key not in verbs and show.lower().rsplit(" ", 1)[-1] not in _AUXILIARY_VERBS

@@ -10,9 +10,10 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from itertools import chain, groupby
+from itertools import chain, count, groupby
 
 import numpy as np
+import pandas as pd
 from scipy import sparse
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -37,7 +38,9 @@ GENERIC_WORDS = frozenset(
 )
 STOP_WORDS = ENGLISH_STOP_WORDS | GENERIC_WORDS
 
-_TOKEN = re.compile(r"[a-z][a-z0-9]*(?:[-+][a-z0-9]+)*\+?|\d+[a-z][a-z0-9-]*|[.,;:!?()\[\]{}\"]")
+# Repeats are possessive (*+, ++): what follows one never starts with a character it takes, so it
+# never gives one back, and the regex engine skips keeping the state to try that (a tenth faster).
+_TOKEN = re.compile(r"[a-z][a-z0-9]*+(?:[-+][a-z0-9]++)*+\+?|\d++[a-z][a-z0-9-]*+|[.,;:!?()\[\]{}\"]")
 # URLs, LaTeX commands and inline maths are markup, not phrases.
 NOT_PROSE = re.compile(r"https?://\S+|www\.\S+|\\[a-z]+|\$[^$]*\$")
 MAX_NGRAM = 3  # `candidate_phrases` spells out its 2- and 3-word phrases
@@ -88,9 +91,95 @@ PhraseCounts = tuple[sparse.csr_matrix, list[str]]
 def phrase_counts(texts: Sequence[str]) -> PhraseCounts:
     """How often each text (row) uses each candidate phrase (column), and the phrases, in the order
     first met: what scikit-learn's CountVectorizer counts, without its dict per text, its Python int
-    per use and its sort of every phrase (2 million over a corpus) that no caller needs."""
-    column_of = _Numbering()
-    return _counted(map(candidate_phrases, texts), column_of), list(column_of)
+    per use and its sort of every phrase (2 million over a corpus) that no caller needs.
+
+    The counts of `candidate_phrases` of each text, worked out on the token numbers of all the texts at
+    once: a phrase string is spelled once per phrase, not once per use (11 million over a corpus), and
+    runs, n-grams and their first uses are NumPy array operations."""
+    words, tokens, ends = _numbered_tokens(texts)
+    # Token i is a word (no break); token i and i + 1 are a run's (both words of one text).
+    is_word = ~np.fromiter(map(_BREAKS.__contains__, words), dtype=bool, count=len(words))[tokens]
+    text_starts = np.zeros(len(tokens) + 1, dtype=bool)
+    text_starts[ends] = True
+    joined = np.append(is_word[:-1] & is_word[1:] & ~text_starts[1:-1], False)
+    # Where each n-gram starts, and which n-gram it is: numbered as first met among those of its length.
+    starts = [np.flatnonzero(is_word).astype(np.int32), np.flatnonzero(joined).astype(np.int32)]
+    go_on = joined[starts[1] + 1]  # the 2-grams whose run goes on: a 3-gram is one of them and a word
+    starts.append(starts[1][go_on])
+    del joined
+    n_words = np.int64(len(words))
+    codes = [_factorized(tokens[starts[0]]), _factorized(tokens[starts[1]] * n_words + tokens[starts[1] + 1])]
+    codes.append(_factorized(codes[1][go_on] * n_words + tokens[starts[2] + 2]))
+    firsts = [at[_first_uses(code)] for at, code in zip(starts, codes)]
+    order = _order_met(is_word, text_starts, firsts)
+    # Each phrase spelled once, from its first use; the 1-grams, then the 2-grams, then the 3-grams.
+    vocabulary = np.array(words, dtype=object)
+    spelled = np.empty(len(order), dtype=object)
+    spelled[: len(firsts[0])] = vocabulary[tokens[firsts[0]]]
+    spelled[len(firsts[0]) :] = [
+        *map(" ".join, zip(vocabulary[tokens[firsts[1]]], vocabulary[tokens[firsts[1] + 1]])),
+        *map(" ".join, zip(*(vocabulary[tokens[firsts[2] + k]] for k in range(3)))),
+    ]
+    phrases = spelled[order].tolist()
+    # Arrays of the corpus's 16 million tokens go before the matrix is made: a build's peak memory.
+    del is_word, text_starts, tokens, vocabulary, spelled
+    row_of_token = np.repeat(np.arange(len(texts), dtype=np.int32), np.diff(ends))
+    rows = np.concatenate([row_of_token[at] for at in starts])
+    del row_of_token, starts
+    column = np.empty(len(order), dtype=np.int32)
+    column[order] = np.arange(len(order), dtype=np.int32)
+    offsets = np.cumsum([0, *map(len, firsts)])
+    columns = np.concatenate([column[code + offset] for offset, code in zip(offsets, codes)])
+    del codes
+    # From (row, column) pairs: scipy orders them by row, keeping each row's in turn, and sums repeats.
+    counts = sparse.csr_matrix(
+        (np.ones(len(columns), dtype=np.int32), (rows, columns)), shape=(len(texts), len(phrases))
+    )
+    return counts, phrases
+
+
+def _factorized(keys: np.ndarray) -> np.ndarray:
+    """`keys` numbered as first met, in 32 bits as the counts: one number per use, millions over a corpus."""
+    return pd.factorize(keys)[0].astype(np.int32)
+
+
+def _numbered_tokens(texts: Sequence[str]) -> tuple[list[str], np.ndarray, list[int]]:
+    """The distinct tokens of `texts` as first met, each token of the texts in turn as its number
+    there, and where each text's tokens end (after a 0)."""
+    number_of: dict[str, int] = {}
+    uses = count()
+    # Each token gets the position of its first use, by `setdefault` in C: no call per token in Python.
+    first_use = array("i")
+    ends = [0]
+    for text in texts:
+        first_use.extend(map(number_of.setdefault, _TOKEN.findall(NOT_PROSE.sub(" . ", text.lower())), uses))
+        ends.append(len(first_use))
+    number = np.zeros(len(first_use), dtype=np.int32)
+    number[np.fromiter(number_of.values(), dtype=np.int64, count=len(number_of))] = np.arange(len(number_of))
+    return list(number_of), number[np.frombuffer(first_use, dtype=np.int32)], ends
+
+
+def _first_uses(codes: np.ndarray) -> np.ndarray:
+    """Where each code is first used in `codes`, codes numbered as first met (`pd.factorize`)."""
+    highest = np.maximum.accumulate(codes)
+    return np.flatnonzero(np.diff(highest, prepend=-1) > 0)
+
+
+def _order_met(is_word: np.ndarray, text_starts: np.ndarray, firsts: list[np.ndarray]) -> np.ndarray:
+    """The phrases given by where each is first used (`firsts`: the starts of the 1-grams', then the
+    2-grams', then the 3-grams'), in the order `candidate_phrases` meets them: text by text, run by run,
+    and in a run its words, then its 2-grams, then its 3-grams."""
+    after_word = np.concatenate([[False], is_word[:-1]]) & ~text_starts[:-1]
+    before_word = np.concatenate([is_word[1:], [False]]) & ~text_starts[1:]
+    run_first, run_last = np.flatnonzero(is_word & ~after_word), np.flatnonzero(is_word & ~before_word)
+    met = []
+    for n, at in enumerate(firsts):
+        run = np.searchsorted(run_first, at, side="right") - 1
+        first, length = run_first[run], run_last[run] - run_first[run] + 1
+        # A run of L tokens from token s on is met at 3s: its words at 3s + 0..L-1, its 2-grams at
+        # 3s + L.., its 3-grams at 3s + 2L..; all before 3(s + L), where the next run is met at the earliest.
+        met.append(3 * first + n * length + (at - first))
+    return np.argsort(np.concatenate(met))
 
 
 def word_counts(texts: Sequence[str]) -> PhraseCounts:
@@ -161,22 +250,40 @@ def phrase_key(phrase: str) -> str:
     return head + space + singular_word(last)
 
 
-def display_case(texts: Sequence[str]) -> dict[str, str]:
-    """Lower-case word -> the form to show: acronyms and mixed case ("LLMs", "CoT") as written."""
+def written_chunks(texts: Iterable[str]) -> Counter:
+    """How often the texts write each chunk between white space ("models,", "(LLMs)"), as first met.
+
+    No word spans white space, so a text's words are its chunks' in turn: a corpus repeats its
+    chunks, and each is read for words once (`display_case`, `lib.stages.label_rules.verb_words`)."""
+    return Counter(chain.from_iterable(map(str.split, texts)))
+
+
+def display_case(texts: Sequence[str], chunks: Counter | None = None) -> dict[str, str]:
+    """Lower-case word -> the form to show: acronyms and mixed case ("LLMs", "CoT") as written.
+
+    `chunks`: `written_chunks(texts)`, when counted beforehand."""
     written: Counter = Counter()
-    for text in texts:
-        written.update(_CASED_WORD.findall(text))
-    forms: dict[str, Counter] = {}
-    for word, count in written.items():
+    for chunk, n in (written_chunks(texts) if chunks is None else chunks).items():
+        for word in _CASED_WORD.findall(chunk):
+            written[word] += n
+    plain: Counter = Counter()  # lower-case word -> its uses in lower or title case
+    mixed: dict[str, dict[str, int]] = {}  # lower-case word -> its uses in each mixed-case form
+    for word, n in written.items():
         # Title case ("Vision-Language", a sentence's first word) is how ordinary words are
         # capitalised, so it counts for the lower-case form; a shouted "VISION-LANGUAGE" in one
         # title then loses to fifty "Vision-Language" ones.
         # Most words have no capital past their first letter: they skip the split.
         tail = word[1:]
-        mixed = tail != tail.lower() and any(c.isupper() for part in re.split(r"[-+]", word) for c in part[1:])
-        lower = word.lower()
-        if lower not in forms:
-            forms[lower] = Counter()
-        forms[lower][word if mixed else lower] += count
-    shown = {lower: max(counter.items(), key=lambda item: (item[1], item[0]))[0] for lower, counter in forms.items()}
-    return {lower: form for lower, form in shown.items() if form != lower}
+        if tail != tail.lower() and any(c.isupper() for part in re.split(r"[-+]", word) for c in part[1:]):
+            mixed.setdefault(word.lower(), {})[word] = n
+        else:
+            plain[word.lower()] += n
+    # Only a word written in mixed case may show otherwise than in lower case; words as first met.
+    shown = {}
+    for lower in dict.fromkeys(map(str.lower, written)):
+        if lower in mixed:
+            forms = {**mixed[lower], lower: plain[lower]} if lower in plain else mixed[lower]
+            form = max(forms.items(), key=lambda item: (item[1], item[0]))[0]
+            if form != lower:
+                shown[lower] = form
+    return shown

@@ -15,7 +15,7 @@ import pandas as pd
 from scipy import sparse
 
 from lib.stages.label_rules import is_field_phrase, nameable_phrases, vague_words
-from lib.stages.phrases import PhraseCounts, display_case, phrase_counts, singular
+from lib.stages.phrases import PhraseCounts, display_case, phrase_counts, singular, written_chunks
 
 if TYPE_CHECKING:
     from lib.stages.topics import TopicLevels
@@ -55,7 +55,10 @@ class PhraseUse:
         # of a corpus's 2 million.
         # Keys are numbered as first met (a hash table in C; np.unique sorted all 2 million of a corpus);
         # only the kept ones are sorted, so columns run in alphabetical order of their keys.
-        column_of_phrase, keys = pd.factorize(np.array([singular(p) for p in phrases], dtype=object))
+        # A phrase not ending in "s" is its own singular (`phrase_counts` gives none ending in a space).
+        column_of_phrase, keys = pd.factorize(
+            np.array([singular(p) if p.endswith("s") else p for p in phrases], dtype=object)
+        )
         fold = sparse.csr_matrix(
             (np.ones(len(phrases)), (np.arange(len(phrases)), column_of_phrase)), shape=(len(phrases), len(keys))
         )
@@ -63,17 +66,20 @@ class PhraseUse:
         per_paper = (used @ fold).tocsr()  # how often each paper uses each phrase
         del used, fold, counts  # the topics stage's peak: both side workers are alive then
         enough = np.flatnonzero(per_paper.getnnz(axis=0) >= min_users)  # a stored count is a paper using the phrase
-        kept = enough[np.argsort(keys[enough])]
+        # Keys are distinct: Python's sort of strings gives NumPy's order of them, in a third of its time.
+        enough_keys = keys[enough].tolist()
+        kept = enough[np.array(sorted(range(len(enough_keys)), key=enough_keys.__getitem__), dtype=np.intp)]
         self.counts, self.keys = per_paper[:, kept].tocsr(), keys[kept]
         self.used = self.counts.sign()
-        self.shown = _shown_forms(phrases, phrase_uses, column_of_phrase, kept, display_case(texts))
+        chunks = written_chunks(texts)  # read for the casing and for the verbs
+        self.shown = _shown_forms(phrases, phrase_uses, column_of_phrase, kept, display_case(texts, chunks))
         self.overall = np.asarray(self.used.sum(axis=0)).ravel() / len(texts)
         self.words = np.array([k.count(" ") + 1 for k in self.keys])
         self.multiword = self.words > 1
         self.one_word = ~self.multiword  # hyphenated words ("fine-tuning") count as one: one token of the text
         # "time series" over "series": a phrase a little rarer than the word inside it is the concept.
         self.length_bonus = 1 + 1.0 * (self.words - 1)
-        self.nameable = nameable_phrases(self.keys, self.shown, texts)
+        self.nameable = nameable_phrases(self.keys, self.shown, texts, chunks)
         self.field = np.array([is_field_phrase(k) for k in self.keys], dtype=bool)
 
     def by_topic(self, topics: np.ndarray) -> tuple[list[int], np.ndarray, sparse.csr_matrix]:
@@ -263,10 +269,18 @@ def _shown_forms(
     slot_of_column[columns] = np.arange(len(columns))
     slots = slot_of_column[column_of_phrase]
     wanted = np.flatnonzero(slots >= 0)
-    best: list[tuple[float, str]] = [(-1, "")] * len(columns)
-    for phrase, count, slot in zip(wanted.tolist(), uses[wanted].tolist(), slots[wanted].tolist()):
-        best[slot] = max(best[slot], (count, phrases[phrase]))
-    return [" ".join(cased.get(w, w) for w in form.split(" ")) for _, form in best]
+    # Most columns have one variant, which is their form; only the others' variants are compared.
+    alone = np.bincount(slots[wanted], minlength=len(columns))[slots[wanted]] == 1
+    forms: list[str] = [""] * len(columns)
+    for phrase, slot in zip(wanted[alone].tolist(), slots[wanted[alone]].tolist()):
+        forms[slot] = phrases[phrase]
+    shared = wanted[~alone]
+    best: dict[int, tuple[float, str]] = {}
+    for phrase, count, slot in zip(shared.tolist(), uses[shared].tolist(), slots[shared].tolist()):
+        best[slot] = max(best.get(slot, (-1, "")), (count, phrases[phrase]))
+    for slot, (_, form) in best.items():
+        forms[slot] = form
+    return [" ".join(map(cased.get, words, words)) for words in (form.split(" ") for form in forms)]
 
 
 def _compose_label(ranked: Sequence[tuple[str, float]], taken: set[str]) -> str:
