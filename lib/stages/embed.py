@@ -172,6 +172,8 @@ class TfidfSvdEmbedder:
         """`fit`, and the texts' vectors from the same TF-IDF pass (what `fit(texts).embed(texts)` gives,
         but for the grid the vectors are snapped to: the same bits on any machine, see `lib.exact`)."""
         # Imported here, not above: a cache hit never fits and should not pay scikit-learn's import.
+        from threadpoolctl import threadpool_limits
+
         from lib.stages.sparse_svd import truncated_svd
         from lib.stages.term_counts import count_terms
 
@@ -192,7 +194,10 @@ class TfidfSvdEmbedder:
             components, rows = np.eye(tfidf.shape[1], dtype=np.float32), tfidf.toarray()
         else:
             tfidf = tfidf.tocsc()  # by columns, as the SVD reads it a block of terms at a time; no CSR kept beside it
-            components, _, rows = truncated_svd(tfidf, n_components, self.random_state)
+            # On one BLAS thread: its sparse products run on one anyway, and its dense steps are small,
+            # so a second thread mostly waits, spinning, on the core a build's keywords worker uses.
+            with threadpool_limits(limits=1, user_api="blas"):
+                components, _, rows = truncated_svd(tfidf, n_components, self.random_state)
         vectors = exact.snap(exact.unit_rows(rows)).astype(np.float32)  # grid points: exact in float32
         return vectors, TfidfSvdModel(terms, idf, components, self.ngram_max)
 
