@@ -56,9 +56,10 @@ OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 COLD, WARM, FLOOR, UMAP_FLOOR, PEER = "PaperMap cold", "PaperMap warm", "floor", "UMAP floor", "peer (BERTopic)"
 PLAIN_FLOOR = "plain floor"
+BASELINE = "baseline cold"  # `--baseline DIR`: another checkout's cold build, beside this one's
 GROWN = 100  # papers added to a finished map by `python -m lib extend`, beside adding one
 GROW_ONE, GROW_MANY = "grow by 1", f"grow by {GROWN}"
-CONTENDERS = (PLAIN_FLOOR, FLOOR, COLD, WARM, UMAP_FLOOR, PEER)  # the order they run in within a repeat
+CONTENDERS = (PLAIN_FLOOR, FLOOR, BASELINE, COLD, WARM, UMAP_FLOOR, PEER)  # the order they run in within a repeat
 REST = "start-up, imports, other"
 
 
@@ -233,9 +234,12 @@ def dask_name(workers: int) -> str:
     return f"Dask x{workers}"
 
 
-def commands(path: Path, scratch: Path, workers: Sequence[int] = ()) -> dict[str, tuple[list[str], Path | None]]:
+def commands(
+    path: Path, scratch: Path, workers: Sequence[int] = (), baseline: Path | None = None
+) -> dict[str, tuple[list[str], Path | None]]:
     """Each contender's command line, and the file its stage times land in (PaperMap's); with
-    `workers`, a cold build on a local Dask cluster of each size, each with its own empty cache."""
+    `workers`, a cold build on a local Dask cluster of each size, each with its own empty cache;
+    with `baseline`, a cold build run in that checkout's folder, so by its `lib` (its worker too)."""
     python = sys.executable
     build = [
         python,
@@ -258,6 +262,18 @@ def commands(path: Path, scratch: Path, workers: Sequence[int] = ()) -> dict[str
         WARM: (build, scratch / "timings.json"),
         UMAP_FLOOR: ([python, str(BENCH / "floor_umap.py"), str(path)], None),
         PEER: ([python, str(BENCH / "peer_bertopic.py"), str(path)], None),
+        **(
+            {
+                BASELINE: (
+                    ["env", "-C", str(baseline), *build[:4], str(path.resolve())]
+                    + ["--cache", str(scratch / "cache-baseline"), "--out", str(scratch / "out-baseline"), "--quiet"]
+                    + ["--timings", str(scratch / "timings-baseline.json")],
+                    scratch / "timings-baseline.json",
+                )
+            }
+            if baseline
+            else {}
+        ),
         **{
             dask_name(n): (
                 [*build[:5], "--cache", str(scratch / f"cache-x{n}"), "--out", str(scratch / f"out-x{n}"), "--quiet"]
@@ -356,21 +372,28 @@ def make_cases(sizes: Sequence[str], data_dir: Path, seed: int, scratch: Path) -
     return cases, Path(written["warmup"][0])
 
 
-def warm_up(who_list: Sequence[str], path: Path, scratch: Path) -> None:
+def warm_up(who_list: Sequence[str], path: Path, scratch: Path, baseline: Path | None = None) -> None:
     folder = scratch / "warmup"
     folder.mkdir()
-    for who, (command, timings) in commands(path, folder).items():
+    for who, (command, timings) in commands(path, folder, baseline=baseline).items():
         if who in who_list and who != WARM:
             start = time.perf_counter()
             measure(who, command, timings, folder)
             print(f"  warm-up {who}: {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
 
 
-def run_case(case: Case, who_list: Sequence[str], repeats: int, scratch: Path, workers: Sequence[int] = ()) -> None:
+def run_case(
+    case: Case,
+    who_list: Sequence[str],
+    repeats: int,
+    scratch: Path,
+    workers: Sequence[int] = (),
+    baseline: Path | None = None,
+) -> None:
     for repeat in range(repeats):
         folder = scratch / f"{case.kind}-{case.n}-{repeat}"
         folder.mkdir()  # a new, empty --cache for this repeat's cold run; the warm run reuses it
-        for who, (command, timings) in commands(case.path, folder, workers).items():
+        for who, (command, timings) in commands(case.path, folder, workers, baseline).items():
             if who not in who_list:
                 continue
             run = measure(who, command, timings, folder)
@@ -405,8 +428,9 @@ def fmt(value: float | None, pattern: str = "{:.2f}") -> str:
 
 def print_tables(cases: Sequence[Case], who_list: Sequence[str]) -> None:
     print("## Build time (median seconds, each a fresh process) and ratios\n")
-    shown = [w for w in (COLD, WARM, PLAIN_FLOOR, FLOOR, PEER, UMAP_FLOOR) if w in who_list]
+    shown = [w for w in (COLD, WARM, BASELINE, PLAIN_FLOOR, FLOOR, PEER, UMAP_FLOOR) if w in who_list]
     ratios = {
+        "cold / baseline": (COLD, BASELINE),
         "cold / peer": (COLD, PEER),
         "cold / plain floor": (COLD, PLAIN_FLOOR),
         "cold / floor": (COLD, FLOOR),
@@ -433,7 +457,7 @@ def print_tables(cases: Sequence[Case], who_list: Sequence[str]) -> None:
         if not any(stage_medians):
             continue
         # Each stage in plain floors too: what it costs against the least any map of the list costs.
-        in_floors = who in (COLD, WARM) and PLAIN_FLOOR in who_list
+        in_floors = who in (COLD, WARM, BASELINE) and PLAIN_FLOOR in who_list
         print(f"\n## {who}: median seconds per stage" + (" (in plain floors)" if in_floors else "") + "\n")
         print("| stage | " + " | ".join(c.label for c in cases) + " |")
         print("|---|" + "---:|" * len(cases))
@@ -487,6 +511,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--big-repeats", type=int, default=None, help=f"runs at {BIG_SIZE:,} abstracts and more (default: --repeats)"
     )
     parser.add_argument("--skip-peer", action="store_true", help="leave BERTopic out (it is slow at large sizes)")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="a checkout of another commit (git worktree add DIR REV): its cold build runs beside this one's",
+    )
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help="folder with the paper lists")
     parser.add_argument("--seed", type=int, default=0, help="the abstracts' sampling seed")
     parser.add_argument("--no-warmup", action="store_true", help="skip the untimed first run of each contender")
@@ -505,7 +535,10 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     # The floor with PaperMap's terms is the plain floor when PaperMap uses words alone.
     same_floor = NGRAM_MAX == 1
-    who_list = [w for w in CONTENDERS if not (w == PEER and args.skip_peer) and not (w == FLOOR and same_floor)]
+    left_out = {PEER} if args.skip_peer else set()
+    left_out |= {FLOOR} if same_floor else set()
+    left_out |= set() if args.baseline else {BASELINE}
+    who_list = [w for w in CONTENDERS if w not in left_out]
     dask_list = [dask_name(n) for n in args.workers]
     if PEER in who_list and subprocess.run([sys.executable, "-c", "import bertopic"], capture_output=True).returncode:
         print(
@@ -520,12 +553,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         scratch = Path(tmp)
         cases, warmup_list = make_cases(args.sizes, args.data_dir, args.seed, scratch)
         if not args.no_warmup:
-            warm_up(who_list, warmup_list, scratch)
+            warm_up(who_list, warmup_list, scratch, args.baseline)
         try:
             for case in cases:
                 big = case.kind == "abstracts" and case.n >= BIG_SIZE
                 repeats = args.big_repeats if big and args.big_repeats else args.repeats
-                run_case(case, who_list + dask_list, repeats, scratch, args.workers)
+                run_case(case, who_list + dask_list, repeats, scratch, args.workers, args.baseline)
         except KeyboardInterrupt:  # a long run stopped by hand still shows what it measured
             print("interrupted: the tables show the runs that finished", file=sys.stderr)
     print_tables(cases, who_list)
