@@ -113,6 +113,7 @@ class Run:
     seconds: float
     peak_mb: float
     stages: dict[str, float]
+    cpu_seconds: float = 0.0  # user + system, over the process and the processes it waited for
 
 
 @dataclass
@@ -125,6 +126,9 @@ class Case:
 
     def median(self, who: str) -> float | None:
         return median([r.seconds for r in self.runs.get(who, [])])
+
+    def cpu(self, who: str) -> float | None:
+        return median([r.cpu_seconds for r in self.runs.get(who, [])])
 
     def peak(self, who: str) -> float | None:
         peaks = [r.peak_mb for r in self.runs.get(who, [])]
@@ -204,8 +208,8 @@ def tree_rss_mb(pid: int) -> float:
     return total / 1e6
 
 
-def run_process(command: list[str], log: Path) -> tuple[float, float, int, str]:
-    """(wall seconds, peak resident MB, exit status, stdout) of one fresh process.
+def run_process(command: list[str], log: Path) -> tuple[float, float, int, str, float]:
+    """(wall seconds, peak resident MB, exit status, stdout, CPU seconds) of one fresh process.
 
     The peak is summed over the process and the processes it starts (a build's side worker, a Dask
     cluster), sampled every 0.2 s, or its own peak from wait4 when that is larger (not
@@ -227,7 +231,8 @@ def run_process(command: list[str], log: Path) -> tuple[float, float, int, str]:
         done.set()
         sampler.join()
     process.returncode = os.waitstatus_to_exitcode(status)
-    return seconds, max(summed[0], usage.ru_maxrss * 1024 / 1e6), process.returncode, log.read_text()
+    peak = max(summed[0], usage.ru_maxrss * 1024 / 1e6)
+    return seconds, peak, process.returncode, log.read_text(), usage.ru_utime + usage.ru_stime
 
 
 def dask_name(workers: int) -> str:
@@ -290,7 +295,7 @@ def measure(who: str, command: list[str], timings: Path | None, scratch: Path) -
     if timings is not None:
         timings.unlink(missing_ok=True)
     log = scratch / f"{who.split()[0]}-{who.split()[-1].strip('()')}.log"
-    seconds, peak, status, stdout = run_process(command, log)
+    seconds, peak, status, stdout, cpu_seconds = run_process(command, log)
     if status != 0:
         tail = log.with_suffix(".err").read_text().strip().splitlines()[-5:]
         print(f"  {who} failed (exit {status}):\n    " + "\n    ".join(tail), file=sys.stderr)
@@ -303,7 +308,7 @@ def measure(who: str, command: list[str], timings: Path | None, scratch: Path) -
         lines = [line for line in stdout.splitlines() if line.startswith("{")]
         stages = json.loads(lines[-1])["stages"] if lines else {}
     stages[REST] = max(0.0, seconds - sum(stages.values()))
-    return Run(seconds, peak, stages)
+    return Run(seconds, peak, stages, cpu_seconds)
 
 
 def speedup_table(case: Case, workers: Sequence[int]) -> list[str]:
@@ -427,8 +432,14 @@ def fmt(value: float | None, pattern: str = "{:.2f}") -> str:
 
 
 def print_tables(cases: Sequence[Case], who_list: Sequence[str]) -> None:
-    print("## Build time (median seconds, each a fresh process) and ratios\n")
     shown = [w for w in (COLD, WARM, BASELINE, PLAIN_FLOOR, FLOOR, PEER, UMAP_FLOOR) if w in who_list]
+    print_time_tables(cases, shown)
+    print_stage_tables(cases, who_list, shown)
+
+
+def print_time_tables(cases: Sequence[Case], shown: Sequence[str]) -> None:
+    """Wall seconds and CPU seconds of each contender in `shown`, with the ratios between them."""
+    print("## Build time (median seconds, each a fresh process) and ratios\n")
     ratios = {
         "cold / baseline": (COLD, BASELINE),
         "cold / peer": (COLD, PEER),
@@ -436,7 +447,7 @@ def print_tables(cases: Sequence[Case], who_list: Sequence[str]) -> None:
         "cold / floor": (COLD, FLOOR),
         "warm / plain floor": (WARM, PLAIN_FLOOR),
     }
-    ratios = {name: pair for name, pair in ratios.items() if all(w in who_list for w in pair)}
+    ratios = {name: pair for name, pair in ratios.items() if all(w in shown for w in pair)}
     print("| list | papers | " + " | ".join(f"{w} (s)" for w in shown) + " | " + " | ".join(ratios) + " | repeats |")
     print("|---|---:|" + "---:|" * (len(shown) + len(ratios) + 1))
     for c in cases:
@@ -445,6 +456,20 @@ def print_tables(cases: Sequence[Case], who_list: Sequence[str]) -> None:
         cells += [fmt(ratio(c.median(a), c.median(b)), "{:.2f}x") for a, b in ratios.values()]
         print(f"| {c.label} | {c.n:,} | " + " | ".join(cells) + f" | {repeats} |")
 
+    # CPU seconds do not wait for a core another program holds: the ratios to trust on a busy machine.
+    print("\n## CPU seconds (median, user + system, summed over each contender's processes)\n")
+    cpu_ratios = {name: pair for name, pair in ratios.items() if WARM not in pair}
+    print("| list | " + " | ".join(shown) + " | " + " | ".join(cpu_ratios) + " |")
+    print("|---|" + "---:|" * (len(shown) + len(cpu_ratios)))
+    for c in cases:
+        cells = [fmt(c.cpu(w)) for w in shown] + [
+            fmt(ratio(c.cpu(a), c.cpu(b)), "{:.2f}x") for a, b in cpu_ratios.values()
+        ]
+        print(f"| {c.label} | " + " | ".join(cells) + " |")
+
+
+def print_stage_tables(cases: Sequence[Case], who_list: Sequence[str], shown: Sequence[str]) -> None:
+    """Peak memory, each contender's stages, growth exponents, growing a map and the goals."""
     print("\n## Peak memory (MB, summed over each contender's processes, largest of any repeat)\n")
     print("| list | " + " | ".join(shown) + " |")
     print("|---|" + "---:|" * len(shown))

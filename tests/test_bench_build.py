@@ -78,5 +78,5 @@ def test_peak_memory_counts_the_processes_a_contender_starts(tmp_path):
     # A build's keywords and subfields run in a second process: its memory is part of the build's.
     child = "import time; block = bytearray(300_000_000); time.sleep(1.5)"
     parent = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {child!r}])"
-    _, peak_mb, status, _ = bench.run_process([sys.executable, "-c", parent], tmp_path / "log")
+    _, peak_mb, status, _, _ = bench.run_process([sys.executable, "-c", parent], tmp_path / "log")
     assert status == 0 and peak_mb >= 300
