@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lib.stages.acronyms import text_units
+from lib.stages.acronyms import UnitReader
 
 
 class _Numbering(dict[str, int]):
@@ -27,7 +27,7 @@ class _Numbering(dict[str, int]):
 
 @dataclass(frozen=True)
 class _Units:
-    """The texts' `text_units` end to end.
+    """The texts' units (`lib.stages.acronyms.UnitReader`) end to end.
 
     `ids` numbers each unit in `vocab` (unit 0 is "", punctuation); `sentences` is its sentence in
     its text; text i's units are positions `bounds[i]:bounds[i + 1]`; `first` and `last` mark each
@@ -77,17 +77,16 @@ def _encode(
     acronyms: Mapping[str, str],
     long_forms: Mapping[str, list[list[str]]],
 ) -> _Units:
-    """Each text's `text_units`, numbered, end to end."""
+    """Each text's units (`lib.stages.acronyms.UnitReader`), numbered, end to end."""
     number = _Numbering({"": 0})  # "" stands for what lies past a text's ends, too: never a word
     ids = array("i")
     sentences = array("i")
     bounds = [0]
+    read = UnitReader(acronyms, long_forms)  # reads each distinct token once for all texts
     for text_tokens, text_definitions in zip(tokens, definitions):
-        units = text_units(text_tokens, text_definitions, acronyms, long_forms)
-        if units:
-            words, numbers = zip(*units)
-            ids.extend(map(number.__getitem__, words))
-            sentences.extend(numbers)
+        words, numbers = read.columns(text_tokens, text_definitions)
+        ids.extend(map(number.__getitem__, words))
+        sentences.extend(numbers)
         bounds.append(len(ids))
     ends = np.array(bounds, dtype=np.int64)
     used = ends[:-1] < ends[1:]  # texts with a unit
