@@ -7,15 +7,18 @@ L2-normalised (`normalize_rows`); `cosine_similarity` divides by the norms itsel
 
 `knn_cosine`, `knn_graph` and `ranked_rows` rank exact similarities (`lib.exact.products`: the
 rows on a grid, multiplied in float64 without rounding), so near-ties come out the same on every
-BLAS kernel and thread count, and exact ties go to the lower row. (`knn_cosine` first screens with
-a float32 product, keeping every entry that its error bound cannot rule out, whatever the kernel.)
+BLAS kernel and thread count, and exact ties go to the lower row. (`knn_cosine` and `knn_graph`
+first screen with a float32 product, keeping every entry that its error bound cannot rule out,
+whatever the kernel.)
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from itertools import pairwise
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,17 +26,27 @@ from threadpoolctl import threadpool_limits  # installed with scikit-learn, whic
 
 from lib import exact
 
-# A block of similarities (rows x points) holds at most this many entries (64 MB of float64).
+# A block of similarities (rows x points) holds at most this many entries (32 MB of float32); a
+# block of `BLOCK_ROWS` rows or more goes in tiles of columns of that size.
 BLOCK_ENTRIES = 1 << 23
+# Query rows per block of `_nearest`, at least: BLAS runs a taller product faster (it reads the base
+# rows once a block), and the block goes through the base in tiles of columns within BLOCK_ENTRIES.
+BLOCK_ROWS = 384
 # Threads making `knn_graph`'s blocks, each holding one block at a time.
 GRAPH_THREADS = min(4, os.cpu_count() or 1)
 
 
-def _blocks(m: int, n: int) -> Iterator[tuple[int, int]]:
-    """(start, stop) of consecutive blocks of `m` query rows, each against `n` base rows within `BLOCK_ENTRIES`."""
-    block = max(1, BLOCK_ENTRIES // max(n, 1))
-    for start in range(0, m, block):
-        yield start, min(m, start + block)
+def _blocks(m: int, rows: int) -> Iterator[tuple[int, int]]:
+    """(start, stop) of consecutive blocks of `rows` of `m` query rows."""
+    for start in range(0, m, rows):
+        yield start, min(m, start + rows)
+
+
+def _tiles(n: int, rows: int, n_sample: int) -> list[tuple[int, int]]:
+    """(first, past the last) column of consecutive tiles of `n` columns, each of `rows` rows within
+    `BLOCK_ENTRIES` but the first, which holds the `n_sample` sampled columns."""
+    width = max(1, BLOCK_ENTRIES // rows)
+    return list(pairwise([0, *range(max(width, n_sample), n, width), n]))
 
 
 def normalize_rows(vectors: np.ndarray) -> np.ndarray:
@@ -49,13 +62,27 @@ def knn_cosine(
     """Exact k nearest `base` rows of each `queries` row by cosine distance, in row blocks (never m x n at once).
 
     Rows must be L2-normalised. With `self_query` (queries is base), each point is its own first neighbour.
+    """
+    indices, sims = _nearest(queries, base, min(k, len(base)), self_query)
+    distances = np.maximum(1.0 - sims, 0.0).astype(np.float32)
+    if self_query:
+        distances[:, 0] = 0.0
+    return indices, distances
+
+
+def _nearest(
+    queries: np.ndarray, base: np.ndarray, k: int, self_query: bool, threads: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """Indices and exact float64 similarities (`lib.exact.products`) of the k most similar `base`
+    rows of each `queries` row, largest first, ties by the lower row; with `self_query`, each point
+    first, at similarity 2. Row blocks go to `threads` threads.
+
     Each block is screened by a float32 product (about twice as fast as float64's) whose error is
     bounded (`_screen`), and only the entries within reach of the k nearest get their exact similarity.
     """
     m, n = len(queries), len(base)
-    k = min(k, n)
     indices = np.empty((m, k), dtype=np.int64)
-    distances = np.empty((m, k), dtype=np.float32)
+    similarities = np.empty((m, k), dtype=np.float64)
     queries, base = _grid32(queries), _grid32(base)
     margins = 2 * _screen_error(queries, base)
     # Base rows reordered so that `_screen`'s sampled columns come first, contiguous in each row.
@@ -63,14 +90,28 @@ def knn_cosine(
     position = np.empty(n, dtype=np.int64)
     position[order] = np.arange(n)
     base = base[order]
-    # Reused for every block: fresh arrays of this size cost a page fault every 4 kB.
-    buffer = np.empty((min(m, max(1, BLOCK_ENTRIES // max(n, 1))), n), dtype=np.float32)
-    mask = np.empty(buffer.shape, dtype=bool)
-    for start, stop in _blocks(m, n):
-        approx = np.matmul(queries[start:stop], base.T, out=buffer[: stop - start])
-        if self_query:  # ties among duplicates must not push a point out of its own first place
-            approx[np.arange(stop - start), position[start:stop]] = 2.0  # above any cosine similarity
-        row, col = _screen(approx, k, n_sample, margins[start:stop], mask)
+    rows = min(m, max(BLOCK_ROWS, BLOCK_ENTRIES // max(n, 1)))
+    tiles = _tiles(n, rows, n_sample)
+    scratch = threading.local()
+
+    def block_nearest(block: tuple[int, int]) -> None:
+        start, stop = block
+        if not hasattr(scratch, "buffer"):  # reused for every tile of a thread: fresh arrays of this
+            size = rows * max(last - first for first, last in tiles)  # size cost a page fault every 4 kB
+            scratch.buffer, scratch.mask = np.empty(size, dtype=np.float32), np.empty(size, dtype=bool)
+        own = position[start:stop]
+        found = []
+        for first, last in tiles:
+            approx = scratch.buffer[: (stop - start) * (last - first)].reshape(stop - start, last - first)
+            np.matmul(queries[start:stop], base[first:last].T, out=approx)
+            if self_query:  # ties among duplicates must not push a point out of its own first place
+                inside = np.flatnonzero((own >= first) & (own < last))
+                approx[inside, own[inside] - first] = 2.0  # above any cosine similarity
+            if first == 0:
+                floor = _floor(approx, k, n_sample, margins[start:stop])
+            found.append(_above(approx, floor, first, scratch.mask))
+        rows_found, cols_found, values = (np.concatenate(part) for part in zip(*found))
+        row, col = _screen(rows_found, cols_found, values, k, margins[start:stop])
         # In float64, exact: see `lib.exact.products`.
         sims = np.einsum("ij,ij->i", queries[start + row], base[col], dtype=np.float64)
         col = order[col]
@@ -81,10 +122,15 @@ def knn_cosine(
         counts = np.bincount(row, minlength=stop - start)
         picked = ranked[(np.cumsum(counts) - counts)[:, None] + np.arange(k)]
         indices[start:stop] = col[picked]
-        distances[start:stop] = np.maximum(1.0 - sims[picked], 0.0)
-    if self_query:
-        distances[:, 0] = 0.0
-    return indices, distances
+        similarities[start:stop] = sims[picked]
+
+    if threads == 1:
+        for block in _blocks(m, rows):
+            block_nearest(block)
+    else:  # each block fills its own rows: whichever thread makes it, the result is the same
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(block_nearest, _blocks(m, rows)))
+    return indices, similarities
 
 
 def _grid32(vectors: np.ndarray) -> np.ndarray:
@@ -125,25 +171,39 @@ def _sample_first(n: int, k: int) -> tuple[int, np.ndarray]:
     return int(sampled.sum()), np.concatenate([np.flatnonzero(sampled), np.flatnonzero(~sampled)])
 
 
+def _floor(approx: np.ndarray, k: int, n_sample: int, margins: np.ndarray) -> np.ndarray:
+    """Per row of float32 `approx`, whose first `n_sample` columns are a sample (none if 0), a float32
+    value that every entry of the row's exact top k reaches (`margins`: twice the rows' error bounds).
+
+    The sample's k-th largest approximation is at most the row's: so is the exact k-th largest, less
+    one error, and an entry reaching that is approximated at most one error below it."""
+    if n_sample < k:
+        return np.full(len(approx), -np.inf, dtype=np.float32)
+    floor = np.partition(approx[:, :n_sample], n_sample - k, axis=1)[:, n_sample - k]
+    return (floor - margins).astype(np.float32)
+
+
+def _above(
+    approx: np.ndarray, floor: np.ndarray, first: int, mask: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows, columns (from `first`) and values of the entries of float32 `approx` at least their row's `floor`."""
+    above = np.greater_equal(approx, floor[:, None], out=mask[: approx.size].reshape(approx.shape))
+    flat = np.flatnonzero(above)  # flat positions, split after: the 2D `np.nonzero` is much slower
+    row, col = np.divmod(flat, approx.shape[1])
+    return row, col + first, approx.reshape(-1)[flat]
+
+
 def _screen(
-    approx: np.ndarray, k: int, n_sample: int, margins: np.ndarray, mask: np.ndarray
+    row: np.ndarray, col: np.ndarray, values: np.ndarray, k: int, margins: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows and columns, by row, of every entry of float32 `approx` whose exact value may be among its
-    row's k largest: each within `margins` (twice its row's error bound) of its row's k-th largest
-    approximation. Values must lie in [-2, 2]; the first `n_sample` columns are a sample (none if 0).
+    """Rows and columns of the candidates (`row`, `col`: float32 approximations `values` in [-2, 2],
+    all of each row's exact top k among them) whose exact value may be among their row's k largest:
+    each within `margins` (twice its row's error bound) of its row's k-th largest approximation.
 
     The k-th largest exact value is at least the k-th approximation less one error, and an entry reaching it
     is approximated at most one error below: so every entry of the exact top k is kept.
     """
-    rows, n = approx.shape
-    if n_sample >= k:  # the sample's k-th largest approximation is at most the row's: only entries above it
-        floor = np.partition(approx[:, :n_sample], n_sample - k, axis=1)[:, n_sample - k]
-        above = np.greater_equal(approx, (floor - margins).astype(np.float32)[:, None], out=mask[:rows])
-        flat = np.flatnonzero(above)
-    else:
-        flat = np.arange(approx.size)
-    row, col = np.divmod(flat, n)
-    values = approx.reshape(-1)[flat]
+    rows = len(margins)
     # Each row's k-th largest approximation, from its candidates sorted by row, then largest value.
     keys = np.sort(row * 8.0 + (2.0 - values))
     counts = np.bincount(row, minlength=rows)
@@ -152,57 +212,23 @@ def _screen(
     return row[keep], col[keep]
 
 
-def _top_k(sims: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Column indices and values of each row's k largest entries, largest first (ties by column).
-
-    A full argpartition costs ~20 ns an entry, 3-4 times the matrix product that made the entries.
-    Instead: each row's k-th largest among every `stride`-th column is a threshold that at least k
-    entries reach, and only the ~k * stride entries above it are sorted. Values must lie in [-2, 2].
-    """
-    rows, n = sims.shape
-    stride = int(np.sqrt(n / k) / 4)  # below the balance point: fewer candidates for a longer, cheap sample
-    if stride < 2:  # short rows: sort them whole (argpartition would pick among ties at the k-th value arbitrarily)
-        part = np.argsort(-sims, axis=1, kind="stable")[:, :k]
-        return part, np.take_along_axis(sims, part, axis=1)
-    sample = sims[:, ::stride]
-    threshold = np.partition(sample, sample.shape[1] - k, axis=1)[:, sample.shape[1] - k]
-    # Flat positions, split into row and column after: the 2D `np.nonzero` is much slower.
-    flat = np.flatnonzero(sims >= threshold[:, None])
-    row, col = np.divmod(flat, n)
-    values = sims.reshape(-1)[flat]
-    # One float64 key sorts by row, then largest value; the stable sort keeps columns ascending within ties.
-    order = np.argsort(row * 8.0 + (2.0 - values), kind="stable")
-    counts = np.bincount(row, minlength=rows)
-    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    picked = order[first[:, None] + np.arange(k)]
-    return col[picked], values[picked]
-
-
 def knn_graph(vectors: np.ndarray, n_neighbors: int) -> sp.csr_matrix:
     """Cosine kNN graph, symmetrised (an edge if either end picks the other), in row blocks: never n x n dense.
 
-    The blocks go to `GRAPH_THREADS` threads (NumPy lets go of the GIL in the product and the
-    selection): the graph is the subfields' last step, and on a large list it ran alone on one
-    core of two while the build waited for it. Each product has one BLAS thread: these tall, thin
-    products gain little from BLAS's own, and on a busy laptop its spinning threads made this step
-    several times slower.
+    Each paper's `n_neighbors` most similar others (`_nearest`: exact similarities, ties to the
+    lower row), weighted by their similarity. The blocks go to `GRAPH_THREADS` threads (NumPy lets
+    go of the GIL in the product and the selection): the graph is the subfields' last step, and on
+    a large list it ran alone on one core of two while the build waited for it. Each product has
+    one BLAS thread: these tall, thin products gain little from BLAS's own, and on a busy laptop
+    its spinning threads made this step several times slower.
     """
     n = len(vectors)
     k = min(n_neighbors, n - 1)
-    vectors = exact.snap(vectors)
-
-    def block_neighbours(block: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-        start, stop = block
-        similarity = vectors[start:stop] @ vectors.T  # exact: see `lib.exact.products`
-        local = np.arange(len(similarity))
-        similarity[local, start + local] = -2.0  # below any cosine: a paper is not its own neighbour
-        # `_top_k`, not a full argpartition: that dominated the subfields stage on large lists.
-        return _top_k(similarity, k)
-
-    with ThreadPoolExecutor(GRAPH_THREADS) as pool, threadpool_limits(limits=1, user_api="blas"):
-        found = list(pool.map(block_neighbours, _blocks(n, n)))  # in block order, whichever thread made each
-    nearest = np.concatenate([f[0] for f in found])
-    weights = np.maximum(np.concatenate([f[1] for f in found]).ravel(), 0)  # unrelated papers are not neighbours
+    with threadpool_limits(limits=1, user_api="blas"):
+        # A paper comes first among its own nearest: the others follow it.
+        found, similarities = _nearest(vectors, vectors, k + 1, self_query=True, threads=GRAPH_THREADS)
+    nearest = found[:, 1:]
+    weights = np.maximum(similarities[:, 1:].ravel(), 0)  # unrelated papers are not neighbours
     graph = sp.csr_matrix((weights, (np.repeat(np.arange(n), k), nearest.ravel())), shape=(n, n))
     graph.eliminate_zeros()
     return graph.maximum(graph.T).tocsr()

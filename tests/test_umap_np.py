@@ -58,7 +58,7 @@ def brute_force_knn(queries: np.ndarray, base: np.ndarray, k: int, self_query: b
 @pytest.mark.parametrize("n, k, self_query", [(60, 8, True), (60, 8, False), (3000, 10, True), (3000, 10, False)])
 @pytest.mark.parametrize("duplicates", [0, 40])
 def test_knn_cosine_is_exact_with_ties_and_duplicates(n, k, self_query, duplicates, monkeypatch):
-    # 3,000 points with k=10 take the sampled-threshold path of _top_k, 60 the full stable sort;
+    # 3,000 points with k=10 take the sampled-threshold screen, 60 keep every entry;
     # a small block size makes several row blocks.
     monkeypatch.setattr(neighbours, "BLOCK_ENTRIES", 50_000)
     base = lattice_vectors(n, duplicates=duplicates)

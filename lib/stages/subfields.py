@@ -91,9 +91,12 @@ def assign_subfields(
 
     column = {e.name: i for i, e in enumerate(taxonomy.entries)}
     scores, confident = _score_tree(taxonomy, column, own, corpus, alpha, min_papers)
+    names = [e.name for e in taxonomy.entries]
+    children = {parent: [column[c.name] for c in taxonomy.children(parent)] for parent in (None, *names)}
+    # Each paper's row as Python numbers: read one at a time, NumPy's scalars cost more.
     rows = [
-        _walk(taxonomy, column, paper_scores, paper_confident, min_score)
-        for paper_scores, paper_confident in zip(scores, confident)
+        _walk(names, children, paper_scores.tolist(), paper_shown.tolist(), paper_confident.tolist(), min_score)
+        for paper_scores, paper_shown, paper_confident in zip(scores, np.clip(scores, 0, 1), confident)
     ]
     return pd.DataFrame(rows, columns=list(SUBFIELD_COLUMNS)).astype(SUBFIELD_COLUMNS)
 
@@ -221,28 +224,36 @@ def _iterations(alpha: float) -> int:
 
 
 def _walk(
-    taxonomy: Taxonomy, column: dict[str, int], scores: np.ndarray, confident: np.ndarray, min_score: float
+    names: list[str],
+    children: dict[str | None, list[int]],
+    scores: list[float],
+    shown: list[float],
+    confident: list[bool],
+    min_score: float,
 ) -> tuple:
-    """One paper's row: the best area, then down to the best child while each step is confident."""
-    siblings = [column[e.name] for e in taxonomy.children(None)]
-    chosen = max(siblings, key=lambda i: (scores[i], -i))
+    """One paper's row: the best area, then down to the best child while each step is confident.
+    `names`: the entries' names by column; `children`: each entry's (None: the areas') columns;
+    `shown`: `scores` clipped to 0-1, as the row shows them."""
+
+    def best(columns: list[int]) -> int:
+        return max(columns, key=lambda i: (scores[i], -i))
+
+    siblings = children[None]
+    chosen = area = best(siblings)
     if scores[chosen] <= 0:
         return (UNASSIGNED, UNASSIGNED, 0.0, "", 0.0, False)
-    area = taxonomy.entries[chosen].name
-    while confident[chosen] and (
-        children := [column[c.name] for c in taxonomy.children(taxonomy.entries[chosen].name)]
-    ):
-        child = max(children, key=lambda i: (scores[i], -i))
+    while confident[chosen] and (below := children[names[chosen]]):
+        child = best(below)
         if not confident[child] or scores[child] < min_score:
             break
-        chosen, siblings = child, children
+        chosen, siblings = child, below
     others = [i for i in siblings if i != chosen]
-    runner_up = max(others, key=lambda i: (scores[i], -i)) if others else None
+    runner_up = best(others) if others else None
     return (
-        area,
-        taxonomy.entries[chosen].name,
-        float(np.clip(scores[chosen], 0, 1)),
-        taxonomy.entries[runner_up].name if runner_up is not None else "",
-        float(np.clip(scores[runner_up], 0, 1)) if runner_up is not None else 0.0,
-        bool(confident[column[area]]),
+        names[area],
+        names[chosen],
+        shown[chosen],
+        names[runner_up] if runner_up is not None else "",
+        shown[runner_up] if runner_up is not None else 0.0,
+        confident[area],
     )
