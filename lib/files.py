@@ -60,6 +60,10 @@ class _DigestingWriter:
         self.handle.flush()
 
 
+# zlib's fastest level: fixed-width text shrinks many-fold at any level, and at the default one a
+# corpus's terms take several times as long, twice a build (docs/performance.md).
+TEXT_DEFLATE_LEVEL = 1
+
 # What `atomic_write` calls with the stream it writes through.
 StreamWriter: TypeAlias = Callable[[_DigestingWriter], object]
 
@@ -162,9 +166,9 @@ def write_arrays(stream: BinaryIO | _DigestingWriter, arrays: Mapping[str, np.nd
 
     Unlike `np.savez`, which stamps each member with the current time, the same arrays always give
     the same bytes, so a rebuild from cache writes what a clean build writes; and no array's bytes
-    are copied whole in memory (a corpus's SVD directions are large). Text arrays are deflated
-    (fixed-width strings shrink many-fold); numbers are stored as they are: SVD directions barely
-    deflate, and deflating the query model's alone would slow a corpus build noticeably.
+    are copied whole in memory (a corpus's SVD directions are large). Text arrays are deflated, fast
+    (fixed-width strings shrink many-fold at any level); numbers are stored as they are: SVD
+    directions barely deflate, and deflating the query model's alone would slow a corpus build noticeably.
     """
     import numpy as np
 
@@ -175,6 +179,8 @@ def write_arrays(stream: BinaryIO | _DigestingWriter, arrays: Mapping[str, np.nd
             array = np.asarray(arrays[name])
             member = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             member.compress_type = zipfile.ZIP_STORED if array.dtype.kind in "biufc" else zipfile.ZIP_DEFLATED
+            # ZipInfo takes no level, nor does typeshed know this attribute (Python 3.13 keeps it as an alias).
+            member._compresslevel = TEXT_DEFLATE_LEVEL  # type: ignore[attr-defined]
             with archive.open(member, "w", force_zip64=array.nbytes > 1 << 30) as entry:
                 np.lib.format.write_array(entry, array, allow_pickle=False)
 
