@@ -68,6 +68,19 @@ def test_same_seed_same_bytes_and_blocks_change_nothing_but_rounding(tfidf, monk
     assert np.abs(np.sum(in_blocks[:6] * components[:6], axis=1)) == pytest.approx(np.ones(6), abs=1e-3)
 
 
+@pytest.mark.parametrize("at_once", [1, 3])
+def test_blocks_worked_on_at_once_change_no_bit(tfidf, monkeypatch, at_once):
+    """Blocks run in threads, but their products are summed in the blocks' order: any number of
+    threads gives the bytes one gives."""
+    monkeypatch.setattr(sparse_svd, "TERMS_PER_BLOCK", 50)  # many blocks, the last one short
+    monkeypatch.setattr(sparse_svd, "BLOCKS_AT_ONCE", 2)
+    components, values, rows = truncated_svd(tfidf, 12, random_state=3)
+    monkeypatch.setattr(sparse_svd, "BLOCKS_AT_ONCE", at_once)
+    again = truncated_svd(tfidf, 12, random_state=3)
+    assert again.components.tobytes() == components.tobytes() and again.rows.tobytes() == rows.tobytes()
+    assert again.singular_values.tobytes() == values.tobytes()
+
+
 def test_a_matrix_of_low_rank_is_recovered_whole():
     matrix = low_rank(5)
     components, values, _ = truncated_svd(matrix, 5, random_state=0)

@@ -12,7 +12,11 @@ near 1e-16, far below the grid `lib.exact.snap` puts the embeddings on (see `lib
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 from scipy import linalg, sparse
@@ -22,6 +26,12 @@ from lib.errors import ParameterError
 # Terms per block of the matrix's columns: each block's products are (terms x columns) dense, 72 MB
 # at 138 columns in float64; larger blocks save little time.
 TERMS_PER_BLOCK = 65_536
+# Blocks worked on at once, each in a thread (scipy's sparse products release the GIL): a core the
+# build's side stages leave idle takes one. Each in flight holds its products, about 170 MB on a corpus.
+BLOCKS_AT_ONCE = min(2, os.cpu_count() or 1)
+
+_Block = TypeVar("_Block")
+_Result = TypeVar("_Result")
 
 
 class TruncatedSvd(NamedTuple):
@@ -61,16 +71,19 @@ def truncated_svd(
     by_column = sparse.csc_matrix(matrix, dtype=np.float32)  # no copy when it already is one; float64 per block
     starts = range(0, n_columns, TERMS_PER_BLOCK)
 
-    def blocks():
-        for start in starts:
-            yield start, by_column[:, start : start + TERMS_PER_BLOCK].astype(np.float64)
+    def block(start: int) -> sparse.csc_matrix:
+        return by_column[:, start : start + TERMS_PER_BLOCK].astype(np.float64)
 
     def times_gram(rows: np.ndarray) -> np.ndarray:
-        """X Xᵀ rows, one block of terms at a time."""
+        """X Xᵀ rows, one block of terms at a time, summed in the blocks' order."""
         product = np.zeros_like(rows)
-        for _, block in blocks():
-            product += block @ (block.T @ rows)
+        for part in _in_order(lambda start: (terms := block(start)) @ (terms.T @ rows), starts):
+            product += part
         return product
+
+    def projected_gram(start: int) -> np.ndarray:
+        projected = block(start).T @ basis  # Bᵀ's rows for these terms
+        return projected.T @ projected
 
     size = min(n_components + n_oversamples, n_rows)
     basis = np.random.default_rng(random_state).standard_normal((n_rows, size))
@@ -79,9 +92,8 @@ def truncated_svd(
 
     # B = Qᵀ X has the singular values and right vectors of X's projection on the basis; B Bᵀ is small.
     gram = np.zeros((size, size))
-    for _, block in blocks():
-        projected = block.T @ basis  # Bᵀ's rows for these terms
-        gram += projected.T @ projected
+    for part in _in_order(projected_gram, starts):
+        gram += part
     eigenvalues, eigenvectors = np.linalg.eigh(gram)
     top = np.argsort(-eigenvalues, kind="stable")[:n_components]
     singular_values = np.sqrt(np.clip(eigenvalues[top], 0, None))
@@ -91,18 +103,37 @@ def truncated_svd(
     scale = np.where(present, 1 / np.where(present, singular_values, 1), 0)
     # Vᵀ = diag(1/s) Wᵀ B = (Xᵀ Q W diag(1/s))ᵀ
     left = basis @ (eigenvectors[:, top] * scale)
+
+    def directions_and_rows(start: int) -> tuple[np.ndarray, np.ndarray]:
+        terms = block(start)
+        directions = terms.T @ left  # these terms' columns of the components, as rows
+        return directions, terms @ directions
+
     components = np.empty((n_components, n_columns), dtype=np.float32)
     rows = np.zeros((n_rows, n_components))
-    for start, block in blocks():
-        directions = block.T @ left  # these terms' columns of the components, as rows
-        components[:, start : start + block.shape[1]] = directions.T
-        rows += block @ directions
+    for start, (directions, part) in zip(starts, _in_order(directions_and_rows, starts), strict=True):
+        components[:, start : start + len(directions)] = directions.T
+        rows += part
     # Each row's largest entry positive, found by the row's extremes and flipped in place: np.abs
     # or a masked assignment would copy the whole output.
     for flipped in np.flatnonzero(components.max(axis=1) < -components.min(axis=1)):
         components[flipped] *= -1
         rows[:, flipped] *= -1
     return TruncatedSvd(components, np.where(present, singular_values, 0.0), rows)
+
+
+def _in_order(work: Callable[[_Block], _Result], items: Iterable[_Block]) -> Iterator[_Result]:
+    """`work(item)` for each item, in the items' order, `BLOCKS_AT_ONCE` at a time in threads and no
+    more in flight: each result is large, and the caller sums them in order, so the sum's rounding
+    is the same however many run at once."""
+    with ThreadPoolExecutor(BLOCKS_AT_ONCE) as threads:
+        pending: deque[Future[_Result]] = deque()
+        for item in items:
+            pending.append(threads.submit(work, item))
+            if len(pending) == BLOCKS_AT_ONCE:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 def _orthonormal(columns: np.ndarray) -> np.ndarray:
