@@ -12,7 +12,8 @@ every list from a copy holding only `id`, `title` and `abstract` (blank for titl
 declared area or author keyword reaches it; ijcai2023 is built with data/taxonomy/ijcai2023.yaml,
 whose areas are its declared ones, so its subfields are scored zero-shot. `--embedders` builds
 PaperMap once per embedder (lib.stages.embed's names; rows "PaperMap (minilm)"); `tfidf-svd/words`
-and `tfidf-svd/pairs` are the default embedder over words alone and over words and word pairs.
+and `tfidf-svd/pairs` are the default embedder over words alone and over words and word pairs;
+`tfidf-svd/iterN` the default with N power iterations in its SVD.
 
 Measures, over the papers with gold (a declared area, else author keywords):
 - `10-NN`: share of each paper's 10 nearest papers (cosine in the embedding; Euclidean on the 2D
@@ -242,15 +243,20 @@ def papermap_row(
     return row
 
 
-# `--embedders` names beyond lib.stages.embed's: the default embedder's terms set, to weigh what word
-# pairs add to the map against their cost (bench/build.py).
-TERM_VARIANTS = {"tfidf-svd/words": 1, "tfidf-svd/pairs": 2}
+# `--embedders` names beyond lib.stages.embed's: the default embedder with other terms or fewer SVD
+# power iterations, to weigh what word pairs and iterations add to the map against their cost
+# (bench/build.py).
+VARIANTS: dict[str, dict[str, int]] = {
+    "tfidf-svd/words": {"ngram_max": 1},
+    "tfidf-svd/pairs": {"ngram_max": 2},
+    **{f"tfidf-svd/iter{n}": {"n_iter": n} for n in range(1, 9)},
+}
 
 
 def bench_embedder(name: str) -> Embedder:
-    """lib.stages.embed's embedder called `name`, or the default one with the terms `TERM_VARIANTS` names."""
-    if name in TERM_VARIANTS:
-        return TfidfSvdEmbedder(ngram_max=TERM_VARIANTS[name])
+    """lib.stages.embed's embedder called `name`, or the default one with the settings `VARIANTS` names."""
+    if name in VARIANTS:
+        return TfidfSvdEmbedder(**VARIANTS[name])
     return make_embedder(name)
 
 
