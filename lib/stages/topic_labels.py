@@ -102,14 +102,19 @@ class PhraseUse:
         words used across the corpus, come after the well-covered ones.
         """
         share = users / size
+        # Only the phrases the topic uses can score above 0: a corpus has 100 times as many.
+        used = np.flatnonzero(share > 0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            score = np.where(share > 0, share * np.log(share / self.overall), -np.inf) * self.length_bonus
+            score = share[used] * np.log(share[used] / self.overall[used]) * self.length_bonus[used]
         well_covered = (
-            (share >= min_share) & (users >= min(2, size)) & ((self.overall <= MAX_LABEL_SHARE) | self.multiword)
+            (share[used] >= min_share)
+            & (users[used] >= min(2, size))
+            & ((self.overall[used] <= MAX_LABEL_SHARE) | self.multiword[used])
         )
-        # Covered phrases first, then the rest; within each by score, ties alphabetical.
-        order = np.lexsort((self.keys, -score, ~well_covered))
-        return order[np.isfinite(score[order]) & (score[order] > 0)], share
+        # Covered phrases first, then the rest; within each by score, ties alphabetical: the columns
+        # run in the keys' alphabetical order, and lexsort keeps the order of ties.
+        order = np.lexsort((-score, ~well_covered))
+        return used[order[np.isfinite(score[order]) & (score[order] > 0)]], share
 
     def occurrences_by_topic(self, topics: np.ndarray) -> sparse.csr_matrix:
         """Per topic (sorted ids, as `by_topic`, sparse), how many times its papers use each phrase in all."""
@@ -163,7 +168,7 @@ class PhraseUse:
         columns = np.flatnonzero(ok)
         words = self.words[columns]
         often = occurrences[columns] if occurrences is not None else np.zeros(len(columns))
-        order = columns[np.lexsort((self.keys[columns], -often, -lift[columns], -words, -users[columns]))]
+        order = columns[np.lexsort((-often, -lift[columns], -words, -users[columns]))]  # ties alphabetical, as above
         return order, share
 
 
