@@ -196,6 +196,7 @@ class TfidfSvdEmbedder:
             model = TfidfSvdModel(empty.astype(str), empty, no_terms, self.ngram_max)
             return model.embed(texts), model
         tfidf, idf = tfidf_weights(counts)
+        del counts  # not held through the SVD, the embed stage's peak
         tfidf, idf = tfidf.astype(np.float32), idf.astype(np.float32)
         # SVD needs fewer components than either side of the matrix; tiny corpora keep all of TF-IDF.
         n_components = min(self.n_components, tfidf.shape[0] - 1, tfidf.shape[1] - 1)

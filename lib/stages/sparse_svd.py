@@ -16,6 +16,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from typing import NamedTuple, TypeVar
 
 import numpy as np
@@ -81,7 +82,7 @@ def truncated_svd(
             product += part
         return product
 
-    def projected_gram(start: int) -> np.ndarray:
+    def projected_gram(start: int, basis: np.ndarray) -> np.ndarray:
         projected = block(start).T @ basis  # Bᵀ's rows for these terms
         return projected.T @ projected
 
@@ -92,7 +93,7 @@ def truncated_svd(
 
     # B = Qᵀ X has the singular values and right vectors of X's projection on the basis; B Bᵀ is small.
     gram = np.zeros((size, size))
-    for part in _in_order(projected_gram, starts):
+    for part in _in_order(partial(projected_gram, basis=basis), starts):
         gram += part
     eigenvalues, eigenvectors = np.linalg.eigh(gram)
     top = np.argsort(-eigenvalues, kind="stable")[:n_components]
@@ -103,15 +104,17 @@ def truncated_svd(
     scale = np.where(present, 1 / np.where(present, singular_values, 1), 0)
     # Vᵀ = diag(1/s) Wᵀ B = (Xᵀ Q W diag(1/s))ᵀ
     left = basis @ (eigenvectors[:, top] * scale)
+    del basis  # not held beside the components: the last pass is the SVD's peak
 
     def directions_and_rows(start: int) -> tuple[np.ndarray, np.ndarray]:
         terms = block(start)
         directions = terms.T @ left  # these terms' columns of the components, as rows
-        return directions, terms @ directions
+        return directions.astype(np.float32), terms @ directions  # kept as float32 anyway
 
     components = np.empty((n_components, n_columns), dtype=np.float32)
     rows = np.zeros((n_rows, n_components))
-    for start, (directions, part) in zip(starts, _in_order(directions_and_rows, starts), strict=True):
+    # One block at a time: beside the components, a second block's products would raise the peak.
+    for start, (directions, part) in zip(starts, _in_order(directions_and_rows, starts, 1), strict=True):
         components[:, start : start + len(directions)] = directions.T
         rows += part
     # Each row's largest entry positive, found by the row's extremes and flipped in place: np.abs
@@ -122,15 +125,18 @@ def truncated_svd(
     return TruncatedSvd(components, np.where(present, singular_values, 0.0), rows)
 
 
-def _in_order(work: Callable[[_Block], _Result], items: Iterable[_Block]) -> Iterator[_Result]:
-    """`work(item)` for each item, in the items' order, `BLOCKS_AT_ONCE` at a time in threads and no
-    more in flight: each result is large, and the caller sums them in order, so the sum's rounding
-    is the same however many run at once."""
-    with ThreadPoolExecutor(BLOCKS_AT_ONCE) as threads:
+def _in_order(
+    work: Callable[[_Block], _Result], items: Iterable[_Block], at_once: int | None = None
+) -> Iterator[_Result]:
+    """`work(item)` for each item, in the items' order, `at_once` (default `BLOCKS_AT_ONCE`) at a time
+    in threads and no more in flight: each result is large, and the caller sums them in order, so
+    the sum's rounding is the same however many run at once."""
+    at_once = at_once or BLOCKS_AT_ONCE
+    with ThreadPoolExecutor(at_once) as threads:
         pending: deque[Future[_Result]] = deque()
         for item in items:
             pending.append(threads.submit(work, item))
-            if len(pending) == BLOCKS_AT_ONCE:
+            if len(pending) == at_once:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
