@@ -204,8 +204,8 @@ class TfidfSvdEmbedder:
             components, rows = np.eye(tfidf.shape[1], dtype=np.float32), tfidf.toarray()
         else:
             tfidf = tfidf.tocsc()  # by columns, as the SVD reads it a block of terms at a time; no CSR kept beside it
-            # On one BLAS thread: its sparse products run on one anyway, and its dense steps are small,
-            # so a second thread mostly waits, spinning, on the core a build's keywords worker uses.
+            # On one BLAS thread: its sparse products run in threads of their own, and its dense steps
+            # are small, so a second BLAS thread mostly waits, spinning, on a core the build uses.
             with threadpool_limits(limits=1, user_api="blas"):
                 components, _, rows = truncated_svd(tfidf, n_components, self.random_state, self.n_iter)
         vectors = exact.snap(exact.unit_rows(rows)).astype(np.float32)  # grid points: exact in float32

@@ -3,8 +3,9 @@
 scikit-learn's randomized SVD of a corpus's TF-IDF holds several dense blocks as tall as the
 vocabulary (the range finder's products and their LU copies): on a corpus, most of its memory on
 top of the TF-IDF. Here the same randomized range finder (Halko, Martinsson and Tropp 2011) runs
-on the rows' side: power iterations of X Xᵀ, applied one block of columns (terms) at a time, so
-besides the output only row-side blocks (papers x columns) and one block of terms are held.
+on the rows' side: power iterations of X Xᵀ, applied a block of columns (terms) at a time, so
+besides the output only row-side blocks (papers x columns) and a block or two of terms are held.
+Two blocks run at once, in threads, their products summed in the blocks' order.
 
 The dense side is float64: BLAS rounds differently on every kernel, and float64 keeps that noise
 near 1e-16, far below the grid `lib.exact.snap` puts the embeddings on (see `lib.exact`).
@@ -28,7 +29,7 @@ from lib.errors import ParameterError
 # at 138 columns in float64; larger blocks save little time.
 TERMS_PER_BLOCK = 65_536
 # Blocks worked on at once, each in a thread (scipy's sparse products release the GIL): a core the
-# build's side stages leave idle takes one. Each in flight holds its products, about 170 MB on a corpus.
+# build's side stages leave idle takes one. Each block in flight holds its products.
 BLOCKS_AT_ONCE = min(2, os.cpu_count() or 1)
 
 _Block = TypeVar("_Block")
@@ -69,32 +70,14 @@ def truncated_svd(
         raise ParameterError(
             f"n_iter must be at least 1 and n_oversamples at least 0; got {n_iter} and {n_oversamples}"
         )
-    by_column = sparse.csc_matrix(matrix, dtype=np.float32)  # no copy when it already is one; float64 per block
-    starts = range(0, n_columns, TERMS_PER_BLOCK)
-
-    def block(start: int) -> sparse.csc_matrix:
-        return by_column[:, start : start + TERMS_PER_BLOCK].astype(np.float64)
-
-    def times_gram(rows: np.ndarray) -> np.ndarray:
-        """X Xᵀ rows, one block of terms at a time, summed in the blocks' order."""
-        product = np.zeros_like(rows)
-        for part in _in_order(lambda start: (terms := block(start)) @ (terms.T @ rows), starts):
-            product += part
-        return product
-
-    def projected_gram(start: int, basis: np.ndarray) -> np.ndarray:
-        projected = block(start).T @ basis  # Bᵀ's rows for these terms
-        return projected.T @ projected
-
+    terms = _TermBlocks(matrix)
     size = min(n_components + n_oversamples, n_rows)
     basis = np.random.default_rng(random_state).standard_normal((n_rows, size))
     for _ in range(n_iter):
-        basis = _orthonormal(times_gram(basis))
+        basis = _orthonormal(terms.summed(partial(terms.times_gram, rows=basis)))
 
     # B = Qᵀ X has the singular values and right vectors of X's projection on the basis; B Bᵀ is small.
-    gram = np.zeros((size, size))
-    for part in _in_order(partial(projected_gram, basis=basis), starts):
-        gram += part
+    gram = terms.summed(partial(terms.projected_gram, basis=basis))
     eigenvalues, eigenvectors = np.linalg.eigh(gram)
     top = np.argsort(-eigenvalues, kind="stable")[:n_components]
     singular_values = np.sqrt(np.clip(eigenvalues[top], 0, None))
@@ -106,15 +89,11 @@ def truncated_svd(
     left = basis @ (eigenvectors[:, top] * scale)
     del basis  # not held beside the components: the last pass is the SVD's peak
 
-    def directions_and_rows(start: int) -> tuple[np.ndarray, np.ndarray]:
-        terms = block(start)
-        directions = terms.T @ left  # these terms' columns of the components, as rows
-        return directions.astype(np.float32), terms @ directions  # kept as float32 anyway
-
     components = np.empty((n_components, n_columns), dtype=np.float32)
     rows = np.zeros((n_rows, n_components))
     # One block at a time: beside the components, a second block's products would raise the peak.
-    for start, (directions, part) in zip(starts, _in_order(directions_and_rows, starts, 1), strict=True):
+    directions_and_rows = partial(terms.directions_and_rows, left=left)
+    for start, (directions, part) in zip(terms.starts, _in_order(directions_and_rows, terms.starts, 1), strict=True):
         components[:, start : start + len(directions)] = directions.T
         rows += part
     # Each row's largest entry positive, found by the row's extremes and flipped in place: np.abs
@@ -123,6 +102,44 @@ def truncated_svd(
         components[flipped] *= -1
         rows[:, flipped] *= -1
     return TruncatedSvd(components, np.where(present, singular_values, 0.0), rows)
+
+
+class _TermBlocks:
+    """A matrix as blocks of `TERMS_PER_BLOCK` columns (terms), each made float64 when used, and the
+    SVD's products with each block."""
+
+    def __init__(self, matrix: sparse.spmatrix | sparse.sparray) -> None:
+        self.by_column = sparse.csc_matrix(matrix, dtype=np.float32)  # no copy when it already is one
+        self.starts = range(0, self.by_column.shape[1], TERMS_PER_BLOCK)
+
+    def block(self, start: int) -> sparse.csc_matrix:
+        return self.by_column[:, start : start + TERMS_PER_BLOCK].astype(np.float64)
+
+    def summed(self, product: Callable[[int], np.ndarray]) -> np.ndarray:
+        """`product(start)` summed over the blocks, in their order: the same rounding however many run at once."""
+        total: np.ndarray | None = None
+        for part in _in_order(product, self.starts):
+            if total is None:
+                total = np.zeros_like(part)  # from zeros, as any sum before: 0 + (-0.0) is +0.0
+            total += part
+        assert total is not None  # a matrix has at least one column
+        return total
+
+    def times_gram(self, start: int, rows: np.ndarray) -> np.ndarray:
+        """This block's share of X Xᵀ rows."""
+        terms = self.block(start)
+        return terms @ (terms.T @ rows)
+
+    def projected_gram(self, start: int, basis: np.ndarray) -> np.ndarray:
+        """This block's share of B Bᵀ, B = basisᵀ X."""
+        projected = self.block(start).T @ basis  # Bᵀ's rows for these terms
+        return projected.T @ projected
+
+    def directions_and_rows(self, start: int, left: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """This block's terms' columns of the components (float32, as kept) and its share of the rows."""
+        terms = self.block(start)
+        directions = terms.T @ left
+        return directions.astype(np.float32), terms @ directions
 
 
 def _in_order(
