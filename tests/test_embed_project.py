@@ -47,9 +47,19 @@ def test_embedder_handles_tiny_and_empty_corpora(texts):
     assert vectors.shape[0] == len(texts) and np.all(np.isfinite(vectors))
 
 
-def test_embedder_rejects_bad_parameters():
-    with pytest.raises(ParameterError, match="n_components"):
-        TfidfSvdEmbedder(n_components=1)
+@pytest.mark.parametrize("kwargs", [{"n_components": 1}, {"ngram_max": 3}, {"n_iter": 0}])
+def test_embedder_rejects_bad_parameters(kwargs):
+    with pytest.raises(ParameterError, match=next(iter(kwargs))):
+        TfidfSvdEmbedder(**kwargs)
+
+
+def test_the_svds_iterations_are_a_setting_of_the_map():
+    """In the embedder's params (so in the embed stage's cache key), and the vectors follow them."""
+    # More texts and terms than the SVD's 138 random columns: with fewer, they span every direction.
+    texts = [r["abstract"] for r in planted_records(per_topic=60)]
+    one, three = TfidfSvdEmbedder(n_iter=1), TfidfSvdEmbedder()
+    assert one.params()["n_iter"] == 1 and three.params()["n_iter"] == 3
+    assert not np.array_equal(one.embed(texts), three.embed(texts))
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, MIN_UMAP_POINTS - 1, MIN_UMAP_POINTS, 19])
