@@ -77,21 +77,27 @@ def kmeans(
     return best
 
 
-def _distances_into(x: np.ndarray, y: np.ndarray, centres: np.ndarray, out: np.ndarray, spare: np.ndarray) -> None:
-    """(m, k) squared distances of the points (`x`, `y`) to `centres` into `out`, element by element
-    as (x - cx)^2 + (y - cy)^2 (no BLAS), with `spare` as scratch of the same shape."""
-    np.subtract(x[:, None], centres[:, 0], out=out)
+def _squares_into(
+    x: np.ndarray, y: np.ndarray, cx: np.ndarray | float, cy: np.ndarray | float, out: np.ndarray, spare: np.ndarray
+) -> np.ndarray:
+    """(x - cx)^2 + (y - cy)^2 into `out`, element by element (no BLAS), with `spare` as scratch of
+    its shape (either may be `cx` or `cy` itself); the centres broadcast against the points. Every
+    squared distance of this module is made here, so the bounds compare numbers computed alike."""
+    np.subtract(x, cx, out=out)
     np.multiply(out, out, out=out)
-    np.subtract(y[:, None], centres[:, 1], out=spare)
+    np.subtract(y, cy, out=spare)
     np.multiply(spare, spare, out=spare)
-    np.add(out, spare, out=out)
+    return np.add(out, spare, out=out)
 
 
-def _paired_distances(x: np.ndarray, y: np.ndarray, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
-    """Squared distance of each point (`x`, `y`) to its own centre (`cx`, `cy`), as `_distances_into` does it."""
-    dx = x - cx
-    dy = y - cy
-    return dx * dx + dy * dy
+def _distances_into(x: np.ndarray, y: np.ndarray, centres: np.ndarray, out: np.ndarray, spare: np.ndarray) -> None:
+    """(m, k) squared distances of the points (`x`, `y`) to `centres` into `out`, `spare` as scratch."""
+    _squares_into(x[:, None], y[:, None], centres[:, 0], centres[:, 1], out, spare)
+
+
+def _paired_distances(x: np.ndarray, y: np.ndarray, cx: np.ndarray | float, cy: np.ndarray | float) -> np.ndarray:
+    """Squared distance of each point (`x`, `y`) to its own centre (`cx`, `cy`)."""
+    return _squares_into(x, y, cx, cy, np.empty(len(x)), np.empty(len(x)))
 
 
 def _seed_centres(points: np.ndarray, weight: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
@@ -128,12 +134,7 @@ def _nearer(x: np.ndarray, y: np.ndarray, closest: np.ndarray, indices: np.ndarr
     rows = np.empty((len(indices), len(x)))
     spare = np.empty(len(x))
     for row, index in zip(rows, indices):
-        np.subtract(x, x[index], out=row)
-        np.multiply(row, row, out=row)
-        np.subtract(y, y[index], out=spare)
-        np.multiply(spare, spare, out=spare)
-        np.add(row, spare, out=row)
-        np.minimum(closest, row, out=row)
+        np.minimum(closest, _squares_into(x, y, x[index], y[index], row, spare), out=row)
     return rows
 
 
@@ -249,11 +250,7 @@ def _nearest_of_neighbours(
     nearest, second = np.full(len(x), np.inf), np.full(len(x), np.inf)
     rank = np.zeros(len(x), dtype=np.int64)
     for step, (dx, dy) in enumerate(zip(across, along)):
-        np.subtract(x, dx, out=dx)
-        np.multiply(dx, dx, out=dx)
-        np.subtract(y, dy, out=dy)
-        np.multiply(dy, dy, out=dy)
-        np.add(dx, dy, out=dx)
+        _squares_into(x, y, dx, dy, dx, dy)  # the candidates' coordinates become the squares
         np.putmask(rank, dx < nearest, step)  # only a strictly nearer one: ties to the lower centre
         np.minimum(second, np.maximum(nearest, dx, out=dy), out=second)  # the two least, with repeats
         np.minimum(nearest, dx, out=nearest)
