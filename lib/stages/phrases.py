@@ -8,7 +8,7 @@ import re
 import string
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from itertools import chain, count, groupby
 
@@ -70,13 +70,14 @@ def candidate_phrases(text: str) -> list[str]:
     return phrases
 
 
-class _Numbering(dict):
-    """Numbers keys as first met, from `first` on: a missing key gets the next number, so a lookup is
-    all a use takes. `known` keys keep the numbers they come with."""
+class Numbering(dict[str, int]):
+    """Numbers keys as first met, from `first` on (by default, after the `known` keys): a missing
+    key gets the next number, so a lookup is all a use takes. `known` keys keep the numbers they
+    come with."""
 
-    def __init__(self, known: dict[str, int] | None = None, first: int = 0) -> None:
+    def __init__(self, known: dict[str, int] | None = None, first: int | None = None) -> None:
         super().__init__(known or {})
-        self.next = first
+        self.next = len(self) if first is None else first
 
     def __missing__(self, key: str) -> int:
         self[key] = number = self.next
@@ -185,7 +186,7 @@ def _order_met(is_word: np.ndarray, text_starts: np.ndarray, firsts: list[np.nda
 def word_counts(texts: Sequence[str]) -> PhraseCounts:
     """How often each text (row) uses each of its `content_words` (column), and the words, in the
     order first met: the words a free text can share with a paper, rare ones included."""
-    column_of = _Numbering()
+    column_of = Numbering()
     return _counted(map(content_words, texts), column_of), list(column_of)
 
 
@@ -203,14 +204,14 @@ def stacked_counts(first: PhraseCounts, texts: Sequence[str]) -> sparse.csr_matr
     used = set(chain.from_iterable(candidates))
     # Only the phrases `texts` use are looked up among `first`'s: numbering all of them took a dict of
     # millions on a corpus. Phrases new in `texts` are numbered after `first`'s, as first met.
-    column_of = _Numbering({p: i for i, p in enumerate(phrases) if p in used}, first=len(phrases))
+    column_of = Numbering({p: i for i, p in enumerate(phrases) if p in used}, first=len(phrases))
     more = _counted(candidates, column_of)
     # `first`'s rows lack only the columns of phrases new in `texts`: the same arrays, a wider shape.
     widened = sparse.csr_matrix((counts.data, counts.indices, counts.indptr), shape=(counts.shape[0], more.shape[1]))
     return sparse.vstack([widened, more], format="csr")
 
 
-def _counted(candidates: Iterable[list[str]], column_of: _Numbering) -> sparse.csr_matrix:
+def _counted(candidates: Iterable[list[str]], column_of: Numbering) -> sparse.csr_matrix:
     """How often each text (row, given by its candidate phrases) uses each column of `column_of`,
     which numbers the phrases not yet in it."""
     columns = array("i")  # 32-bit, as the counts: 20 million uses over a corpus, in the topics stage's peak
@@ -256,6 +257,12 @@ def written_chunks(texts: Iterable[str]) -> Counter:
     No word spans white space, so a text's words are its chunks' in turn: a corpus repeats its
     chunks, and each is read for words once (`display_case`, `lib.stages.label_rules.verb_words`)."""
     return Counter(chain.from_iterable(map(str.split, texts)))
+
+
+def cased_form(form: str, cased: Mapping[str, str]) -> str:
+    """A lower-case phrase as shown: each word as the corpus writes it (`cased`: `display_case`)."""
+    words = form.split(" ")
+    return " ".join(map(cased.get, words, words))
 
 
 def display_case(texts: Sequence[str], chunks: Counter | None = None) -> dict[str, str]:

@@ -15,7 +15,7 @@ import pandas as pd
 from scipy import sparse
 
 from lib.stages.label_rules import is_field_phrase, nameable_phrases, vague_words
-from lib.stages.phrases import PhraseCounts, display_case, phrase_counts, singular, written_chunks
+from lib.stages.phrases import PhraseCounts, cased_form, display_case, phrase_counts, singular, written_chunks
 
 if TYPE_CHECKING:
     from lib.stages.topics import TopicLevels
@@ -285,7 +285,7 @@ def _shown_forms(
         best[slot] = max(best.get(slot, (-1, "")), (count, phrases[phrase]))
     for slot, (_, form) in best.items():
         forms[slot] = form
-    return [" ".join(map(cased.get, words, words)) for words in (form.split(" ") for form in forms)]
+    return [cased_form(form, cased) for form in forms]
 
 
 def _compose_label(ranked: Sequence[tuple[str, float]], taken: set[str]) -> str:

@@ -16,10 +16,10 @@ from operator import itemgetter, ne
 
 import numpy as np
 
-from lib.stages.phrases import MAX_NGRAM, phrase_key
+from lib.stages.phrases import MAX_NGRAM, Numbering, phrase_key
 
 from .roles import _is_adjective, _is_participle
-from .units import _Numbering, _Units
+from .units import _Units
 from .words import GENERIC_HEADS, GENERIC_MODIFIERS
 
 # What a unit may do at the end of a phrase (`_describe`).
@@ -69,7 +69,7 @@ def _described(units: _Units, relational: Set[str]) -> _Described:
     # "" (punctuation, numbers) is in no run.
     descriptions = [_describe(unit, relational) if unit else ("", "", _ENDS_NOTHING, False) for unit in units.vocab]
     size = len(descriptions)
-    number = _Numbering()
+    number = Numbering()
     key = np.fromiter(map(number.__getitem__, map(itemgetter(0), descriptions)), dtype=np.int32, count=size)
     keys = list(number)
     inner = list(map(itemgetter(1), descriptions))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lib.stages.phrases import singular_word
+from lib.stages.phrases import cased_form, singular_word
 
 from .counting import _Forms, _Phrases
 from .dedup import _distinct
@@ -104,7 +104,7 @@ class _Shown(dict[int, str]):
         self.forms, self.cased = forms, cased
 
     def __missing__(self, number: int) -> str:
-        self[number] = shown = _shown(self.forms.spelled(number), self.cased)
+        self[number] = shown = cased_form(self.forms.spelled(number), self.cased)
         return shown
 
 
@@ -175,12 +175,6 @@ def _values(value: Callable[[int], float], arguments: np.ndarray) -> np.ndarray:
     distinct = np.flatnonzero(np.bincount(arguments, minlength=len(table)))
     table[distinct] = [value(a) for a in distinct.tolist()]
     return table[arguments]
-
-
-def _shown(form: str, cased: Mapping[str, str]) -> str:
-    """A phrase as shown: each word as the corpus writes it."""
-    words = form.split(" ")
-    return " ".join(map(cased.get, words, words))
 
 
 # What a phrase's score takes from the corpus alone (`_corpus_factors`), per phrase: specificity,

@@ -15,14 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lib.stages.acronyms import UnitReader
-
-
-class _Numbering(dict[str, int]):
-    """Numbers keys as first met: a missing key gets the next number, so a lookup is all a use takes."""
-
-    def __missing__(self, key: str) -> int:
-        self[key] = number = len(self)
-        return number
+from lib.stages.phrases import Numbering
 
 
 @dataclass(frozen=True)
@@ -78,7 +71,7 @@ def _encode(
     long_forms: Mapping[str, list[list[str]]],
 ) -> _Units:
     """Each text's units (`lib.stages.acronyms.UnitReader`), numbered, end to end."""
-    number = _Numbering({"": 0})  # "" stands for what lies past a text's ends, too: never a word
+    number = Numbering({"": 0})  # "" stands for what lies past a text's ends, too: never a word
     ids = array("i")
     sentences = array("i")
     bounds = [0]
