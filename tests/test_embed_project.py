@@ -1,11 +1,14 @@
 import importlib.util
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
-from conftest import SEED_SAMPLE, HashingEmbedder, planted_records
+from conftest import REPO, SEED_SAMPLE, HashingEmbedder, planted_records
 from sklearn.manifold import trustworthiness
 
+from lib import exact
 from lib.errors import PaperMapError, ParameterError
 from lib.schema import analysis_texts
 from lib.stages.embed import (
@@ -14,6 +17,7 @@ from lib.stages.embed import (
     TfidfSvdEmbedder,
     make_embedder,
     packaged_model_path,
+    tfidf_weights,
 )
 from lib.stages.load import load_papers
 from lib.stages.project import MIN_UMAP_POINTS, place_new, project
@@ -223,6 +227,43 @@ def test_sentence_transformer_cache_key_names_the_weights_not_the_machine(minilm
 def test_a_model_that_cannot_be_loaded_is_a_named_error(minilm, tmp_path):
     with pytest.raises(EmbedderUnavailable, match="cannot load"):
         SentenceTransformerEmbedder(tmp_path / "no-model-here").embed(["a paper"])
+
+
+def test_tfidf_rows_are_scaled_to_unit_length_bit_for_bit_as_scikit_learn_scales_them():
+    from scipy import sparse
+    from sklearn.preprocessing import normalize
+
+    rng = np.random.default_rng(0)
+    counts = sparse.random(
+        300, 500, density=0.05, format="csr", random_state=rng, data_rvs=lambda n: rng.integers(1, 9, n)
+    )
+    counts.data[counts.indptr[7] : counts.indptr[8]] = 0  # an empty row stays empty
+    counts.eliminate_zeros()
+    weights, idf = tfidf_weights(counts)
+    expected = counts.astype(np.float64)
+    expected.data = (1 + exact.log(expected.data)) * idf[expected.indices]
+    expected = normalize(expected)
+    for part in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(weights, part), getattr(expected, part))
+    assert weights[7].nnz == 0 and np.allclose(sparse.linalg.norm(weights[:7], axis=1), 1)
+
+
+def test_a_build_imports_no_scikit_learn(tmp_path):
+    # Importing it took a second of CPU in each build process; the dashboard's views still use it.
+    script = (
+        "import sys; from lib.cli import main; "
+        f"main(['build', {str(SEED_SAMPLE)!r}, '--out', sys.argv[1], '--cache', sys.argv[2], '--quiet']); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, tmp_path / "out", tmp_path / "cache"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_the_query_model_embeds_the_corpus_as_the_fit_did():

@@ -69,3 +69,11 @@ def test_counts_equal_the_vectorizers_on_a_real_list(name):
     records = json.loads((SHARED / name).read_text(encoding="utf-8"))
     texts = [f"{r.get('title') or ''}. {r.get('abstract') or ''}" for r in records]
     assert_same(texts, 2, 2, 0.5)
+
+
+def test_stop_words_are_scikit_learns_list_read_without_importing_it():
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as sklearn_stop_words
+
+    from lib.stages.stop_words import ENGLISH_STOP_WORDS
+
+    assert ENGLISH_STOP_WORDS == sklearn_stop_words and len(ENGLISH_STOP_WORDS) > 300

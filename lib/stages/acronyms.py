@@ -13,9 +13,8 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from itertools import accumulate, compress, count, pairwise
 from operator import itemgetter
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
 from lib.stages.phrases import phrase_key, singular_word
+from lib.stages.stop_words import ENGLISH_STOP_WORDS
 
 _SENTENCE_END = frozenset(".!?")
 _ACRONYM = re.compile(r"(?=(?:[^A-Z]*[A-Z]){2})[A-Za-z][A-Za-z0-9-]{1,11}")  # 2-12 characters, 2+ capitals

@@ -15,7 +15,8 @@ from itertools import chain, count, groupby
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from lib.stages.stop_words import ENGLISH_STOP_WORDS
 
 # Words that carry no topic in an abstract, on top of English stop words.
 GENERIC_WORDS = frozenset(

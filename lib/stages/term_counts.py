@@ -17,7 +17,8 @@ from itertools import chain
 import numpy as np
 import pandas as pd
 from scipy import sparse
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+from lib.stages.stop_words import ENGLISH_STOP_WORDS
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
 TEXTS_PER_BLOCK = 5000

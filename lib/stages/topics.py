@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.neighbors import NearestNeighbors
+from scipy.spatial import KDTree
 
 from lib.errors import ParameterError
 from lib.schema import SUMMARY_COLUMNS, analysis_texts
@@ -86,11 +86,7 @@ def find_topics(
         fine[~sparse_mask] = model.labels
         if sparse_mask.any():
             # The topic of the nearest dense point: on the map a stray takes its neighbours' colour.
-            nearest = (
-                NearestNeighbors(n_neighbors=1, algorithm="kd_tree")
-                .fit(dense)
-                .kneighbors(coords[sparse_mask], return_distance=False)[:, 0]
-            )
+            nearest = KDTree(dense).query(coords[sparse_mask], k=1)[1]
             fine[sparse_mask] = model.labels[nearest]
     sizes = np.bincount(fine, minlength=k_fine)
     if k_coarse == 1:
@@ -111,10 +107,7 @@ def sparse_points(coords: np.ndarray) -> np.ndarray:
     if n < 2 * SPARSE_NEIGHBOUR:
         return np.zeros(n, dtype=bool)
     # A k-d tree measures distances element by element; brute force would use BLAS (lib.exact).
-    distances, _ = (
-        NearestNeighbors(n_neighbors=SPARSE_NEIGHBOUR + 1, algorithm="kd_tree").fit(coords).kneighbors(coords)
-    )
-    reach = distances[:, -1]
+    reach = KDTree(coords).query(coords, k=[SPARSE_NEIGHBOUR + 1])[0][:, 0]
     typical = np.median(reach)
     if typical == 0:
         return np.zeros(n, dtype=bool)
