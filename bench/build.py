@@ -19,8 +19,8 @@ written to a temporary folder; N at or above the corpus's size is the whole corp
 With `--workers N ...` (needs requirements-dask.txt), each repeat also builds cold with `--workers N`
 (a local Dask cluster of N processes) for each N, and a table per size gives each stage's seconds per
 N and the speed-up of each N over the first.
-Before timing, each contender runs once, untimed, on 300 abstracts (numba's and the OS's caches
-warm, as on a machine that has run it before). Times are medians over the repeats; peak memory
+Before timing, each contender runs once, untimed, on 300 abstracts (numba's, Python's bytecode and
+the OS's caches warm, as on a machine that has run it before). Times are medians over the repeats; peak memory
 is the largest of any repeat, summed over the contender's process and the processes it starts
 (sampled every 0.2 s). Progress goes to stderr, the Markdown tables to stdout.
 """
@@ -53,6 +53,10 @@ BIG_SIZE = 30_000  # from here on --big-repeats applies
 WARMUP_SIZE = 300
 # Offline: BERTopic is given its embeddings, and nothing may fetch a model.
 OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+# Unset for every contender: a machine that has run them before has their bytecode cached (pip
+# compiles installed packages; a checkout's `lib` is compiled on its first run). With it set, as on
+# some sandboxes, every PaperMap start compiled its own modules again: 0.03 s of a 0.2 s cache hit.
+NO_BYTECODE_ENV = ("PYTHONDONTWRITEBYTECODE",)
 
 COLD, WARM, FLOOR, UMAP_FLOOR, PEER = "PaperMap cold", "PaperMap warm", "floor", "UMAP floor", "peer (BERTopic)"
 PLAIN_FLOOR = "plain floor"
@@ -214,7 +218,7 @@ def run_process(command: list[str], log: Path) -> tuple[float, float, int, str, 
     The peak is summed over the process and the processes it starts (a build's side worker, a Dask
     cluster), sampled every 0.2 s, or its own peak from wait4 when that is larger (not
     RUSAGE_CHILDREN, which keeps the largest child so far)."""
-    env = {**os.environ, **OFFLINE_ENV}
+    env = {name: value for name, value in os.environ.items() if name not in NO_BYTECODE_ENV} | OFFLINE_ENV
     with open(log, "w") as out, open(log.with_suffix(".err"), "w") as err:
         start = time.perf_counter()
         process = subprocess.Popen(command, cwd=REPO, stdout=out, stderr=err, env=env)
