@@ -51,10 +51,24 @@ def test_embedder_handles_tiny_and_empty_corpora(texts):
     assert vectors.shape[0] == len(texts) and np.all(np.isfinite(vectors))
 
 
-@pytest.mark.parametrize("kwargs", [{"n_components": 1}, {"ngram_max": 3}, {"n_iter": 0}])
+@pytest.mark.parametrize("kwargs", [{"n_components": 1}, {"ngram_max": 3}, {"n_iter": 0}, {"svd_sample": 100}])
 def test_embedder_rejects_bad_parameters(kwargs):
     with pytest.raises(ParameterError, match=next(iter(kwargs))):
         TfidfSvdEmbedder(**kwargs)
+
+
+def test_past_svd_sample_texts_the_directions_are_a_samples_and_topics_stay_apart():
+    records = planted_records(per_topic=60)
+    texts, labels = [r["abstract"] for r in records], np.array([r["primary_area"] for r in records])
+    whole, sampled = TfidfSvdEmbedder(n_components=8), TfidfSvdEmbedder(n_components=8, svd_sample=len(texts) // 2)
+    assert whole.params()["svd_sample"] >= len(texts) and sampled.params()["svd_sample"] == len(texts) // 2
+    vectors = sampled.embed(texts)
+    assert not np.array_equal(vectors, whole.embed(texts))
+    assert np.array_equal(vectors, sampled.embed(texts))
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-6)
+    similarity = vectors @ vectors.T
+    same, different = labels[:, None] == labels[None, :], labels[:, None] != labels[None, :]
+    assert similarity[same].mean() > similarity[different].mean() + 0.3
 
 
 def test_the_svds_iterations_are_a_setting_of_the_map():

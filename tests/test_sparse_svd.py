@@ -99,3 +99,21 @@ def test_directions_past_the_rank_are_zero_rows():
 def test_bad_parameters_are_named(n_components, n_iter, n_oversamples):
     with pytest.raises(ParameterError):
         truncated_svd(low_rank(5), n_components, 0, n_iter=n_iter, n_oversamples=n_oversamples)
+
+
+def test_fitted_on_some_rows_it_is_their_svd_with_every_row_given_in_it(tfidf):
+    every = np.arange(tfidf.shape[0])
+    whole = truncated_svd(tfidf, 8, random_state=0)
+    for part, expected in zip(truncated_svd(tfidf, 8, random_state=0, fit_rows=every), whole, strict=True):
+        assert part.tobytes() == expected.tobytes()  # all rows: the same bytes as no sample
+
+    sample = np.sort(np.random.default_rng(0).choice(tfidf.shape[0], 40, replace=False))
+    components, values, rows = truncated_svd(tfidf, 8, random_state=0, fit_rows=sample)
+    alone = truncated_svd(tfidf[sample], 8, random_state=0)
+    np.testing.assert_array_equal(components, alone.components)
+    np.testing.assert_array_equal(values, alone.singular_values)
+    assert rows.shape == (tfidf.shape[0], 8)
+    np.testing.assert_allclose(rows, tfidf @ components.astype(np.float64).T, atol=1e-6)
+    np.testing.assert_allclose(rows[sample], alone.rows, atol=1e-12)
+    with pytest.raises(ParameterError, match="n_components"):
+        truncated_svd(tfidf, 8, random_state=0, fit_rows=sample[:5])

@@ -149,21 +149,34 @@ class TfidfSvdModel:
 class TfidfSvdEmbedder:
     """Latent semantic vectors: TF-IDF over words (and word pairs, with `ngram_max=2`), reduced by a
     seeded truncated SVD of `n_iter` power iterations (more changed no measure of docs/meaning.md's
-    "What the SVD's iterations buy", and each costs two passes over the TF-IDF)."""
+    "What the SVD's iterations buy", and each costs two passes over the TF-IDF). Past `svd_sample`
+    texts, the SVD's directions are fitted on a seeded sample of that many, as the map's layout is
+    (docs/meaning.md, "A corpus's SVD fitted on a sample"); the TF-IDF's terms and weights are always
+    the whole list's."""
 
     name = "tfidf-svd"
 
-    def __init__(self, n_components: int = 128, random_state: int = 42, ngram_max: int = 2, n_iter: int = 3) -> None:
+    def __init__(
+        self,
+        n_components: int = 128,
+        random_state: int = 42,
+        ngram_max: int = 2,
+        n_iter: int = 3,
+        svd_sample: int = 20_000,
+    ) -> None:
         if n_components < 2:
             raise ParameterError(f"n_components must be at least 2; got {n_components}")
         if ngram_max not in (1, 2):
             raise ParameterError(f"ngram_max must be 1 (words) or 2 (words and word pairs); got {ngram_max}")
         if n_iter < 1:
             raise ParameterError(f"n_iter (the SVD's power iterations) must be at least 1; got {n_iter}")
+        if svd_sample < n_components:
+            raise ParameterError(f"svd_sample must be at least n_components ({n_components}); got {svd_sample}")
         self.n_components = n_components
         self.random_state = random_state
         self.ngram_max = ngram_max
         self.n_iter = n_iter
+        self.svd_sample = svd_sample
 
     def params(self) -> dict[str, Any]:
         return {
@@ -171,6 +184,7 @@ class TfidfSvdEmbedder:
             "random_state": self.random_state,
             "ngram_max": self.ngram_max,
             "n_iter": self.n_iter,
+            "svd_sample": self.svd_sample,
         }
 
     def fit(self, texts: Sequence[str]) -> TfidfSvdModel:
@@ -207,12 +221,21 @@ class TfidfSvdEmbedder:
             # On one BLAS thread: its sparse products run in threads of their own, and its dense steps
             # are small, so a second BLAS thread mostly waits, spinning, on a core the build uses.
             with threadpool_limits(limits=1, user_api="blas"):
-                components, _, rows = truncated_svd(tfidf, n_components, self.random_state, self.n_iter)
+                components, _, rows = truncated_svd(
+                    tfidf, n_components, self.random_state, self.n_iter, fit_rows=self._fit_rows(tfidf.shape[0])
+                )
         vectors = exact.snap(exact.unit_rows(rows)).astype(np.float32)  # grid points: exact in float32
         return vectors, TfidfSvdModel(terms, idf, components, self.ngram_max)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.fit_embed(texts)[0]
+
+    def _fit_rows(self, n_texts: int) -> np.ndarray | None:
+        """The texts the SVD's directions are fitted on: all (None) up to `svd_sample`, else a seeded
+        sample of that many, in order. Every text is still given in the directions."""
+        if n_texts <= self.svd_sample:
+            return None
+        return np.sort(np.random.default_rng(self.random_state).choice(n_texts, self.svd_sample, replace=False))
 
 
 def tfidf_weights(counts: Any, idf: np.ndarray | None = None) -> tuple[Any, np.ndarray]:

@@ -52,27 +52,34 @@ def truncated_svd(
     random_state: int,
     n_iter: int = 5,
     n_oversamples: int = 10,
+    fit_rows: np.ndarray | None = None,
 ) -> TruncatedSvd:
     """The top `n_components` right singular vectors of `matrix`, their singular values and the
     matrix's rows in their directions (made in the same pass over the matrix: a product with the
     finished components' transpose would copy them whole first, as scipy multiplies C-ordered vectors).
 
+    With `fit_rows` (row indices), the directions and singular values are those of these rows alone,
+    and every row of `matrix` is given in them: on a corpus, a sample's power iterations instead of
+    the whole matrix's.
+
     Randomized: `n_iter` (at least 1) power iterations of X Xᵀ on `n_components + n_oversamples`
-    seeded random columns of as many values as the matrix has rows. The same matrix and
+    seeded random columns of as many values as the rows fitted. The same matrix, rows and
     `random_state` give the same bytes. Each row's largest entry is positive (scikit-learn's sign
     convention; an exact tie keeps the sign found). A direction the matrix does not have (its rank
     is below `n_components`) is a row of zeros with a singular value of 0.
     """
     n_rows, n_columns = matrix.shape
-    if not 1 <= n_components <= min(n_rows, n_columns):
-        raise ParameterError(f"n_components must be between 1 and {min(n_rows, n_columns)}; got {n_components}")
     if n_iter < 1 or n_oversamples < 0:
         raise ParameterError(
             f"n_iter must be at least 1 and n_oversamples at least 0; got {n_iter} and {n_oversamples}"
         )
-    terms = _TermBlocks(matrix)
-    size = min(n_components + n_oversamples, n_rows)
-    basis = np.random.default_rng(random_state).standard_normal((n_rows, size))
+    every_row = _TermBlocks(matrix)
+    terms = every_row if fit_rows is None else _TermBlocks(every_row.by_column[np.asarray(fit_rows)])
+    fitted = terms.by_column.shape[0]
+    if not 1 <= n_components <= min(fitted, n_columns):
+        raise ParameterError(f"n_components must be between 1 and {min(fitted, n_columns)}; got {n_components}")
+    size = min(n_components + n_oversamples, fitted)
+    basis = np.random.default_rng(random_state).standard_normal((fitted, size))
     for _ in range(n_iter):
         basis = _orthonormal(terms.summed(partial(terms.times_gram, rows=basis)))
 
@@ -92,7 +99,7 @@ def truncated_svd(
     components = np.empty((n_components, n_columns), dtype=np.float32)
     rows = np.zeros((n_rows, n_components))
     # One block at a time: beside the components, a second block's products would raise the peak.
-    directions_and_rows = partial(terms.directions_and_rows, left=left)
+    directions_and_rows = partial(terms.directions_and_rows, left=left, every_row=every_row)
     for start, (directions, part) in zip(terms.starts, _in_order(directions_and_rows, terms.starts, 1), strict=True):
         components[:, start : start + len(directions)] = directions.T
         rows += part
@@ -135,11 +142,14 @@ class _TermBlocks:
         projected = self.block(start).T @ basis  # Bᵀ's rows for these terms
         return projected.T @ projected
 
-    def directions_and_rows(self, start: int, left: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """This block's terms' columns of the components (float32, as kept) and its share of the rows."""
+    def directions_and_rows(
+        self, start: int, left: np.ndarray, every_row: _TermBlocks
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """This block's terms' columns of the components (float32, as kept) and its share of the rows
+        of `every_row` (this matrix, or the whole one these rows were taken from)."""
         terms = self.block(start)
         directions = terms.T @ left
-        return directions.astype(np.float32), terms @ directions
+        return directions.astype(np.float32), (terms if every_row is self else every_row.block(start)) @ directions
 
 
 def _in_order(
