@@ -73,11 +73,11 @@ def truncated_svd(
         raise ParameterError(
             f"n_iter must be at least 1 and n_oversamples at least 0; got {n_iter} and {n_oversamples}"
         )
-    every_row = _TermBlocks(matrix)
-    terms = every_row if fit_rows is None else _TermBlocks(every_row.by_column[np.asarray(fit_rows)])
-    fitted = terms.by_column.shape[0]
+    fitted = n_rows if fit_rows is None else len(fit_rows)
     if not 1 <= n_components <= min(fitted, n_columns):
         raise ParameterError(f"n_components must be between 1 and {min(fitted, n_columns)}; got {n_components}")
+    every_row = _TermBlocks(matrix)
+    terms = every_row if fit_rows is None else _TermBlocks(every_row.by_column[np.asarray(fit_rows)])
     size = min(n_components + n_oversamples, fitted)
     basis = np.random.default_rng(random_state).standard_normal((fitted, size))
     for _ in range(n_iter):
