@@ -55,7 +55,7 @@ WARMUP_SIZE = 300
 OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 # Unset for every contender: a machine that has run them before has their bytecode cached (pip
 # compiles installed packages; a checkout's `lib` is compiled on its first run). With it set, as on
-# some sandboxes, every PaperMap start compiled its own modules again: 0.03 s of a 0.2 s cache hit.
+# some sandboxes, every PaperMap start compiled its own modules again (docs/performance.md).
 NO_BYTECODE_ENV = ("PYTHONDONTWRITEBYTECODE",)
 
 COLD, WARM, FLOOR, UMAP_FLOOR, PEER = "PaperMap cold", "PaperMap warm", "floor", "UMAP floor", "peer (BERTopic)"

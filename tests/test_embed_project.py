@@ -263,7 +263,7 @@ def test_tfidf_rows_are_scaled_to_unit_length_bit_for_bit_as_scikit_learn_scales
 
 
 def test_a_build_imports_no_scikit_learn(tmp_path):
-    # Importing it took a second of CPU in each build process; the dashboard's views still use it.
+    # Its import is costly in each build process (docs/performance.md); the dashboard's views still use it.
     script = (
         "import sys; from lib.cli import main; "
         f"main(['build', {str(SEED_SAMPLE)!r}, '--out', sys.argv[1], '--cache', sys.argv[2], '--quiet']); "

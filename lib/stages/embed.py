@@ -255,7 +255,7 @@ def tfidf_weights(counts: Any, idf: np.ndarray | None = None) -> tuple[Any, np.n
 def _unit_rows(weights: Any) -> Any:
     """CSR rows divided by their length, in place; empty rows stay empty. Each row's squares are summed
     in its stored order, as scikit-learn's `normalize` (the vectorizer's own row scaling) sums them, so
-    the bits are the same without importing scikit-learn (a second of CPU in each build process)."""
+    the bits are the same without importing scikit-learn into the build's processes (lib.stages.stop_words)."""
     squares = type(weights)((weights.data * weights.data, weights.indices, weights.indptr), shape=weights.shape)
     lengths = np.sqrt(squares @ np.ones(weights.shape[1]))  # a CSR product adds each row's entries in order
     weights.data /= np.repeat(np.where(lengths == 0, 1, lengths), np.diff(weights.indptr))

@@ -1,9 +1,10 @@
 """English stop words: scikit-learn's list, read without importing scikit-learn.
 
 `from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS` first runs scikit-learn's package
-set-up, which loads most of scikit-learn and SciPy: a second or so of CPU in each build process, for
-one frozenset. The list lives in a module of its own that imports nothing, so it is run alone from
-the installed package's file: the same words, whatever scikit-learn version is installed.
+set-up, which loads most of scikit-learn and SciPy in each build process for one frozenset
+(docs/performance.md, "a third pass"). The list lives in a module of its own that imports nothing,
+so it is run alone from the installed package's file: the same words, whatever scikit-learn
+version is installed.
 """
 
 from __future__ import annotations
