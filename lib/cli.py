@@ -14,17 +14,17 @@ import sys
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import Any
 
 from lib.builder.parallel import Runner
 from lib.builder.pipeline import STAGES, BuildParams, build, default_out_dir
+from lib.builder.runner import Progress
 from lib.errors import PaperMapError, ParameterError
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_TAXONOMY
 from lib.stages.embed import EMBEDDERS, make_embedder
 from lib.stages.readers import FORMATS
 from lib.store.datasets import DEFAULT_DATA_DIR
-from lib.store.fetch import DEFAULT_TIMEOUT, fetch_paper_list
-from lib.store.members import PASSPHRASE_ENV, SECRETS_SECTION, hash_passphrase
-from lib.store.sources import SOURCES, OpenReviewAccount, SourceAddresses, fetch_conference
+from lib.store.fetch_settings import DEFAULT_TIMEOUT, SOURCES
 
 # Papers per keywords partition on Dask: enough that a task outweighs its scheduling, few enough
 # that a large conference's papers keep 2-64 workers busy.
@@ -158,23 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     embedder = make_embedder(args.embedder, args.model)  # a missing backend fails before any work
-
-    # disable=None: a bar on a terminal only; piped output stays free of carriage-return noise.
-    bar = tqdm(
-        total=len(STAGES),
-        file=sys.stderr,
-        disable=True if args.quiet else None,
-        leave=False,
-        bar_format="{desc:<10} {bar} {n_fmt}/{total_fmt} [{elapsed}]",
-    )
-
-    def progress(stage: str, done: int, total: int) -> None:
-        bar.set_description_str(stage)
-        bar.update(done - bar.n)
-
+    bar, progress = (nullcontext(), None) if args.quiet else _progress_bar()
     if args.partition_size is not None and args.partition_size < 1:
         raise ParameterError(f"--partition-size must be at least 1; got {args.partition_size}")
     dask = args.workers is not None or args.scheduler is not None
@@ -208,6 +193,26 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress_bar() -> tuple[AbstractContextManager[Any], Progress]:
+    """A bar of the build's stages on standard error, and the progress callback that moves it."""
+    from tqdm import tqdm  # only a build that shows progress imports it: a quiet cache hit answers sooner
+
+    # disable=None: a bar on a terminal only; piped output stays free of carriage-return noise.
+    bar = tqdm(
+        total=len(STAGES),
+        file=sys.stderr,
+        disable=None,
+        leave=False,
+        bar_format="{desc:<10} {bar} {n_fmt}/{total_fmt} [{elapsed}]",
+    )
+
+    def progress(stage: str, done: int, total: int) -> None:
+        bar.set_description_str(stage)
+        bar.update(done - bar.n)
+
+    return bar, progress
+
+
 def _extend(args: argparse.Namespace) -> int:
     from lib.builder.extend import extend_map
 
@@ -216,6 +221,9 @@ def _extend(args: argparse.Namespace) -> int:
 
 
 def _fetch(args: argparse.Namespace) -> int:
+    from lib.store.fetch import fetch_paper_list
+    from lib.store.sources import OpenReviewAccount, SourceAddresses, fetch_conference
+
     out_dir = args.out or Path(os.environ.get("PAPERMAP_DATA_DIR") or DEFAULT_DATA_DIR)
     if args.url:
         if args.conference:
@@ -245,6 +253,8 @@ def _fetch(args: argparse.Namespace) -> int:
 
 
 def _passphrase(args: argparse.Namespace) -> int:
+    from lib.store.members import PASSPHRASE_ENV, SECRETS_SECTION, hash_passphrase
+
     if sys.stdin.isatty():
         passphrase = getpass.getpass("Passphrase for editing: ")
         if getpass.getpass("Again: ") != passphrase:

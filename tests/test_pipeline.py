@@ -244,10 +244,13 @@ def test_a_damaged_output_is_never_reused(planted_file, tmp_path):
 
 
 def test_the_cli_answers_a_finished_build_without_importing_the_stages(tmp_path):
+    # Nor the fetch command's network modules, nor the progress bar of a quiet build: each import is
+    # a share of a cache hit's time (docs/performance.md).
     args = ["build", str(SEED_SAMPLE), "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / "out"), "--quiet"]
+    unneeded = ("pandas", "sklearn", "umap", "numba", "http.client", "urllib.request", "tqdm")
     script = (
         "import sys; from lib.cli import main; code = main(sys.argv[1:]); "
-        "print(sorted(m for m in ('pandas', 'sklearn', 'umap', 'numba') if m in sys.modules))"
+        f"print(sorted(m for m in {unneeded!r} if m in sys.modules))"
     )
     subprocess.run([sys.executable, "-c", script, *args], cwd=REPO, check=True, capture_output=True)
     warm = subprocess.run([sys.executable, "-c", script, *args], cwd=REPO, check=True, capture_output=True, text=True)

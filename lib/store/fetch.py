@@ -25,8 +25,8 @@ from pathlib import Path
 from lib.errors import FetchError, HTTPStatusError, OfflineError, PaperMapError
 from lib.files import atomic_write_bytes
 from lib.store.datasets import DEFAULT_DATA_DIR, check_paper_list, human_size
+from lib.store.fetch_settings import DEFAULT_TIMEOUT
 
-DEFAULT_TIMEOUT = 60.0  # seconds for a whole request: connecting, waiting and reading
 MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024
 MAX_RETRIES = 3  # asking again after 429 Too Many Requests or 503
 MAX_RETRY_WAIT = 60.0  # seconds, whatever Retry-After asks

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 from lib.errors import FetchError, HTTPStatusError, InputError, OfflineError, PaperMapError, ParameterError
 from lib.files import atomic_write_bytes
 from lib.store.datasets import human_size
-from lib.store.fetch import DEFAULT_TIMEOUT, request
+from lib.store.fetch import request
+from lib.store.fetch_settings import DEFAULT_TIMEOUT, SOURCES
 
 # Reading and merging need pandas, imported when a fetch runs: `python -m lib` answers without it.
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 
 # Conference names as `python -m lib fetch` takes them (`icml2025`), and how the venue is written.
 VENUES = {"icml": "ICML", "neurips": "NeurIPS", "iclr": "ICLR"}
-SOURCES = ("virtual-site", "openreview", "paperlists")
 OPENREVIEW_API = "https://api2.openreview.net"
 PAPERLISTS_BASE = "https://raw.githubusercontent.com/papercopilot/paperlists/main"
 OPENREVIEW_PAGE = 1000  # the most notes the API sends per request
