@@ -212,23 +212,31 @@ def _screen(
     return row[keep], col[keep]
 
 
-def knn_graph(vectors: np.ndarray, n_neighbors: int) -> sp.csr_matrix:
+def knn_graph(vectors: np.ndarray, n_neighbors: int, candidates: np.ndarray | None = None) -> sp.csr_matrix:
     """Cosine kNN graph, symmetrised (an edge if either end picks the other), in row blocks: never n x n dense.
 
     Each paper's `n_neighbors` most similar others (`_nearest`: exact similarities, ties to the
-    lower row), weighted by their similarity. The blocks go to `GRAPH_THREADS` threads (NumPy lets
+    lower row), weighted by their similarity; with `candidates` (sorted row numbers), the most
+    similar among those rows only, so the work grows with the papers times the candidates, not
+    with the papers squared. The blocks go to `GRAPH_THREADS` threads (NumPy lets
     go of the GIL in the product and the selection): the graph is the subfields' last step, and on
     a large list it ran alone on one core of two while the build waited for it. Each product has
     one BLAS thread: these tall, thin products gain little from BLAS's own, and on a busy laptop
     its spinning threads made this step several times slower.
     """
     n = len(vectors)
-    k = min(n_neighbors, n - 1)
+    pool = np.arange(n) if candidates is None else np.asarray(candidates, dtype=np.int64)
+    k = min(n_neighbors, len(pool) - 1)
     with threadpool_limits(limits=1, user_api="blas"):
-        # A paper comes first among its own nearest: the others follow it.
-        found, similarities = _nearest(vectors, vectors, k + 1, self_query=True, threads=GRAPH_THREADS)
-    nearest = found[:, 1:]
-    weights = np.maximum(similarities[:, 1:].ravel(), 0)  # unrelated papers are not neighbours
+        if candidates is None:  # a paper comes first among its own nearest: the others follow it
+            found, similarities = _nearest(vectors, vectors, k + 1, self_query=True, threads=GRAPH_THREADS)
+            nearest, similarities = found[:, 1:], similarities[:, 1:]
+        else:  # a candidate may find itself, anywhere among its k + 1 nearest (a duplicate ties with it)
+            found, similarities = _nearest(vectors, vectors[pool], k + 1, self_query=False, threads=GRAPH_THREADS)
+            found = pool[found]
+            others = np.argsort(found == np.arange(n)[:, None], axis=1, kind="stable")[:, :k]
+            nearest, similarities = np.take_along_axis(found, others, 1), np.take_along_axis(similarities, others, 1)
+    weights = np.maximum(similarities.ravel(), 0)  # unrelated papers are not neighbours
     graph = sp.csr_matrix((weights, (np.repeat(np.arange(n), k), nearest.ravel())), shape=(n, n))
     graph.eliminate_zeros()
     return graph.maximum(graph.T).tocsr()

@@ -196,6 +196,16 @@ def test_neighbours_file_a_paper_whose_own_words_point_elsewhere():
     check_columns(corpus, PLANTED, len(texts) + 1)
 
 
+def test_neighbours_sought_among_a_sample_still_file_the_stray_paper():
+    # A corpus past `graph_sample` papers: each paper's neighbours come from a seeded sample of them.
+    texts, truth = planted_texts(per_topic=30)
+    stray = "A private mechanism against membership inference: calibration of the budget, mechanism and inference, and one image."
+    sampled = assign_subfields(texts + [stray], PLANTED, graph_sample=len(texts) // 3)
+    assert sampled["area"].iloc[-1] == "Privacy"
+    assert list(sampled["area"][:-1]) == truth
+    check_columns(sampled, PLANTED, len(texts) + 1)
+
+
 def test_the_neighbours_are_the_given_vectors_nearest():
     texts, truth = planted_texts()
     stray = "A private mechanism against membership inference: calibration of the budget, mechanism and inference, and one image."
@@ -309,7 +319,8 @@ def test_a_list_whose_papers_share_no_word_keeps_its_own_words():
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"alpha": 1.0}, {"alpha": -0.1}, {"n_neighbors": 0}, {"min_papers": 5, "n_neighbors": 10}]
+    "kwargs",
+    [{"alpha": 1.0}, {"alpha": -0.1}, {"n_neighbors": 0}, {"min_papers": 5, "n_neighbors": 10}, {"graph_sample": 29}],
 )
 def test_bad_parameters_are_named(kwargs):
     with pytest.raises(ParameterError):
@@ -333,3 +344,18 @@ def test_ijcai_areas_are_found_from_title_and_abstract_alone(shared_data):
     assert right.mean() >= 0.55  # the goal; nearest description scores about 0.54 here
     confident = result["subfield_confident"].to_numpy()[labelled]
     assert right[confident].mean() > right[~confident].mean() + 0.1
+
+
+def test_ijcai_areas_hold_with_neighbours_from_a_corpus_sized_sample(shared_data):
+    # A sample of the share a 20,000-paper sample is of the 87,690-paper corpus (docs/meaning.md).
+    papers = load_papers(shared_data / "ijcai2023.json").papers
+    texts = analysis_texts(papers[["title", "title_is_derived", "abstract"]])
+    taxonomy = load_taxonomy(IJCAI_TAXONOMY)
+    exact, sampled = (
+        assign_subfields(texts, taxonomy, graph_sample=size)
+        for size in (len(texts), round(len(texts) * 20_000 / 87_690))
+    )
+    labelled = (papers["primary_area"] != "").to_numpy()
+    right = (sampled["area"] == papers["primary_area"]).to_numpy()[labelled]
+    assert right.mean() >= 0.55
+    assert (sampled["area"] == exact["area"]).mean() >= 0.9

@@ -88,6 +88,23 @@ def test_knn_graph_links_each_paper_to_its_exact_nearest_others_with_ties_to_the
     np.testing.assert_allclose(graph.toarray(), np.maximum(expected, expected.T), atol=1e-6)
 
 
+@pytest.mark.parametrize("n, k, every", [(60, 8, 3), (3000, 10, 7)])
+def test_knn_graph_among_candidates_links_each_paper_to_its_nearest_candidates(n, k, every, monkeypatch):
+    # Past a size the subfields seek neighbours among a sample: each row's k most similar candidate
+    # rows other than itself (a candidate never picks itself, even beside its exact copies), symmetrised.
+    monkeypatch.setattr(neighbours, "BLOCK_ENTRIES", 50_000)
+    vectors = lattice_vectors(n, duplicates=40)
+    candidates = np.arange(1, n, every)
+    graph = neighbours.knn_graph(vectors, k, candidates)
+    sims = vectors.astype(np.float64) @ vectors.astype(np.float64).T
+    np.fill_diagonal(sims, -np.inf)
+    expected = np.zeros((n, n))
+    for row in range(n):
+        nearest = candidates[np.lexsort((candidates, -sims[row, candidates]))[:k]]
+        expected[row, nearest] = np.maximum(sims[row, nearest], 0)
+    np.testing.assert_allclose(graph.toarray(), np.maximum(expected, expected.T), atol=1e-6)
+
+
 def test_knn_cosine_returns_every_point_when_k_exceeds_them():
     base = lattice_vectors(5)
     indices, _ = neighbours.knn_cosine(base, base, 10, self_query=True)

@@ -32,6 +32,9 @@ SUBFIELD_COLUMNS = {
 # Without neighbours to agree or disagree, a paper's best entry is confident when it scores at
 # least this many times the runner-up: clearly ahead, not a near tie.
 ZERO_SHOT_LEAD = 1.5
+# Past this many papers each paper's neighbours are sought among a seeded sample of this many, as
+# the map's layout and SVD are fitted on one (docs/meaning.md, "A corpus's neighbour graph on a sample").
+GRAPH_SAMPLE = 20_000
 
 
 def assign_subfields(
@@ -45,6 +48,7 @@ def assign_subfields(
     min_papers: int = 30,
     random_state: int = 42,
     counts: PhraseCounts | None = None,
+    graph_sample: int = GRAPH_SAMPLE,
 ) -> pd.DataFrame:
     """File each text under an area and its finest confident subfield, using the whole corpus.
 
@@ -56,7 +60,9 @@ def assign_subfields(
     2. the corpus's profile of each entry: cosine to the centroid of the papers view 1 files there,
        each weighted by how clearly it won, so the words this corpus uses for a field count too;
     3. neighbours: the mean of views 1 and 2 is spread over the graph of each paper's `n_neighbors`
-       most similar papers, score = (1 - alpha) * own + alpha * mean of the neighbours' scores.
+       most similar papers, score = (1 - alpha) * own + alpha * mean of the neighbours' scores;
+       past `graph_sample` papers, the most similar among a seeded sample of that many, so the
+       graph's work grows with the papers, not their square.
 
     Views 2 and 3 compare papers by the cosine of `vectors`, one row per text: the map's embeddings,
     so a build computes them once (default: `TfidfSvdEmbedder(random_state=random_state)`'s). So may
@@ -77,7 +83,7 @@ def assign_subfields(
     matches), `subfield`, `subfield_score` (0 to 1), `subfield_runner_up` (the best sibling of the
     subfield, "" if none) and its score, and `subfield_confident` (False: the area is a best guess).
     """
-    _check_parameters(min_score, n_neighbors, alpha, min_papers)
+    _check_parameters(min_score, n_neighbors, alpha, min_papers, graph_sample)
     texts = list(texts)
     if vectors is not None and len(vectors) != len(texts):
         raise ParameterError(f"vectors must have one row per text ({len(texts)}); got {len(vectors)}")
@@ -87,7 +93,10 @@ def assign_subfields(
         if vectors is None:
             vectors = TfidfSvdEmbedder(random_state=random_state).embed(texts)
         vectors = normalize_rows(vectors)
-        corpus = vectors, knn_graph(vectors, n_neighbors)
+        candidates = None
+        if len(texts) > graph_sample:
+            candidates = np.sort(np.random.default_rng(random_state).choice(len(texts), graph_sample, replace=False))
+        corpus = vectors, knn_graph(vectors, n_neighbors, candidates)
 
     column = {e.name: i for i, e in enumerate(taxonomy.entries)}
     scores, confident = _score_tree(taxonomy, column, own, corpus, alpha, min_papers)
@@ -101,7 +110,7 @@ def assign_subfields(
     return pd.DataFrame(rows, columns=list(SUBFIELD_COLUMNS)).astype(SUBFIELD_COLUMNS)
 
 
-def _check_parameters(min_score: float, n_neighbors: int, alpha: float, min_papers: int) -> None:
+def _check_parameters(min_score: float, n_neighbors: int, alpha: float, min_papers: int, graph_sample: int) -> None:
     """`assign_subfields`' settings, each in its range, or a ParameterError naming the first that is not."""
     if not 0 <= min_score < 1:
         raise ParameterError(f"min_score must be in [0, 1); got {min_score}")
@@ -111,6 +120,10 @@ def _check_parameters(min_score: float, n_neighbors: int, alpha: float, min_pape
         raise ParameterError(f"alpha must be in [0, 1); got {alpha}")
     if not isinstance(min_papers, int) or min_papers <= n_neighbors:
         raise ParameterError(f"min_papers must be an integer above n_neighbors ({n_neighbors}); got {min_papers!r}")
+    if not isinstance(graph_sample, int) or graph_sample < min_papers:
+        raise ParameterError(
+            f"graph_sample must be an integer of at least min_papers ({min_papers}); got {graph_sample!r}"
+        )
 
 
 def _score_tree(
