@@ -366,6 +366,25 @@ def test_regions_lie_under_every_point_and_take_the_topics_colours():
     assert given == map_figure(part, context=table, regions=True).to_json()
 
 
+def test_the_whole_map_holds_every_region_whole_whether_drawn_or_not():
+    table = papers(n=14, groups=2)  # two topics of seven papers, spread wide: regions reach past the papers
+    table["topic_label"] = ["A"] * 7 + ["B"] * 7
+    rng = np.random.default_rng(0)
+    table["x"], table["y"] = rng.uniform(0, 1, 14) + np.repeat([0.0, 1.5], 7), rng.uniform(0, 1, 14)
+    regions = map_regions(table)
+    drawn, hidden = map_figure(table, regions=True), map_figure(table, regions=False, labels=None)
+    (x_low, x_high), (y_low, y_high) = drawn.layout.xaxis.range, drawn.layout.yaxis.range
+    for region in regions:
+        x0, x1, y0, y1 = region.extent()
+        assert x_low <= x0 and x1 <= x_high and y_low <= y0 and y1 <= y_high
+    assert max(r.extent()[1] for r in regions) > table["x"].max() + 0.06 * np.ptp(table["x"])  # past the old padding
+    assert (hidden.layout.xaxis.range, hidden.layout.yaxis.range) == (
+        drawn.layout.xaxis.range,
+        drawn.layout.yaxis.range,
+    )
+    assert hidden.layout.meta["papermap_full_range"] == drawn.layout.meta["papermap_full_range"]
+
+
 def test_long_legend_names_are_cut_but_keep_their_count_and_stay_escaped():
     table = papers(n=12, groups=2)
     table["subfield"] = ["Accountability, Unlearning and Watermarking"] * 6 + ["<b>Short</b>"] * 6

@@ -68,3 +68,29 @@ def test_densities_travel_as_bytes_on_a_grid_of_square_cells():
     assert region.density.dtype == np.uint8 and region.density.shape == (len(region.y), len(region.x))
     assert np.allclose(np.diff(region.x), np.diff(region.y)[0])  # square cells: equal units, as the map
     assert 0 < region.level < 255
+
+
+def sparse_topics(seed=0):
+    """Two topics of seven papers, each spread over a unit square, side by side."""
+    rng = np.random.default_rng(seed)
+    table = pd.DataFrame({"topic_label": ["A"] * 7 + ["B"] * 7, "x": rng.uniform(0, 1, 14), "y": rng.uniform(0, 1, 14)})
+    table.loc[7:, "x"] += 1.5
+    return table
+
+
+def test_a_sparse_topics_region_closes_on_its_grid_past_the_papers_ranges():
+    # As on the 19-paper default map: a few papers a topic, smoothed wide, at the map's edge. Cut off
+    # at the ranges, its region ended in a straight edge with no outline.
+    table = sparse_topics()
+    ranges = ((-0.13, 2.58), (-0.03, 1.06))  # the papers' own, padded by 6% as the map's are
+    regions = topic_regions(table, *ranges)
+    assert [r.label for r in regions] == ["A", "B"]
+    for region in regions:
+        above = region.density >= region.level
+        assert not (above[0].any() or above[-1].any() or above[:, 0].any() or above[:, -1].any())
+        x0, x1, y0, y1 = region.extent()
+        rows, columns = np.nonzero(above)
+        assert x0 < region.x[columns].min() and x1 > region.x[columns].max()
+        assert y0 < region.y[rows].min() and y1 > region.y[rows].max()
+    assert max(r.extent()[1] for r in regions) > ranges[0][1]  # past the ranges: the view must widen to it
+    assert max(r.extent()[3] for r in regions) > ranges[1][1]

@@ -13,8 +13,8 @@ import plotly.graph_objects as go
 
 from lib.views.map.colours import PARENTS, category_colours
 from lib.views.map.labels import FEW_SHOWN, LABEL_LEVELS, label_annotations
-from lib.views.map.ranges import padded_range, view_ranges
-from lib.views.map.regions import Region, topic_regions
+from lib.views.map.ranges import map_ranges, map_regions, view_ranges
+from lib.views.map.regions import Region
 from lib.views.map.stacks import marker_opacity, suggested_marker_size
 from lib.views.map.traces import (
     HIGHLIGHT_COLOURS,
@@ -123,19 +123,19 @@ def map_figure(
     for (name, marked_ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
         traces += highlight_traces(context, marked_ids, name, colour, TraceStyle(kind, size, 1.0), hover, by_row)
     focused = papers if focus is None else context[in_ids(context["paper_id"], focus)]
-    x_range, y_range, revision = view_ranges(focused, context, zoom, plot_aspect(width_hint, height))
-    on_regions = regions or labels == "topic_label"  # labels sit on the regions, drawn or not
-    shapes: Sequence[Region] = (map_regions(context) if region_shapes is None else region_shapes) if on_regions else ()
+    all_shapes = map_regions(context) if region_shapes is None else region_shapes
+    whole = map_ranges(context, all_shapes)  # holds them, drawn or not: showing them never moves the map
+    x_range, y_range, revision = view_ranges(focused, context, zoom, plot_aspect(width_hint, height), whole)
+    shapes: Sequence[Region] = all_shapes if regions or labels == "topic_label" else ()  # labels sit on them
     if regions:
         # Under everything: the eye finds the regions first, and they never hide a point.
         traces = region_traces(shapes, colours if color_by == "topic_label" else None, region_strength) + traces
     avoid = _kept_clear(papers, context, highlight)
-    plot = ((x_range, y_range), (width_hint, height))
-    annotations = _label_notes(
-        papers if labelled is None else labelled, context, labels, *plot, shapes, avoid, label_marks
-    )
+    shown = papers if labelled is None else labelled
+    plot_size = (width_hint, height)
+    annotations = _label_notes(shown, context, labels, (x_range, y_range), plot_size, shapes, avoid, label_marks, whole)
     layout = _layout(
-        annotations, height, legend, _legend_title(color_by, by_parent), (x_range, y_range), revision, context, avoid
+        annotations, height, legend, _legend_title(color_by, by_parent), (x_range, y_range), revision, whole, avoid
     )
     # Unvalidated: every trace and layout key here is fixed by this module and its tests, and
     # validating some 90 traces and the layout is most of the build, on every rerun.
@@ -163,15 +163,16 @@ def _label_notes(
     shapes: Sequence[Region],
     avoid: Sequence[tuple[float, float]],
     marks: Mapping[str, str] | None,
+    whole: tuple[list[float], list[float]],
 ) -> list[dict]:
     """The `labels` level's labels as annotations (`label_annotations`), placed for a plot of `size`
-    (width, height) px showing `ranges`: equal units on both axes, at the scale the tighter side
-    allows; none when `labels` is None."""
+    (width, height) px showing `ranges` of the map's `whole` ranges: equal units on both axes, at
+    the scale the tighter side allows; none when `labels` is None."""
     if labels is None:
         return []
     (x_range, y_range), (width, height) = ranges, size
     unit = min(width / (x_range[1] - x_range[0]), (height - 40) / (y_range[1] - y_range[0]))
-    return label_annotations(papers, context, labels, x_range, y_range, unit, shapes, avoid, marks)
+    return label_annotations(papers, context, labels, x_range, y_range, unit, shapes, avoid, marks, whole)
 
 
 def _legend_title(color_by: str, by_parent: bool) -> str:
@@ -187,11 +188,11 @@ def _layout(
     legend_title: str,
     ranges: tuple[list[float], list[float]],
     revision: str,
-    context: pd.DataFrame,
+    whole: tuple[list[float], list[float]],
     avoid: Sequence[tuple[float, float]],
 ) -> dict:
     """The figure's layout: the view's `ranges` (x, y) under `revision`, the legend beside the map,
-    and in its meta the whole map's range and the papers labels keep clear of, for the map's script."""
+    and in its meta the `whole` map's ranges and the papers labels keep clear of, for the map's script."""
     x_range, y_range = ranges
     return {
         "annotations": annotations,
@@ -218,7 +219,7 @@ def _layout(
         # the full range goes with the figure for the labels' zoom levels (lib.views.map.script).
         "uirevision": revision,
         "meta": {
-            FULL_RANGE_META: [*padded_range(context["x"]), *padded_range(context["y"])],
+            FULL_RANGE_META: [*whole[0], *whole[1]],
             AVOID_META: [[float(x), float(y)] for x, y in avoid],
         },
         "hoverlabel": {
@@ -246,9 +247,3 @@ def _kept_clear(
     if len(papers) < len(context) and len(papers) <= FEW_SHOWN:
         kept = pd.concat([kept, papers[~in_ids(papers["paper_id"], marked)]])
     return list(zip(kept["x"].astype(float), kept["y"].astype(float)))
-
-
-def map_regions(context: pd.DataFrame) -> list[Region]:
-    """The coarse topics' regions of the whole map `context` over the map's axes (`topic_regions`)."""
-    x_range, y_range = padded_range(context["x"]), padded_range(context["y"])
-    return topic_regions(context, (x_range[0], x_range[1]), (y_range[0], y_range[1]))

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.ndimage import binary_erosion
 
-from lib.views.map.ranges import padded_range
+from lib.views.map.ranges import map_ranges
 from lib.views.map.regions import Region
 from lib.views.markup import html_literal
 
@@ -343,6 +343,7 @@ def label_annotations(
     regions: Sequence[Region] = (),
     avoid: Sequence[tuple[float, float]] = (),
     marks: Mapping[str, str] | None = None,
+    whole: tuple[list[float], list[float]] | None = None,
 ) -> list[dict]:
     """The map's topic labels as Plotly annotations, each named for its level (`ZOOM_LEVELS`, `ZOOM_REVEALED`).
 
@@ -350,7 +351,8 @@ def label_annotations(
     topics' of the whole map) at `unit` px per map unit. Under coarse labels, every fine topic in
     view gets one too, transparent: the zoom script shows those of them in view, apart from each
     other, once the reader has zoomed in. When the view itself is zoomed in that far (a search's or
-    a filter's papers in part of the map), the script shows them from the start, so they are placed
+    a filter's papers in part of the map; zoomed in on the map's `whole` ranges, by default
+    `map_ranges(context)`), the script shows them from the start, so they are placed
     as the level shown is, off the papers to keep clear of; otherwise each sits on its paper nearest
     its papers' median. The `labels` level's texts end with their `marks` (" (new)").
     """
@@ -369,7 +371,7 @@ def label_annotations(
         fine_font = LABEL_FONT["topic_fine_label"]
         fine = topic_positions(papers, context, "topic_fine_label")
         own, _ = topic_spots(papers, "topic_fine_label")
-        if _zoom(context, x_range, y_range) >= FINE_ZOOM:
+        if _zoom(map_ranges(context) if whole is None else whole, x_range, y_range) >= FINE_ZOOM:
             revealed = place_labels(fine, own, unit, x_range, y_range, fine_font, avoid, beside=bool(len(avoid)))
         else:
             revealed = [_on_middle_paper(str(label), own[str(label)], row) for label, row in _largest_first(fine)]
@@ -377,10 +379,9 @@ def label_annotations(
     return notes
 
 
-def _zoom(context: pd.DataFrame, x_range: Sequence[float], y_range: Sequence[float]) -> float:
-    """How many times the view `x_range`, `y_range` is zoomed in on the whole map `context`, as the script measures it."""
-    full = [padded_range(context[axis]) for axis in ("x", "y")]
-    return max((high - low) / abs(view[1] - view[0]) for (low, high), view in zip(full, (x_range, y_range)))
+def _zoom(whole: tuple[list[float], list[float]], x_range: Sequence[float], y_range: Sequence[float]) -> float:
+    """How many times the view `x_range`, `y_range` is zoomed in on the map's `whole` ranges, as the script measures it."""
+    return max((high - low) / abs(view[1] - view[0]) for (low, high), view in zip(whole, (x_range, y_range)))
 
 
 def _largest_first(positions: pd.DataFrame) -> Iterable[tuple[object, pd.Series]]:

@@ -1,28 +1,56 @@
-"""The map's axes: the whole map's ranges, padded, or the part a filter's papers lie in. Pure; no Streamlit."""
+"""The map's axes: the whole map's ranges, padded and holding its topics' regions, or the part a
+filter's papers lie in. Pure; no Streamlit."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
+from lib.views.map.regions import Region, topic_regions
 from lib.views.map.stacks import RANGE_PAD
 
 MIN_ZOOM_SHARE = 0.2  # a zoom to a filter's papers keeps at least this share of the whole map's width and height
 MAX_ZOOM_AREA = 0.5  # a filter's papers spread over more than this share of the map's area are shown on the whole map
 
 
+def map_regions(context: pd.DataFrame) -> list[Region]:
+    """The coarse topics' regions of the whole map `context` over its papers' padded ranges
+    (`topic_regions`); none on a map without topics."""
+    if "topic_label" not in context:
+        return []
+    x_range, y_range = padded_range(context["x"]), padded_range(context["y"])
+    return topic_regions(context, (x_range[0], x_range[1]), (y_range[0], y_range[1]))
+
+
+def map_ranges(context: pd.DataFrame, regions: Sequence[Region] | None = None) -> tuple[list[float], list[float]]:
+    """The whole map's x and y ranges: its papers' (`padded_range`), widened to hold every one of its
+    topics' regions whole (`regions`: `map_regions(context)`, when made beforehand), so none is cut
+    at the map's edge, whether drawn or not."""
+    ranges = padded_range(context["x"]), padded_range(context["y"])
+    for region in map_regions(context) if regions is None else regions:
+        x0, x1, y0, y1 = region.extent()
+        ranges = [min(ranges[0][0], x0), max(ranges[0][1], x1)], [min(ranges[1][0], y0), max(ranges[1][1], y1)]
+    return ranges
+
+
 def view_ranges(
-    papers: pd.DataFrame, context: pd.DataFrame, zoom: bool, aspect: float | None = None
+    papers: pd.DataFrame,
+    context: pd.DataFrame,
+    zoom: bool,
+    aspect: float | None = None,
+    whole: tuple[list[float], list[float]] | None = None,
 ) -> tuple[list[float], list[float], str]:
     """The axes' x and y ranges and the figure's `uirevision` for `papers` shown over the map `context`.
 
-    The whole map's, under one revision, unless `zoom` and `papers` are a part of it: then that
-    part's, padded, each axis at least `MIN_ZOOM_SHARE` of the whole map's (a few papers do not fill
-    the screen), widened on one axis to the plot's `aspect` (width over height) when given, so the
+    The whole map's (`whole`; default `map_ranges(context)`), under one revision, unless `zoom` and
+    `papers` are a part of it: then that part's, padded, each axis at least `MIN_ZOOM_SHARE` of the
+    whole map's (a few papers do not fill the screen), widened on one axis to the plot's `aspect` (width over height) when given, so the
     part fills the plot instead of a strip of it, unless that view still takes more than
     `MAX_ZOOM_AREA` of the map (the whole map shows such papers best). A zoomed view has a
     revision of its own, so a new filter moves the reader's view to its papers once and a rerun of
     the same view (a colouring, a click) keeps the reader's own zoom."""
-    full_x, full_y = padded_range(context["x"]), padded_range(context["y"])
+    full_x, full_y = map_ranges(context) if whole is None else whole
     if not zoom or len(papers) in (0, len(context)):
         return full_x, full_y, "map"
     ranges = [

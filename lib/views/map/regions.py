@@ -16,6 +16,9 @@ GRID = 72  # cells across the longer side; a region's edge is drawn to about a h
 SMOOTHING_CELLS = 1.6  # the density's least Gaussian width, in cells: enough to join a clump, not its neighbours
 HELD_SHARE = 0.8  # a region is drawn around the densest part holding this share of its topic's papers
 LEVELS = 255  # densities go out as bytes: a fifth of float32's size on the wire, and an edge moves by under a cell
+# The grid reaches this many of the widest smoothing past the ranges, where a density has all but
+# vanished: cut off at the ranges, a sparse topic's region ended in a straight edge.
+REACH_WIDTHS = 3.0
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,18 @@ class Region:
     y: np.ndarray
     density: np.ndarray
     level: float
+
+    def extent(self) -> tuple[float, float, float, float]:
+        """(x0, x1, y0, y1): the box the region's outline lies in. The outline crosses between the
+        centre of a cell at or above its level and the next cell's centre: a cell past the last."""
+        rows, columns = np.nonzero(self.density >= self.level)
+        cell = self.x[1] - self.x[0] if len(self.x) > 1 else 0.0
+        return (
+            float(self.x[columns.min()] - cell),
+            float(self.x[columns.max()] + cell),
+            float(self.y[rows.min()] - cell),
+            float(self.y[rows.max()] + cell),
+        )
 
 
 def topic_regions(
@@ -46,29 +61,28 @@ def topic_regions(
     still forms one area and a dense one keeps its gaps; a cell belongs to the topic with the highest density there, so regions
     never overlap. A region's outline is the density level above which `HELD_SHARE` of its papers
     lie (the level is taken at the papers' own cells), so a region follows the bulk of its topic and
-    leaves out its strays. Topics with fewer papers, or no label, have no region.
+    leaves out its strays. Topics with fewer papers, or no label, have no region. The grid reaches
+    past the ranges as far as the smoothing does, so an outline may too (`Region.extent`).
     """
     if not 0 < grid <= 512:
         raise ValueError(f"grid must be between 1 and 512 cells; got {grid}")
     span = max(x_range[1] - x_range[0], y_range[1] - y_range[0]) or 1.0
     cell = span / grid
-    x_edges = np.arange(x_range[0], x_range[1] + cell, cell)
-    y_edges = np.arange(y_range[0], y_range[1] + cell, cell)
     labels = papers[label_column].astype(str)
     sizes = labels[labels != ""].value_counts()
     topics = [t for t, n in sizes.items() if n >= min_papers]
-    if not topics or len(x_edges) < 2 or len(y_edges) < 2:
+    if not topics:
         return []
     xs, ys = papers["x"].to_numpy(dtype=float), papers["y"].to_numpy(dtype=float)
     masks = [labels.eq(t).to_numpy() for t in topics]
+    widths = [max(SMOOTHING_CELLS, _typical_spacing(xs[mask], ys[mask]) / cell) for mask in masks]
+    margin = np.ceil(REACH_WIDTHS * max(widths)) * cell
+    x_edges = np.arange(x_range[0] - margin, x_range[1] + margin + cell, cell)
+    y_edges = np.arange(y_range[0] - margin, y_range[1] + margin + cell, cell)
     densities = np.stack(
         [
-            gaussian_filter(
-                np.histogram2d(ys[mask], xs[mask], bins=(y_edges, x_edges))[0],
-                max(SMOOTHING_CELLS, _typical_spacing(xs[mask], ys[mask]) / cell),
-                mode="constant",
-            )
-            for mask in masks
+            gaussian_filter(np.histogram2d(ys[mask], xs[mask], bins=(y_edges, x_edges))[0], width, mode="constant")
+            for mask, width in zip(masks, widths)
         ]
     )
     densest = densities.argmax(axis=0)
