@@ -682,6 +682,25 @@ def test_nan_and_bool_values_are_missing_not_text(tmp_path):
     assert "status is a bool" in problems(result.report.warnings)
 
 
+def test_pdf_glyph_codes_become_the_text_they_stand_for(tmp_path):
+    # As old NeurIPS abstracts extracted from PDFs have them: a soft hyphen at a line break, TeX's
+    # ligatures, and codes no font agrees on. None may be read as the word "cid".
+    records = [
+        {
+            "title": "Di(cid:14)cult classi(cid:12)cation",
+            "abstract": "A simulation of piri(cid:173) form cortex and conjunc(cid:173)  tion; the e(cid:11)ects of "
+            "(cid:13)exible rules on an N(cid:2)N grid and (cid:15)-tubes.",
+            "keywords": "classi(cid:12)cation;e(cid:11)ects",
+        }
+    ]
+    paper = load(write(tmp_path / "pdf.json", json.dumps(records))).papers.iloc[0]
+    assert paper["title"] == "Difficult classification"
+    assert paper["abstract"] == (
+        "A simulation of piriform cortex and conjunction; the effects of flexible rules on an NN grid and -tubes."
+    )
+    assert paper["author_keywords"] == ["classification", "effects"]
+
+
 # --- the load report -------------------------------------------------------------------------------
 
 
