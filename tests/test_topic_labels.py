@@ -187,6 +187,18 @@ def test_a_word_the_corpus_uses_as_a_verb_names_no_topic():
     assert labels[0] == "Kernels", labels
 
 
+def test_a_verb_after_an_adverb_is_a_verb_too():
+    # The 19-paper seed writes "we then investigate", "we systematically investigate" and "this work
+    # investigates": "Investigate" labelled one of its fine topics.
+    texts = [
+        "We then investigate sparse kernels.",
+        "We systematically investigate kernels on graphs.",
+        "This work investigates kernel methods.",
+        "Kernels, as we empirically investigate, scale.",
+    ]
+    assert "investigate" in verb_words(texts) and "kernel" not in verb_words(texts)
+
+
 def test_the_topic_more_of_whose_papers_use_a_phrase_gets_it():
     # Topic 0 is larger and first, but a third of it says "language models" against all of topic 1.
     texts = (

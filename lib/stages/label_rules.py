@@ -80,9 +80,13 @@ def _is_modifier(phrase: str) -> bool:
 # Auxiliaries the stop words leave in ("Does the curvature ...?"): verbs on any list, however few
 # papers it has to tell verbs by (`verb_words`). Judged as shown: the key of "does" is "doe".
 _AUXILIARY_VERBS = frozenset("does did doing having shall".split())
-# A word the corpus mostly writes after these ("we validate", "to explain", "has seen") is a verb there.
+# A word the corpus mostly writes after these ("we validate", "to explain", "has seen") is a verb there;
+# so after the adverbs an abstract puts between "we" and its verb ("we then investigate", "we
+# systematically study"), and none of which comes before a noun.
 _VERB_MARKERS = frozenset(
-    "we to can cannot may might will would could should must also has have had been never there".split()
+    "we to can cannot may might will would could should must also has have had been never there "
+    "then thus therefore now still moreover furthermore additionally finally systematically empirically "
+    "theoretically experimentally formally rigorously carefully explicitly jointly simultaneously".split()
 )
 # ... and a noun after these ("the distribution").
 _ARTICLES = frozenset("the a an this these that each its their our every".split())
