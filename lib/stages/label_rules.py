@@ -82,7 +82,7 @@ def _is_modifier(phrase: str) -> bool:
 _AUXILIARY_VERBS = frozenset("does did doing having shall".split())
 # A word the corpus mostly writes after these ("we validate", "to explain", "has seen") is a verb there;
 # so after the adverbs an abstract puts between "we" and its verb ("we then investigate", "we
-# systematically study"), and none of which comes before a noun.
+# systematically study"), which rarely come before a noun.
 _VERB_MARKERS = frozenset(
     "we to can cannot may might will would could should must also has have had been never there "
     "then thus therefore now still moreover furthermore additionally finally systematically empirically "
