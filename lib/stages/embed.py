@@ -222,7 +222,11 @@ class TfidfSvdEmbedder:
             # are small, so a second BLAS thread mostly waits, spinning, on a core the build uses.
             with threadpool_limits(limits=1, user_api="blas"):
                 components, _, rows = truncated_svd(
-                    tfidf, n_components, self.random_state, self.n_iter, fit_rows=self._fit_rows(tfidf.shape[0])
+                    tfidf,
+                    n_components,
+                    self.random_state,
+                    self.n_iter,
+                    fit_rows=sample_rows(tfidf.shape[0], self.svd_sample, self.random_state),
                 )
         vectors = exact.snap(exact.unit_rows(rows)).astype(np.float32)  # grid points: exact in float32
         return vectors, TfidfSvdModel(terms, idf, components, self.ngram_max)
@@ -230,12 +234,14 @@ class TfidfSvdEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.fit_embed(texts)[0]
 
-    def _fit_rows(self, n_texts: int) -> np.ndarray | None:
-        """The texts the SVD's directions are fitted on: all (None) up to `svd_sample`, else a seeded
-        sample of that many, in order. Every text is still given in the directions."""
-        if n_texts <= self.svd_sample:
-            return None
-        return np.sort(np.random.default_rng(self.random_state).choice(n_texts, self.svd_sample, replace=False))
+
+def sample_rows(n_rows: int, size: int, random_state: int) -> np.ndarray | None:
+    """The rows a fit on a sample uses: all (None) up to `size`, else a seeded sample of `size`, in
+    order. The SVD's directions are fitted on it, and the subfields seek neighbours among it, so with
+    the same seed and size both use the same papers."""
+    if n_rows <= size:
+        return None
+    return np.sort(np.random.default_rng(random_state).choice(n_rows, size, replace=False))
 
 
 def tfidf_weights(counts: Any, idf: np.ndarray | None = None) -> tuple[Any, np.ndarray]:

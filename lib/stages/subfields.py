@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from lib import exact
 from lib.errors import ParameterError
 from lib.neighbours import knn_graph, normalize_rows
-from lib.stages.embed import TfidfSvdEmbedder, tfidf_weights
+from lib.stages.embed import TfidfSvdEmbedder, sample_rows, tfidf_weights
 from lib.stages.phrases import PhraseCounts, phrase_counts, stacked_counts
 from lib.stages.taxonomy import UNASSIGNED, Taxonomy
 
@@ -93,10 +93,7 @@ def assign_subfields(
         if vectors is None:
             vectors = TfidfSvdEmbedder(random_state=random_state).embed(texts)
         vectors = normalize_rows(vectors)
-        candidates = None
-        if len(texts) > graph_sample:
-            candidates = np.sort(np.random.default_rng(random_state).choice(len(texts), graph_sample, replace=False))
-        corpus = vectors, knn_graph(vectors, n_neighbors, candidates)
+        corpus = vectors, knn_graph(vectors, n_neighbors, sample_rows(len(texts), graph_sample, random_state))
 
     column = {e.name: i for i, e in enumerate(taxonomy.entries)}
     scores, confident = _score_tree(taxonomy, column, own, corpus, alpha, min_papers)
