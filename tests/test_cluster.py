@@ -39,7 +39,8 @@ def on_cluster(planted_file, cache, runner, partition_size):
 def _stages_imported() -> bool:
     import sys
 
-    return all(name in sys.modules for name in ("lib.stages.keywords", "lib.stages.declared_areas", "scipy.sparse"))
+    stages = ("lib.stages.keywords", "lib.stages.declared_areas", "lib.stages.tfidf_partitions", "scipy.sparse")
+    return all(name in sys.modules for name in stages)
 
 
 def test_workers_import_the_stages_before_any_task_restarted_ones_too():
@@ -126,3 +127,23 @@ def test_a_cluster_that_goes_away_is_one_sentence(planted_file, tmp_path):
     runner.__exit__(None)  # closed before the build: its futures are cancelled
     with pytest.raises(ClusterError, match="Dask"):
         on_cluster(planted_file, tmp_path / "cache", runner, 7)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_the_embedding_on_any_number_of_workers_is_the_one_process_embedding(planted_file, tmp_path, workers):
+    # The TF-IDF and SVD run on the workers a partition at a time (lib.builder.embed_partitions); 20 of
+    # the 36 papers sampled for the SVD, as a corpus's are.
+    from lib.stages.embed import TfidfSvdEmbedder
+
+    def built(name, **where):
+        out = tmp_path / name
+        embedder = TfidfSvdEmbedder(n_components=8, svd_sample=20)
+        build(planted_file, out_dir=out, cache_dir=tmp_path / f"cache-{name}", embedder=embedder, **where)
+        return {f: (out / f).read_bytes() for f in ("embeddings.npy", "query_model.npz", "papers.parquet")}
+
+    from distributed import get_task_stream
+
+    with DaskRunner(workers=workers) as runner, get_task_stream(runner.client) as tasks:
+        on_workers = built("cluster", runner=runner, partition_size=5)
+    assert sum(task["key"].startswith("partition_vectors") for task in tasks.data) == 8  # 36 papers in fives
+    assert on_workers == built("one-process")

@@ -117,3 +117,16 @@ def test_fitted_on_some_rows_it_is_their_svd_with_every_row_given_in_it(tfidf):
     np.testing.assert_allclose(rows[sample], alone.rows, atol=1e-12)
     with pytest.raises(ParameterError, match="n_components"):
         truncated_svd(tfidf, 8, random_state=0, fit_rows=sample[:5])
+
+
+@pytest.mark.parametrize("sampled", [False, True])
+def test_a_fit_gives_any_slice_of_rows_the_bits_of_the_whole_matrixs_rows(tfidf, monkeypatch, sampled):
+    # Blocks of 100 terms: the rows' sums run over several blocks, in order, as on a corpus.
+    monkeypatch.setattr(sparse_svd, "TERMS_PER_BLOCK", 100)
+    fit_rows = np.arange(0, tfidf.shape[0], 2) if sampled else None
+    whole = truncated_svd(tfidf, 12, random_state=3, fit_rows=fit_rows)
+    fitted = sparse_svd.fit_directions(tfidf if fit_rows is None else tfidf[fit_rows], 12, random_state=3)
+    assert fitted.components.tobytes() == whole.components.tobytes()
+    assert np.array_equal(fitted.singular_values, whole.singular_values)
+    slices = [tfidf[a : a + 10] for a in range(0, tfidf.shape[0], 10)]
+    assert np.concatenate([sparse_svd.rows_in(rows, fitted) for rows in slices]).tobytes() == whole.rows.tobytes()

@@ -45,7 +45,8 @@ def _stage_importer(distributed: Any) -> Any:
         def setup(self, worker: Any) -> None:
             import lib.builder.parallel
             import lib.stages.declared_areas
-            import lib.stages.keywords  # noqa: F401
+            import lib.stages.keywords
+            import lib.stages.tfidf_partitions  # noqa: F401
 
     return ImportStages()
 
@@ -86,6 +87,7 @@ class DaskRunner:
         self.workers, self.scheduler = workers, scheduler
         self.cluster: Any = None
         self.client: Any = None
+        self.batches = 0  # batches sent so far: each one's priority
 
     def __enter__(self) -> DaskRunner:
         dask, distributed = _dask()
@@ -120,8 +122,13 @@ class DaskRunner:
         return self
 
     def map(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]], background: bool = False) -> list[_Future]:
-        # `background` is ignored: the cluster's scheduler places the tasks, and their workers' priority is the cluster's.
+        """Submit `calls` as tasks. A newer batch goes ahead of older ones still waiting, a `background`
+        one after all: the build sends a batch when it is about to wait for it (the embed stage's
+        steps), so a side stage's tasks sent at the start (the keywords') fill the workers' idle time
+        instead of standing in front of it."""
         closed = _dask()[1].client.ClosedClientError
+        self.batches += 1
+        priority = -1 if background else self.batches
         # pure=False: each call is its own task, even when two calls are the same (no result shared by key).
         # Each task carries its own slice of the papers, sent once, so Dask's "large graph" advice does not apply.
         warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
@@ -129,7 +136,10 @@ class DaskRunner:
             return [
                 _Future(
                     self.client.submit(
-                        function, *[a.future if isinstance(a, _Future) else a for a in arguments], pure=False
+                        function,
+                        *[a.future if isinstance(a, _Future) else a for a in arguments],
+                        pure=False,
+                        priority=priority,
                     )
                 )
                 for function, arguments in calls

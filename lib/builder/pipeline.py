@@ -19,6 +19,7 @@ from lib.builder.parallel import InProcess, Runner, WorkerProcess
 from lib.builder.runner import Progress, StageRun, StageRunner
 from lib.builder.stages_table import STAGE_VERSIONS as STAGE_VERSIONS  # read here by lib.store.datasets and tests
 from lib.builder.stages_table import (
+    ClusterRun,
     Inputs,
     Values,
     import_stage_modules,
@@ -166,7 +167,8 @@ def build(
 
     `runner` runs keywords and subfields (lib.builder.parallel; default: a worker process on a large
     list, else this process), the keywords in partitions of `partition_size` papers (default: one);
-    neither changes the output, so neither is in a key.
+    on a cluster (lib.builder.cluster) the TF-IDF embedding too, in partitions of as many papers
+    (lib.builder.embed_partitions). Neither changes the output, so neither is in a key.
     """
     from lib.stages.embed import TfidfSvdEmbedder
 
@@ -192,7 +194,9 @@ def build(
         import_stage_modules()  # in no stage's time, as a cost of the build's start
         from lib.stages.taxonomy import load_taxonomy
 
-        values = {"taxonomy": load_taxonomy(taxonomy_path), "counts": None}  # checked before any stage runs
+        cluster = ClusterRun(runner, partition_size) if runner is not None and runner.passes_handles else None
+        # The taxonomy is read before any stage runs: a bad one stops the build first.
+        values = {"taxonomy": load_taxonomy(taxonomy_path), "counts": None, "cluster": cluster}
         stages = StageRunner(table, job.keys, ArtifactCache(cache_dir), report_progress, len(STAGES), values)
         model_files = _run_schedule(stages, runner, partition_size, out)
         return _write(job, stages, model_files, out, store)

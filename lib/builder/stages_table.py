@@ -92,6 +92,15 @@ class SideRun:
     partition_size: int | None = None
 
 
+@dataclass(frozen=True)
+class ClusterRun:
+    """A cluster (a runner that passes handles, lib.builder.cluster) the embed stage runs on, in
+    partitions of `partition_size` papers (None: one); the build's value "cluster", else None."""
+
+    runner: Runner
+    partition_size: int | None = None
+
+
 def input_files(inputs: Inputs) -> tuple[Path, ...]:
     """The paper lists of a build: one path, or several built as one map of their editions."""
     return (Path(inputs),) if isinstance(inputs, (str, Path)) else tuple(Path(path) for path in inputs)
@@ -134,7 +143,7 @@ def stage_table(
             STAGE_VERSIONS["embed"],
             upstream=("load",),
             params=keyed["embed"],
-            inputs=("texts",),
+            inputs=("texts", "cluster"),
             compute=partial(_embed, embedder),
             provides=_embedded,
         ),
@@ -245,9 +254,16 @@ def _loaded(input_path: Inputs, papers: pd.DataFrame, meta: dict[str, Any]) -> V
     return {"papers": papers, "texts": analysis_texts(papers), "report": report}
 
 
-def _embed(embedder: Embedder, texts: list[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    from lib.stages.embed import fit_embed
+def _embed(
+    embedder: Embedder, texts: list[str], cluster: ClusterRun | None
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    from lib.stages.embed import TfidfSvdEmbedder, fit_embed, query_model_of
 
+    if cluster is not None and isinstance(embedder, TfidfSvdEmbedder):
+        from lib.builder.embed_partitions import fit_embed_in_partitions
+
+        vectors, fitted = fit_embed_in_partitions(embedder, texts, cluster.runner, cluster.partition_size)
+        return {"vectors": vectors, **query_model_of(embedder, fitted)}, {}
     vectors, query_model = fit_embed(embedder, texts)
     return {"vectors": vectors, **query_model}, {}
 

@@ -357,15 +357,19 @@ _QUERY_EMBEDDERS: dict[str, Callable[[Mapping[str, np.ndarray]], QueryEmbedder]]
 def fit_embed(embedder: Embedder, texts: Sequence[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The vectors of `texts` and the query model: arrays from which `query_embedder` embeds new text
     in the same space. An embedder without `fit` gives a query model naming it only."""
-    query_model = {"embedder": np.array(embedder.name)}
     if hasattr(embedder, "fit_embed"):  # one pass over the texts instead of two
         vectors, fitted = embedder.fit_embed(texts)
-        return vectors, {**query_model, **fitted.to_arrays()}
+        return vectors, query_model_of(embedder, fitted)
     fit = getattr(embedder, "fit", None)
     if fit is None:
-        return embedder.embed(texts), query_model
+        return embedder.embed(texts), query_model_of(embedder)
     fitted = fit(texts)
-    return fitted.embed(texts), {**query_model, **fitted.to_arrays()}
+    return fitted.embed(texts), query_model_of(embedder, fitted)
+
+
+def query_model_of(embedder: Embedder, fitted: Any = None) -> dict[str, np.ndarray]:
+    """The query model's arrays: the embedder's name, and what its fit learned (`to_arrays`), if any."""
+    return {"embedder": np.array(embedder.name), **(fitted.to_arrays() if fitted is not None else {})}
 
 
 def query_embedder(query_model: Mapping[str, np.ndarray]) -> QueryEmbedder:

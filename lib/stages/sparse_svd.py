@@ -68,16 +68,96 @@ def truncated_svd(
     convention; an exact tie keeps the sign found). A direction the matrix does not have (its rank
     is below `n_components`) is a row of zeros with a singular value of 0.
     """
-    n_rows, n_columns = matrix.shape
+    fitted = matrix.shape[0] if fit_rows is None else len(fit_rows)
+    _check(n_components, n_iter, n_oversamples, fitted, matrix.shape[1])
+    every_row = _TermBlocks(matrix)
+    terms = every_row if fit_rows is None else _TermBlocks(every_row.by_column[np.asarray(fit_rows)])
+    left, singular_values = _fit(terms, n_components, random_state, n_iter, n_oversamples)
+
+    components = np.empty((n_components, matrix.shape[1]), dtype=np.float32)
+    rows = np.zeros((matrix.shape[0], n_components))
+    # One block at a time: beside the components, a second block's products would raise the peak.
+    directions_and_rows = partial(terms.directions_and_rows, left=left, every_row=every_row)
+    for start, (directions, part) in zip(terms.starts, _in_order(directions_and_rows, terms.starts, 1), strict=True):
+        components[:, start : start + len(directions)] = directions.T
+        rows += part
+    # Each row's largest entry positive, found by the row's extremes and flipped in place: np.abs
+    # or a masked assignment would copy the whole output.
+    for flipped in _flipped(components):
+        components[flipped] *= -1
+        rows[:, flipped] *= -1
+    return TruncatedSvd(components, singular_values, rows)
+
+
+class SvdDirections(NamedTuple):
+    """A truncated SVD's directions as `rows_in` takes them: components and singular values as in
+    `TruncatedSvd`; `used`, the columns the fitted rows use (sorted); `directions`, (len(used),
+    n_components) float64, those columns' share of the directions before they were rounded to the
+    components' float32 (the other columns' is exactly zero)."""
+
+    components: np.ndarray
+    singular_values: np.ndarray
+    used: np.ndarray
+    directions: np.ndarray
+
+
+def fit_directions(
+    matrix: sparse.spmatrix | sparse.sparray,
+    n_components: int,
+    random_state: int,
+    n_iter: int = 5,
+    n_oversamples: int = 10,
+) -> SvdDirections:
+    """`truncated_svd`'s fit of `matrix` (the rows fitted), for other rows to be given in its directions
+    a slice at a time (`rows_in`): the rows `truncated_svd(whole, ..., fit_rows=those rows)` gives,
+    bit for bit, when `matrix` is the whole matrix's `fit_rows`."""
+    _check(n_components, n_iter, n_oversamples, *matrix.shape)
+    terms = _TermBlocks(matrix)
+    left, singular_values = _fit(terms, n_components, random_state, n_iter, n_oversamples)
+    components = np.empty((n_components, matrix.shape[1]), dtype=np.float32)
+    used_directions = []  # a block at a time, the used columns' only: all would be as large as the TF-IDF
+    for start in terms.starts:
+        block = terms.block(start)
+        directions = block.T @ left
+        components[:, start : start + len(directions)] = directions.T
+        used_directions.append(directions[np.diff(block.indptr) > 0])
+    directions = np.concatenate(used_directions)
+    flipped = _flipped(components)
+    components[flipped] *= -1
+    directions[:, flipped] *= -1  # negation is exact: flipped before the products, their sums come out flipped
+    used = np.flatnonzero(np.diff(terms.by_column.indptr))
+    return SvdDirections(components, singular_values, used, directions)
+
+
+def rows_in(matrix: sparse.spmatrix | sparse.sparray, fitted: SvdDirections) -> np.ndarray:
+    """(n_rows, n_components) float64: `matrix`'s rows (its columns are the fitted matrix's) in the
+    directions of `fitted`, summed a block of `TERMS_PER_BLOCK` columns at a time in the blocks'
+    order, as `truncated_svd` sums them: the same bits whatever slice of rows `matrix` is."""
+    rows = np.zeros((matrix.shape[0], fitted.components.shape[0]))
+    blocks = _TermBlocks(matrix)
+    for start in blocks.starts:
+        directions = np.zeros((min(TERMS_PER_BLOCK, matrix.shape[1] - start), rows.shape[1]))
+        inside = slice(*np.searchsorted(fitted.used, [start, start + len(directions)]))
+        directions[fitted.used[inside] - start] = fitted.directions[inside]
+        rows += blocks.block(start) @ directions
+    return rows
+
+
+def _check(n_components: int, n_iter: int, n_oversamples: int, fitted: int, n_columns: int) -> None:
     if n_iter < 1 or n_oversamples < 0:
         raise ParameterError(
             f"n_iter must be at least 1 and n_oversamples at least 0; got {n_iter} and {n_oversamples}"
         )
-    fitted = n_rows if fit_rows is None else len(fit_rows)
     if not 1 <= n_components <= min(fitted, n_columns):
         raise ParameterError(f"n_components must be between 1 and {min(fitted, n_columns)}; got {n_components}")
-    every_row = _TermBlocks(matrix)
-    terms = every_row if fit_rows is None else _TermBlocks(every_row.by_column[np.asarray(fit_rows)])
+
+
+def _fit(
+    terms: _TermBlocks, n_components: int, random_state: int, n_iter: int, n_oversamples: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The fitted rows' side of the SVD: `left` (rows x n_components), from which a block of terms'
+    directions are `block.T @ left`, and the singular values (0 for a direction the matrix lacks)."""
+    fitted = terms.by_column.shape[0]
     size = min(n_components + n_oversamples, fitted)
     basis = np.random.default_rng(random_state).standard_normal((fitted, size))
     for _ in range(n_iter):
@@ -93,22 +173,12 @@ def truncated_svd(
     present = singular_values > singular_values[0] * np.sqrt(np.finfo(np.float32).eps)
     scale = np.where(present, 1 / np.where(present, singular_values, 1), 0)
     # Vᵀ = diag(1/s) Wᵀ B = (Xᵀ Q W diag(1/s))ᵀ
-    left = basis @ (eigenvectors[:, top] * scale)
-    del basis  # not held beside the components: the last pass is the SVD's peak
+    return basis @ (eigenvectors[:, top] * scale), np.where(present, singular_values, 0.0)
 
-    components = np.empty((n_components, n_columns), dtype=np.float32)
-    rows = np.zeros((n_rows, n_components))
-    # One block at a time: beside the components, a second block's products would raise the peak.
-    directions_and_rows = partial(terms.directions_and_rows, left=left, every_row=every_row)
-    for start, (directions, part) in zip(terms.starts, _in_order(directions_and_rows, terms.starts, 1), strict=True):
-        components[:, start : start + len(directions)] = directions.T
-        rows += part
-    # Each row's largest entry positive, found by the row's extremes and flipped in place: np.abs
-    # or a masked assignment would copy the whole output.
-    for flipped in np.flatnonzero(components.max(axis=1) < -components.min(axis=1)):
-        components[flipped] *= -1
-        rows[:, flipped] *= -1
-    return TruncatedSvd(components, np.where(present, singular_values, 0.0), rows)
+
+def _flipped(components: np.ndarray) -> np.ndarray:
+    """The rows to negate so that each row's largest entry is positive (an exact tie keeps the sign found)."""
+    return np.flatnonzero(components.max(axis=1) < -components.min(axis=1))
 
 
 class _TermBlocks:

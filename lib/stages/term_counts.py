@@ -34,18 +34,9 @@ def count_terms(
     `min_df` texts use it and at most `max_df` of them (a share of the texts). Raises ValueError,
     as the vectorizer does, when no term is found or none is kept.
     """
-    if ngram_max not in (1, 2):
-        raise ValueError(f"ngram_max must be 1 or 2; got {ngram_max}")
-    codes, lengths, vocabulary = _words(texts)
-    keys, ends = _term_stream(codes, lengths, len(vocabulary), ngram_max)
-    # Numbered as first met, which is the vectorizer's column order before it sorts them by name.
-    numbers, uniques = pd.factorize(keys)
+    counts, uniques, vocabulary = _first_met_counts(texts, ngram_max)
     if len(uniques) == 0:
         raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
-    counts = sparse.csr_matrix(
-        (np.ones(len(numbers), dtype=np.float32), numbers.astype(np.int32), ends), shape=(len(texts), len(uniques))
-    )
-    counts.sum_duplicates()  # sorts each row by first-met number, as the vectorizer's rows are
     users = np.bincount(counts.indices, minlength=len(uniques))
     kept = np.flatnonzero((users <= max_df * len(texts)) & (users >= min_df))
     if len(kept) == 0:
@@ -62,6 +53,29 @@ def count_terms(
         (counts.data[keep], mapped[keep].astype(np.int32), indptr.astype(np.int32)), shape=(len(texts), len(kept))
     )
     return pruned, terms[order]
+
+
+def first_met_terms(texts: Sequence[str], ngram_max: int) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """(texts x terms) float32 counts of every term of `texts`, none pruned, and the terms (str), both
+    numbered in the order the texts first use them (each row's entries in that order too): what
+    `count_terms` prunes and sorts, for a slice of a list that is counted a slice at a time."""
+    counts, uniques, vocabulary = _first_met_counts(texts, ngram_max)
+    return counts, _spelled(uniques, vocabulary) if len(uniques) else np.zeros(0, dtype=str)
+
+
+def _first_met_counts(texts: Sequence[str], ngram_max: int) -> tuple[sparse.csr_matrix, np.ndarray, list[str]]:
+    """The texts' term counts with terms numbered as first met, which is the vectorizer's column order
+    before it sorts them by name; the terms' `_term_stream` numbers; and the words they are made of."""
+    if ngram_max not in (1, 2):
+        raise ValueError(f"ngram_max must be 1 or 2; got {ngram_max}")
+    codes, lengths, vocabulary = _words(texts)
+    keys, ends = _term_stream(codes, lengths, len(vocabulary), ngram_max)
+    numbers, uniques = pd.factorize(keys)
+    counts = sparse.csr_matrix(
+        (np.ones(len(numbers), dtype=np.float32), numbers.astype(np.int32), ends), shape=(len(texts), len(uniques))
+    )
+    counts.sum_duplicates()  # sorts each row by first-met number, as the vectorizer's rows are
+    return counts, uniques, vocabulary
 
 
 def _words(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:

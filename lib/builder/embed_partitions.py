@@ -1,0 +1,59 @@
+"""The embed stage on a runner's workers (a Dask cluster), a partition of the papers per task: the
+steps of `lib.stages.tfidf_partitions`, each partition's work where its texts went, the two global
+fits (vocabulary, SVD) as single tasks. The build's process only sends texts and collects the
+vectors and the query model, the same bits as `TfidfSvdEmbedder.fit_embed` in one process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from lib.builder.parallel import Handle, Runner, partition_ranges
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from lib.stages.embed import TfidfSvdEmbedder, TfidfSvdModel
+
+
+def fit_embed_in_partitions(
+    embedder: TfidfSvdEmbedder, texts: Sequence[str], runner: Runner, partition_size: int | None
+) -> tuple[np.ndarray, TfidfSvdModel]:
+    """`embedder.fit_embed(texts)`, its work in partitions of `partition_size` texts (None: one) on `runner`."""
+    import numpy as np
+
+    from lib.stages import tfidf_partitions as steps
+
+    ranges = partition_ranges(len(texts), partition_size)
+    parts = runner.map([(steps.partition_terms, (list(texts[a:b]), embedder.ngram_max)) for a, b in ranges])
+    summaries = runner.map([(steps.terms_and_users, (_passed(runner, part),)) for part in parts])
+    (vocabulary,) = runner.map([(steps.agree_vocabulary, (len(texts), *_all_passed(runner, summaries)))])
+    (n_terms,) = runner.map([(steps.vocabulary_size, (_passed(runner, vocabulary),))])
+    n_components, sample = steps.svd_plan(embedder, len(texts), n_terms.result())
+    if n_components < 2:  # no usable word, or too few texts or terms for an SVD: a tiny list
+        return embedder.fit_embed(texts)
+    tfidf = runner.map(
+        [
+            (steps.partition_tfidf, (_passed(runner, part), _passed(runner, vocabulary), i))
+            for i, part in enumerate(parts)
+        ]
+    )
+    sampled = runner.map(
+        [(steps.sampled_rows, (_passed(runner, t), steps.sampled_in(sample, a, b))) for t, (a, b) in zip(tfidf, ranges)]
+    )
+    (fitted,) = runner.map([(steps.fit_sample, (embedder, n_components, *_all_passed(runner, sampled)))])
+    shared = _passed(runner, fitted)
+    vectors = runner.map([(steps.partition_vectors, (_passed(runner, t), shared)) for t in tfidf])
+    (model,) = runner.map([(steps.model_of, (_passed(runner, vocabulary), shared, embedder.ngram_max))])
+    return np.concatenate([v.result() for v in vectors]), model.result()
+
+
+def _passed(runner: Runner, handle: Handle) -> Any:
+    """A handle as a later call's argument: itself where the runner resolves handles (where the call
+    runs, so a partition's data stays on its worker), else its value."""
+    return handle if runner.passes_handles else handle.result()
+
+
+def _all_passed(runner: Runner, handles: Sequence[Handle]) -> list[Any]:
+    return [_passed(runner, handle) for handle in handles]

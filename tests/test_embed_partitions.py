@@ -1,0 +1,70 @@
+"""The TF-IDF + SVD embedding a partition at a time (lib.stages.tfidf_partitions, run by
+lib.builder.embed_partitions): the vectors and query model of the whole list's fit, bit for bit,
+whatever the partitions, through the SVD's sample too."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import planted_records
+
+from lib.builder.embed_partitions import fit_embed_in_partitions
+from lib.builder.parallel import InProcess
+from lib.schema import analysis_texts
+from lib.stages.embed import TfidfSvdEmbedder
+from lib.stages.load import load_papers
+
+
+def planted_texts(per_topic: int = 12) -> list[str]:
+    return [f"{r['title']}. {r['abstract']}" for r in planted_records(per_topic)]
+
+
+def assert_same_fit(embedder: TfidfSvdEmbedder, texts: list[str], partition_size: int | None) -> None:
+    vectors, model = embedder.fit_embed(texts)
+    in_parts, parts_model = fit_embed_in_partitions(embedder, texts, InProcess(), partition_size)
+    assert in_parts.dtype == vectors.dtype and in_parts.tobytes() == vectors.tobytes()
+    for name, array in model.to_arrays().items():
+        assert np.array_equal(parts_model.to_arrays()[name], array), name
+        assert parts_model.to_arrays()[name].dtype == array.dtype, name
+
+
+@pytest.mark.parametrize("partition_size", [1, 5, 13, None])
+@pytest.mark.parametrize("svd_sample", [10, 20_000])  # 10 of 48 texts: the SVD fitted on a sample
+def test_partitions_give_the_whole_lists_vectors_and_model(partition_size, svd_sample):
+    embedder = TfidfSvdEmbedder(n_components=8, svd_sample=svd_sample)
+    assert_same_fit(embedder, planted_texts(), partition_size)
+
+
+@pytest.mark.parametrize("ngram_max", [1, 2])
+def test_words_alone_and_a_real_lists_terms_and_pruning_match(shared_data, ngram_max):
+    # 851 abstracts: terms pruned by how many texts use them, a term first used late in a partition.
+    texts = analysis_texts(load_papers(shared_data / "ijcai2023.json").papers)
+    assert_same_fit(TfidfSvdEmbedder(ngram_max=ngram_max, svd_sample=300), texts, 97)
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [["graph neural networks"], ["the of and", "a an the"], ["x", "graph models", "graph nets"], []],
+)
+def test_lists_too_small_for_an_svd_are_fitted_as_the_whole_list_is(texts):
+    assert_same_fit(TfidfSvdEmbedder(n_components=8), texts, 1)
+
+
+def test_a_partitions_tfidf_rows_are_the_whole_lists_to_the_order_of_their_entries(shared_data):
+    # The vectors, snapped to a grid, hide a last-bit difference; the order of each row's entries sets
+    # its length's rounding, so the rows themselves are compared.
+    from lib.stages import tfidf_partitions as steps
+    from lib.stages.embed import tfidf_weights
+    from lib.stages.term_counts import count_terms
+
+    texts = analysis_texts(load_papers(shared_data / "ijcai2023.json").papers)
+    counts, terms = count_terms(texts, 2, min_df=2, max_df=0.5)
+    whole = tfidf_weights(counts)[0].astype(np.float32)
+    parts = [steps.partition_terms(texts[a : a + 97], 2) for a in range(0, len(texts), 97)]
+    vocabulary = steps.agree_vocabulary(len(texts), *map(steps.terms_and_users, parts))
+    assert vocabulary is not None and np.array_equal(vocabulary.terms, terms)
+    rows = [steps.partition_tfidf(part, vocabulary, i) for i, part in enumerate(parts)]
+    for got, expected in zip(rows, [whole[a : a + 97] for a in range(0, len(texts), 97)]):
+        assert got.indptr.tolist() == expected.indptr.tolist()
+        assert got.indices.tobytes() == expected.indices.astype(got.indices.dtype).tobytes()
+        assert got.data.tobytes() == expected.data.tobytes()
