@@ -187,6 +187,11 @@ class TfidfSvdEmbedder:
             "svd_sample": self.svd_sample,
         }
 
+    def components_for(self, n_texts: int, n_terms: int) -> int:
+        """The SVD's number of components for a list of `n_texts` texts and `n_terms` kept terms: fewer
+        than either (below 2, the list is too small for an SVD)."""
+        return min(self.n_components, n_texts - 1, n_terms - 1)
+
     def fit(self, texts: Sequence[str]) -> TfidfSvdModel:
         """Learn the vocabulary, IDF weights and SVD directions of `texts`."""
         return self.fit_embed(texts)[1]
@@ -200,10 +205,8 @@ class TfidfSvdEmbedder:
         from lib.stages.sparse_svd import truncated_svd
         from lib.stages.term_counts import count_terms
 
-        big = len(texts) >= 50
         try:
-            # Words seen once cannot link two papers; those in over half of them tell none apart.
-            counts, terms = count_terms(texts, self.ngram_max, min_df=2 if big else 1, max_df=0.5 if big else 1.0)
+            counts, terms = count_terms(texts, self.ngram_max, *term_users_kept(len(texts)))
         except ValueError:  # no text, or no usable word in any text
             empty = np.zeros(0, dtype=np.float32)
             no_terms = np.zeros((self.n_components, 0), dtype=np.float32)
@@ -212,8 +215,8 @@ class TfidfSvdEmbedder:
         tfidf, idf = tfidf_weights(counts)
         del counts  # not held through the SVD, the embed stage's peak
         tfidf, idf = tfidf.astype(np.float32), idf.astype(np.float32)
-        # SVD needs fewer components than either side of the matrix; tiny corpora keep all of TF-IDF.
-        n_components = min(self.n_components, tfidf.shape[0] - 1, tfidf.shape[1] - 1)
+        # Tiny corpora keep all of TF-IDF.
+        n_components = self.components_for(*tfidf.shape)
         if n_components < 2:
             components, rows = np.eye(tfidf.shape[1], dtype=np.float32), tfidf.toarray()
         else:
@@ -244,6 +247,18 @@ def sample_rows(n_rows: int, size: int, random_state: int) -> np.ndarray | None:
     return np.sort(np.random.default_rng(random_state).choice(n_rows, size, replace=False))
 
 
+def term_users_kept(n_texts: int) -> tuple[int, float]:
+    """The fewest texts a term must be used by, and the largest share of them it may be, to be a
+    TF-IDF term of a list of `n_texts`: words seen once cannot link two papers, those in over half of
+    them tell none apart; lists under 50 texts keep every term."""
+    return (2, 0.5) if n_texts >= 50 else (1, 1.0)
+
+
+def smoothed_idf(users: np.ndarray, n_texts: int) -> np.ndarray:
+    """The smoothed IDF (float64) of terms used by `users` of `n_texts` texts, with `lib.exact`'s logarithm."""
+    return exact.log((1 + n_texts) / (1 + users)) + 1
+
+
 def tfidf_weights(counts: Any, idf: np.ndarray | None = None) -> tuple[Any, np.ndarray]:
     """The TF-IDF rows (CSR float64, unit length; an empty row stays empty) and IDF (float64) of a
     (texts x terms) counts matrix, weighed as `TfidfVectorizer(sublinear_tf=True)` weighs them:
@@ -253,7 +268,7 @@ def tfidf_weights(counts: Any, idf: np.ndarray | None = None) -> tuple[Any, np.n
     weights = counts.astype(np.float64)
     if idf is None:
         users = np.bincount(weights.indices, minlength=weights.shape[1])  # texts using each term
-        idf = exact.log((1 + weights.shape[0]) / (1 + users)) + 1
+        idf = smoothed_idf(users, weights.shape[0])
     weights.data = (1 + exact.log(weights.data)) * idf[weights.indices]
     return _unit_rows(weights), idf
 

@@ -38,7 +38,7 @@ def count_terms(
     if len(uniques) == 0:
         raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
     users = np.bincount(counts.indices, minlength=len(uniques))
-    kept = np.flatnonzero((users <= max_df * len(texts)) & (users >= min_df))
+    kept = kept_terms(users, len(texts), min_df, max_df)
     if len(kept) == 0:
         raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
     terms = _spelled(uniques[kept], vocabulary)
@@ -53,6 +53,12 @@ def count_terms(
         (counts.data[keep], mapped[keep].astype(np.int32), indptr.astype(np.int32)), shape=(len(texts), len(kept))
     )
     return pruned, terms[order]
+
+
+def kept_terms(users: np.ndarray, n_texts: int, min_df: int, max_df: float) -> np.ndarray:
+    """The numbers of the terms used by at least `min_df` of `n_texts` texts and at most `max_df` of
+    them (a share), `users` being each term's texts."""
+    return np.flatnonzero((users <= max_df * n_texts) & (users >= min_df))
 
 
 def first_met_terms(texts: Sequence[str], ngram_max: int) -> tuple[sparse.csr_matrix, np.ndarray]:

@@ -1,13 +1,14 @@
 """The TF-IDF + SVD embedding a partition (a slice of the papers) at a time: the vectors and model
-`TfidfSvdEmbedder.fit_embed` gives, bit for bit, with no step holding more than one partition's
-texts and TF-IDF, the SVD's sample, or the list's kept terms.
+`TfidfSvdEmbedder.fit_embed` gives, bit for bit, each partition's texts and TF-IDF held by its own
+task; the vocabulary's task holds every partition's terms, the SVD's its sample.
 
 Each partition, then the one small global fit, then each partition again:
 1. `partition_terms`: a partition's terms, as it first uses them, and how many of its texts use each;
 2. `agree_vocabulary`: those merged in partition order (so numbered as the whole list first uses
    them), pruned by how many texts use them, sorted by name, with their IDF; each partition gets back
    where its terms went (`VocabularyPlace`);
-3. `partition_tfidf`: a partition's TF-IDF rows in the whole list's columns, and its rows in the SVD's sample;
+3. `partition_tfidf`: a partition's TF-IDF rows in the whole list's columns (`sampled_rows`: those
+   in the SVD's sample);
 4. `fit_sample` (one process): the SVD of the sampled rows (`lib.stages.sparse_svd.fit_directions`);
 5. `partition_vectors`: a partition's papers in the SVD's directions, snapped (`lib.exact`).
 
@@ -27,13 +28,16 @@ import pandas as pd
 from scipy import sparse
 
 from lib import exact
-from lib.stages.embed import TfidfSvdEmbedder, TfidfSvdModel, sample_rows, tfidf_weights
+from lib.stages.embed import (
+    TfidfSvdEmbedder,
+    TfidfSvdModel,
+    sample_rows,
+    smoothed_idf,
+    term_users_kept,
+    tfidf_weights,
+)
 from lib.stages.sparse_svd import SvdDirections, fit_directions, rows_in
-from lib.stages.term_counts import first_met_terms
-
-# As `TfidfSvdEmbedder.fit_embed` prunes: lists of at least `BIG_LIST` texts drop terms fewer than
-# `MIN_USERS` texts use or more than `MAX_SHARE` of them.
-BIG_LIST, MIN_USERS, MAX_SHARE = 50, 2, 0.5
+from lib.stages.term_counts import first_met_terms, kept_terms
 
 
 class PartitionTerms(NamedTuple):
@@ -84,15 +88,14 @@ def agree_vocabulary(n_texts: int, *parts: tuple[np.ndarray, np.ndarray]) -> Voc
     # are the order in which the whole list first uses them.
     ranks, uniques = pd.factorize(np.concatenate([np.asarray(terms, dtype=object) for terms, _ in parts]))
     users = np.bincount(ranks, weights=np.concatenate([users for _, users in parts]), minlength=len(uniques))
-    big = n_texts >= BIG_LIST
-    kept = np.flatnonzero((users >= (MIN_USERS if big else 1)) & (users <= (MAX_SHARE if big else 1.0) * n_texts))
+    kept = kept_terms(users, n_texts, *term_users_kept(n_texts))
     if len(kept) == 0:
         return None
     terms = uniques[kept].astype(str)
     order = np.argsort(terms, kind="stable")
     column = np.full(len(uniques), -1, dtype=np.int64)
     column[kept[order]] = np.arange(len(kept))
-    idf = exact.log((1 + n_texts) / (1 + users[kept[order]])) + 1  # as `tfidf_weights` weighs the whole list
+    idf = smoothed_idf(users[kept[order]], n_texts)
     bounds = np.cumsum([0, *(len(terms) for terms, _ in parts)])
     places = tuple(VocabularyPlace(column[ranks[a:b]], ranks[a:b]) for a, b in zip(bounds[:-1], bounds[1:]))
     return Vocabulary(terms[order], idf, n_texts, places)
@@ -104,7 +107,8 @@ def partition_tfidf(part: PartitionTerms, vocabulary: Vocabulary, index: int) ->
     counts = part.counts.tocoo()
     keep = place.columns[counts.col] >= 0
     rows, ranks = counts.row[keep], place.ranks[counts.col[keep]]
-    # Each row's entries in the whole list's first-use order, as its own counts hold them.
+    # Each row's entries in the whole list's first-use order, as the whole list's counts hold them
+    # when `tfidf_weights` sums each row's squares: the same input, whatever SciPy does with that order.
     order = np.lexsort((ranks, rows))
     indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=counts.shape[0]))])
     kept = sparse.csr_matrix(
@@ -138,8 +142,7 @@ def partition_vectors(tfidf: sparse.csr_matrix, fitted: SvdDirections) -> np.nda
 def svd_plan(embedder: TfidfSvdEmbedder, n_texts: int, n_terms: int) -> tuple[int, np.ndarray | None]:
     """The SVD's number of components and sampled rows (None: all) for this list, as the whole list's
     fit chooses them; fewer than 2 components means the list is too small for an SVD."""
-    n_components = min(embedder.n_components, n_texts - 1, n_terms - 1)
-    return n_components, sample_rows(n_texts, embedder.svd_sample, embedder.random_state)
+    return embedder.components_for(n_texts, n_terms), sample_rows(n_texts, embedder.svd_sample, embedder.random_state)
 
 
 def vocabulary_size(vocabulary: Vocabulary | None) -> int:
