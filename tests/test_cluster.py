@@ -39,7 +39,7 @@ def on_cluster(planted_file, cache, runner, partition_size):
 def _stages_imported() -> bool:
     import sys
 
-    stages = ("lib.stages.keywords", "lib.stages.declared_areas", "lib.stages.tfidf_partitions", "scipy.sparse")
+    stages = ("lib.stages.keywords", "lib.stages.declared_areas", "lib.stages.tfidf_partitions", "lib.stages.project")
     return all(name in sys.modules for name in stages)
 
 
@@ -130,20 +130,32 @@ def test_a_cluster_that_goes_away_is_one_sentence(planted_file, tmp_path):
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
-def test_the_embedding_on_any_number_of_workers_is_the_one_process_embedding(planted_file, tmp_path, workers):
-    # The TF-IDF and SVD run on the workers a partition at a time (lib.builder.embed_partitions); 20 of
-    # the 36 papers sampled for the SVD, as a corpus's are.
+def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones(
+    planted_file, tmp_path, workers, monkeypatch
+):
+    # The TF-IDF and SVD run on the workers a partition at a time (lib.builder.embed_partitions), the
+    # map's placement a block at a time (lib.builder.project_partitions): 20 of the 36 papers sampled
+    # for the SVD and for the map's fit, the other 16 placed in blocks of 5, as a corpus's are.
+    import lib.stages.project
+    from lib.builder.pipeline import BuildParams
     from lib.stages.embed import TfidfSvdEmbedder
+
+    monkeypatch.setattr(lib.stages.project, "PLACE_BLOCK", 5)
 
     def built(name, **where):
         out = tmp_path / name
         embedder = TfidfSvdEmbedder(n_components=8, svd_sample=20)
-        build(planted_file, out_dir=out, cache_dir=tmp_path / f"cache-{name}", embedder=embedder, **where)
+        params = BuildParams(map_sample=20)
+        build(
+            planted_file, out_dir=out, cache_dir=tmp_path / f"cache-{name}", embedder=embedder, params=params, **where
+        )
         return {f: (out / f).read_bytes() for f in ("embeddings.npy", "query_model.npz", "papers.parquet")}
 
     from distributed import get_task_stream
 
     with DaskRunner(workers=workers) as runner, get_task_stream(runner.client) as tasks:
         on_workers = built("cluster", runner=runner, partition_size=5)
-    assert sum(task["key"].startswith("partition_vectors") for task in tasks.data) == 8  # 36 papers in fives
+    names = [task["key"] for task in tasks.data]
+    assert sum(name.startswith("partition_vectors") for name in names) == 8  # 36 papers in fives
+    assert sum(name.startswith("place_block") for name in names) == 4  # 16 placed papers in fives
     assert on_workers == built("one-process")

@@ -8,6 +8,7 @@ import pytest
 from conftest import REPO, SEED_SAMPLE, HashingEmbedder, planted_records
 from sklearn.manifold import trustworthiness
 
+import lib.stages.project
 from lib import exact
 from lib.errors import PaperMapError, ParameterError
 from lib.schema import analysis_texts
@@ -20,7 +21,17 @@ from lib.stages.embed import (
     tfidf_weights,
 )
 from lib.stages.load import load_papers
-from lib.stages.project import MIN_UMAP_POINTS, place_new, project
+from lib.stages.project import (
+    MIN_UMAP_POINTS,
+    PLACE_BLOCK,
+    LayoutSettings,
+    fit_sample,
+    place_block,
+    place_new,
+    project,
+    sample_plan,
+    standardize,
+)
 
 
 @pytest.fixture(scope="module")
@@ -134,13 +145,33 @@ def test_numpy_umap_is_deterministic_faithful_and_separates_planted_topics(bigge
     assert _planted_separation(coords, labels) > 2
 
 
-def test_fitting_a_sample_and_placing_the_rest_keeps_the_map(bigger_planted):
+@pytest.mark.parametrize("block", [50, PLACE_BLOCK])
+def test_fitting_a_sample_and_placing_the_rest_keeps_the_map(bigger_planted, block, monkeypatch):
+    monkeypatch.setattr(lib.stages.project, "PLACE_BLOCK", block)
     vectors, labels = bigger_planted
     coords = project(vectors, sample_threshold=150)  # 150 fitted, 210 placed
     assert coords.shape == (360, 2) and np.all(np.isfinite(coords))
     assert np.array_equal(coords, project(vectors, sample_threshold=150))
     assert trustworthiness(vectors, coords, n_neighbors=10, metric="cosine") > 0.85
     assert _planted_separation(coords, labels) > 2
+
+
+def test_placement_blocks_give_the_same_map_placed_in_any_order(bigger_planted, monkeypatch):
+    # So a cluster may place them anywhere, in any order (lib.builder.project_partitions).
+    monkeypatch.setattr(lib.stages.project, "PLACE_BLOCK", 50)
+    vectors, _ = bigger_planted
+    plan = sample_plan(len(vectors), 150, 42)
+    assert [len(rows) for rows in plan.blocks] == [50, 50, 50, 50, 10]
+    settings = LayoutSettings(n_neighbors=12, min_dist=0.2, spread=2.0, random_state=42)
+    fitted = fit_sample(vectors[plan.fitted], settings, plan.rng)
+    coords = np.empty((len(vectors), 2))
+    coords[plan.fitted] = fitted.layout
+    for number in reversed(range(len(plan.blocks))):
+        rows = plan.blocks[number]
+        coords[rows] = place_block(vectors[rows], fitted, number, settings)
+    assert np.array_equal(standardize(coords), project(vectors, sample_threshold=150))
+    # each block draws from its own generator: the same rows as another block are placed otherwise
+    assert not np.array_equal(place_block(vectors[plan.blocks[0]], fitted, 1, settings), coords[plan.blocks[0]])
 
 
 def test_place_new_puts_a_paper_beside_its_near_duplicates_and_moves_nothing(bigger_planted):

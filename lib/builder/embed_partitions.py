@@ -7,9 +7,9 @@ vectors and the query model, the same bits as `TfidfSvdEmbedder.fit_embed` in on
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from lib.builder.parallel import Handle, Runner, partition_ranges
+from lib.builder.parallel import Runner, partition_ranges, passed
 
 if TYPE_CHECKING:
     import numpy as np
@@ -27,33 +27,22 @@ def fit_embed_in_partitions(
 
     ranges = partition_ranges(len(texts), partition_size)
     parts = runner.map([(steps.partition_terms, (list(texts[a:b]), embedder.ngram_max)) for a, b in ranges])
-    summaries = runner.map([(steps.terms_and_users, (_passed(runner, part),)) for part in parts])
-    (vocabulary,) = runner.map([(steps.agree_vocabulary, (len(texts), *_all_passed(runner, summaries)))])
-    (n_terms,) = runner.map([(steps.vocabulary_size, (_passed(runner, vocabulary),))])
+    summaries = runner.map([(steps.terms_and_users, (passed(runner, part),)) for part in parts])
+    (vocabulary,) = runner.map(
+        [(steps.agree_vocabulary, (len(texts), *[passed(runner, summary) for summary in summaries]))]
+    )
+    (n_terms,) = runner.map([(steps.vocabulary_size, (passed(runner, vocabulary),))])
     n_components, sample = steps.svd_plan(embedder, len(texts), n_terms.result())
     if n_components < 2:  # no usable word, or too few texts or terms for an SVD: a tiny list
         return embedder.fit_embed(texts)
     tfidf = runner.map(
-        [
-            (steps.partition_tfidf, (_passed(runner, part), _passed(runner, vocabulary), i))
-            for i, part in enumerate(parts)
-        ]
+        [(steps.partition_tfidf, (passed(runner, part), passed(runner, vocabulary), i)) for i, part in enumerate(parts)]
     )
     sampled = runner.map(
-        [(steps.sampled_rows, (_passed(runner, t), steps.sampled_in(sample, a, b))) for t, (a, b) in zip(tfidf, ranges)]
+        [(steps.sampled_rows, (passed(runner, t), steps.sampled_in(sample, a, b))) for t, (a, b) in zip(tfidf, ranges)]
     )
-    (fitted,) = runner.map([(steps.fit_sample, (embedder, n_components, *_all_passed(runner, sampled)))])
-    shared = _passed(runner, fitted)
-    vectors = runner.map([(steps.partition_vectors, (_passed(runner, t), shared)) for t in tfidf])
-    (model,) = runner.map([(steps.model_of, (_passed(runner, vocabulary), shared, embedder.ngram_max))])
+    (fitted,) = runner.map([(steps.fit_sample, (embedder, n_components, *[passed(runner, rows) for rows in sampled]))])
+    shared = passed(runner, fitted)
+    vectors = runner.map([(steps.partition_vectors, (passed(runner, t), shared)) for t in tfidf])
+    (model,) = runner.map([(steps.model_of, (passed(runner, vocabulary), shared, embedder.ngram_max))])
     return np.concatenate([v.result() for v in vectors]), model.result()
-
-
-def _passed(runner: Runner, handle: Handle) -> Any:
-    """A handle as a later call's argument: itself where the runner resolves handles (where the call
-    runs, so a partition's data stays on its worker), else its value."""
-    return handle if runner.passes_handles else handle.result()
-
-
-def _all_passed(runner: Runner, handles: Sequence[Handle]) -> list[Any]:
-    return [_passed(runner, handle) for handle in handles]

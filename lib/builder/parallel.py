@@ -77,6 +77,12 @@ class Runner(Protocol):
     ) -> Sequence[Handle]: ...
 
 
+def passed(runner: Runner, handle: Handle) -> Any:
+    """A handle as a later call's argument: itself where the runner resolves handles (where the call
+    runs, so a partition's data stays on its worker), else its value."""
+    return handle if runner.passes_handles else handle.result()
+
+
 def partition_ranges(n_papers: int, partition_size: int | None) -> list[tuple[int, int]]:
     """The `(start, stop)` slices of `n_papers` papers, `partition_size` each (None: one slice of all)."""
     if partition_size is not None and partition_size < 1:

@@ -97,6 +97,9 @@ class BuildParams:
     n_fine_topics: int | None = None
     random_state: int = 42
     declared_areas: bool = True  # file papers under the areas their list declares (lib.stages.declared_areas)
+    # Past this many papers the map is fitted on a seeded sample of this many, the others placed on it
+    # (lib.stages.project's SAMPLE_THRESHOLD).
+    map_sample: int = 20_000
 
 
 @dataclass

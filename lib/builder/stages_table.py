@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 # Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
 # old artifacts are never reused (each bump's reason is in its commit). Kept here, not in the stage
 # modules, so keys need no heavy import.
-STAGE_VERSIONS = {"load": 7, "keywords": 5, "subfields": 11, "embed": 5, "project": 7, "topics": 10}
+STAGE_VERSIONS = {"load": 7, "keywords": 5, "subfields": 11, "embed": 5, "project": 8, "topics": 10}
 
 # The modules the stages' compute functions import (pandas, scikit-learn, UMAP among what they import).
 STAGE_MODULES = (
@@ -94,8 +94,9 @@ class SideRun:
 
 @dataclass(frozen=True)
 class ClusterRun:
-    """A cluster (a runner that passes handles, lib.builder.cluster) the embed stage runs on, in
-    partitions of `partition_size` papers (None: one); the build's value "cluster", else None."""
+    """A cluster (a runner that passes handles, lib.builder.cluster) the embed and project stages run
+    on, the embedding in partitions of `partition_size` papers (None: one); the build's value
+    "cluster", else None."""
 
     runner: Runner
     partition_size: int | None = None
@@ -162,7 +163,7 @@ def stage_table(
             STAGE_VERSIONS["project"],
             upstream=("embed",),
             params=keyed["project"],
-            inputs=("vectors",),
+            inputs=("vectors", "cluster"),
             compute=partial(_project, keyed["project"]),
             provides=partial(_as, "coords"),
         ),
@@ -198,6 +199,7 @@ def _key_params(
             "min_dist": params.min_dist,
             "spread": params.spread,
             "random_state": params.random_state,
+            "sample_threshold": params.map_sample,
         },
         "topics": {
             "n_topics": params.n_topics,
@@ -273,7 +275,13 @@ def _embedded(value: dict[str, np.ndarray], meta: dict[str, Any]) -> Values:
     return {"vectors": value.pop("vectors")}
 
 
-def _project(params: dict[str, Any], vectors: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+def _project(
+    params: dict[str, Any], vectors: np.ndarray, cluster: ClusterRun | None
+) -> tuple[np.ndarray, dict[str, Any]]:
+    if cluster is not None:
+        from lib.builder.project_partitions import project_in_partitions
+
+        return project_in_partitions(vectors, cluster.runner, **params), {}
     from lib.stages.project import project
 
     return project(vectors, **params), {}

@@ -4,12 +4,15 @@ UMAP runs as vectorised NumPy/SciPy (lib.stages.umap_np), so a fresh process pay
 umap-learn stays available as `method="umap-learn"`, the reference the benches compare against.
 Past `sample_threshold` papers the map is fitted on a seeded sample and the others are placed by
 their nearest fitted neighbours, which keeps time and memory linear; `place_new` does the same for
-papers added to an existing map, without moving the papers already on it.
+papers added to an existing map, without moving the papers already on it. The placed papers go in
+blocks of `PLACE_BLOCK`, each block with its own seeded generator, so the blocks may be placed
+anywhere in any order (`lib.builder.project_partitions`, on a cluster) and give the same map.
 """
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,6 +24,8 @@ from lib.stages import umap_np
 MIN_UMAP_POINTS = 10
 # Past this many papers the layout is fitted on a seeded sample of this size and the rest placed.
 SAMPLE_THRESHOLD = 20_000
+# The papers placed on a sampled map go this many at a time (see `place_block`).
+PLACE_BLOCK = 16_384
 METHODS = ("numpy", "umap-learn")
 
 
@@ -50,6 +55,27 @@ def project(
     Small inputs are handled: 0 points give an empty map, 1 point sits at the origin, fewer than
     `MIN_UMAP_POINTS` are laid out by PCA, and `n_neighbors` shrinks to fit the corpus.
     """
+    check_settings(n_neighbors, min_dist, spread, sample_threshold, method, metric)
+    vectors = np.asarray(vectors, dtype=np.float32)
+    n = len(vectors)
+    if n < MIN_UMAP_POINTS:
+        coords = _pca_2d(vectors)
+    elif method == "umap-learn":
+        coords = _umap_learn(vectors, n_neighbors, min_dist, metric, random_state, spread)
+    else:
+        coords = _numpy_umap(vectors, n_neighbors, min_dist, random_state, sample_threshold, n_epochs, spread)
+    return standardize(coords)
+
+
+def check_settings(
+    n_neighbors: int,
+    min_dist: float,
+    spread: float,
+    sample_threshold: int,
+    method: str = "numpy",
+    metric: str = "cosine",
+) -> None:
+    """A `ParameterError` naming the first of `project`'s settings out of its range, if any."""
     if n_neighbors < 2:
         raise ParameterError(f"n_neighbors must be at least 2; got {n_neighbors}")
     if not 0 <= min_dist <= 1:
@@ -62,15 +88,6 @@ def project(
         raise ParameterError(f"metric must be cosine with method='numpy'; got {metric!r}")
     if sample_threshold < MIN_UMAP_POINTS:
         raise ParameterError(f"sample_threshold must be at least {MIN_UMAP_POINTS}; got {sample_threshold}")
-    vectors = np.asarray(vectors, dtype=np.float32)
-    n = len(vectors)
-    if n < MIN_UMAP_POINTS:
-        coords = _pca_2d(vectors)
-    elif method == "umap-learn":
-        coords = _umap_learn(vectors, n_neighbors, min_dist, metric, random_state, spread)
-    else:
-        coords = _numpy_umap(vectors, n_neighbors, min_dist, random_state, sample_threshold, n_epochs, spread)
-    return _standardize(np.asarray(coords, dtype=np.float64))
 
 
 def place_new(
@@ -101,21 +118,83 @@ def place_new(
     return umap_np.place(new, normalize_rows(map_vectors), map_coords, n_neighbors)
 
 
-def _numpy_umap(vectors, n_neighbors, min_dist, random_state, sample_threshold, n_epochs, spread):
+@dataclass(frozen=True)
+class LayoutSettings:
+    """The UMAP settings of a sampled map's fit and placement (`project`'s, same names)."""
+
+    n_neighbors: int
+    min_dist: float
+    spread: float
+    random_state: int
+    n_epochs: int | None = None
+
+
+@dataclass(frozen=True)
+class SampledMap:
+    """A map fitted on a sample of the papers: the sample's unit vectors and their layout (UMAP units)."""
+
+    vectors: np.ndarray
+    layout: np.ndarray
+
+
+@dataclass(frozen=True)
+class SamplePlan:
+    """Which rows a sampled map fits (sorted), the other rows in placement blocks, and the seeded
+    generator the fit goes on with."""
+
+    fitted: np.ndarray
+    blocks: list[np.ndarray]
+    rng: np.random.Generator
+
+
+def sample_plan(n: int, sample_threshold: int, random_state: int) -> SamplePlan:
+    """The plan of a map of `n` papers fitted on a seeded sample of `sample_threshold` (< n)."""
     rng = np.random.default_rng(random_state)
-    vectors = normalize_rows(vectors)
-    n = len(vectors)
-    if n <= sample_threshold:
-        return umap_np.fit_layout(vectors, n_neighbors, min_dist, rng, n_epochs, spread)
     fitted = np.sort(rng.choice(n, size=sample_threshold, replace=False))
     rest = np.setdiff1d(np.arange(n), fitted)
-    coords = np.empty((n, 2), dtype=np.float64)
-    coords[fitted] = umap_np.fit_layout(vectors[fitted], n_neighbors, min_dist, rng, n_epochs, spread)
-    # As umap-learn's transform: a third of the epochs, moving only the placed papers.
-    epochs = (n_epochs or umap_np.N_EPOCHS) // 3
-    coords[rest] = umap_np.place(
-        vectors[rest], vectors[fitted], coords[fitted], n_neighbors, epochs, min_dist, rng, spread
+    return SamplePlan(fitted, [rest[a : a + PLACE_BLOCK] for a in range(0, len(rest), PLACE_BLOCK)], rng)
+
+
+def fit_sample(vectors: np.ndarray, settings: LayoutSettings, rng: np.random.Generator) -> SampledMap:
+    """UMAP fitted on the sample's `vectors` (rows in the plan's order), drawing from the plan's `rng`."""
+    unit = normalize_rows(vectors)
+    layout = umap_np.fit_layout(unit, settings.n_neighbors, settings.min_dist, rng, settings.n_epochs, settings.spread)
+    return SampledMap(unit, layout)
+
+
+def place_block(vectors: np.ndarray, fitted: SampledMap, block: int, settings: LayoutSettings) -> np.ndarray:
+    """(m, 2) layout coordinates of placement block number `block`'s `vectors` on the `fitted` map.
+
+    As umap-learn's transform: the weighted mean of the nearest fitted papers, refined by a third of
+    the fit's epochs moving only these papers. The block's generator is seeded by the settings' seed
+    and its number alone, so where and when it is placed changes nothing.
+    """
+    epochs = (settings.n_epochs or umap_np.N_EPOCHS) // 3
+    rng = np.random.default_rng([settings.random_state, block])
+    return umap_np.place(
+        normalize_rows(vectors),
+        fitted.vectors,
+        fitted.layout,
+        settings.n_neighbors,
+        epochs,
+        settings.min_dist,
+        rng,
+        settings.spread,
     )
+
+
+def _numpy_umap(vectors, n_neighbors, min_dist, random_state, sample_threshold, n_epochs, spread):
+    settings = LayoutSettings(n_neighbors, min_dist, spread, random_state, n_epochs)
+    n = len(vectors)
+    if n <= sample_threshold:
+        rng = np.random.default_rng(random_state)
+        return umap_np.fit_layout(normalize_rows(vectors), n_neighbors, min_dist, rng, n_epochs, spread)
+    plan = sample_plan(n, sample_threshold, random_state)
+    fitted = fit_sample(vectors[plan.fitted], settings, plan.rng)
+    coords = np.empty((n, 2), dtype=np.float64)
+    coords[plan.fitted] = fitted.layout
+    for number, rows in enumerate(plan.blocks):
+        coords[rows] = place_block(vectors[rows], fitted, number, settings)
     return coords
 
 
@@ -143,7 +222,9 @@ def _pca_2d(vectors: np.ndarray) -> np.ndarray:
     return umap_np.fix_signs(umap_np.pca_2d(vectors))
 
 
-def _standardize(coords: np.ndarray) -> np.ndarray:
+def standardize(coords: np.ndarray) -> np.ndarray:
+    """float64 `coords` centred on their mean and scaled so the farthest coordinate is 1."""
+    coords = np.asarray(coords, dtype=np.float64)
     if len(coords) == 0:
         return coords.reshape(0, 2)
     centred = coords - coords.mean(axis=0)
