@@ -157,5 +157,6 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
         on_workers = built("cluster", runner=runner, partition_size=5)
     names = [task["key"] for task in tasks.data]
     assert sum(name.startswith("partition_vectors") for name in names) == 8  # 36 papers in fives
+    assert sum(name.startswith("bucket_vocabulary") for name in names) == 3  # terms in 3 buckets (8 partitions)
     assert sum(name.startswith("place_block") for name in names) == 4  # 16 placed papers in fives
     assert on_workers == built("one-process")

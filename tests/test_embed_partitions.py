@@ -61,10 +61,44 @@ def test_a_partitions_tfidf_rows_are_the_whole_lists_to_the_order_of_their_entri
     counts, terms = count_terms(texts, 2, min_df=2, max_df=0.5)
     whole = tfidf_weights(counts)[0].astype(np.float32)
     parts = [steps.partition_terms(texts[a : a + 97], 2) for a in range(0, len(texts), 97)]
-    vocabulary = steps.agree_vocabulary(len(texts), *map(steps.terms_and_users, parts))
+    kept = [
+        steps.bucket_vocabulary(len(texts), *[steps.bucket_terms(part, i, bucket, 3) for i, part in enumerate(parts)])
+        for bucket in range(3)
+    ]
+    assert all(len(bucket.terms) > 0 for bucket in kept)  # the terms did spread over the buckets
+    vocabulary = steps.agree_vocabulary(len(texts), *kept)
     assert vocabulary is not None and np.array_equal(vocabulary.terms, terms)
-    rows = [steps.partition_tfidf(part, vocabulary, i) for i, part in enumerate(parts)]
+    rows = [steps.partition_tfidf(part, steps.term_lookup(vocabulary)) for part in parts]
     for got, expected in zip(rows, [whole[a : a + 97] for a in range(0, len(texts), 97)]):
         assert got.indptr.tolist() == expected.indptr.tolist()
         assert got.indices.tobytes() == expected.indices.astype(got.indices.dtype).tobytes()
         assert got.data.tobytes() == expected.data.tobytes()
+
+
+def test_a_term_is_found_by_both_its_hashes_even_when_first_hashes_collide():
+    from lib.stages import tfidf_partitions as steps
+
+    # Planted first hashes: "a" and "b" collide, "e" shares "c"'s first hash but is not kept.
+    terms = np.array(["a", "b", "c", "d", "e"])
+    part = steps.PartitionTerms(None, terms, np.ones(5), np.array([5, 5, 9, 7, 9], dtype=np.uint64))
+    kept = np.array(["b", "a", "c"])
+    lookup = steps.TermLookup(
+        np.array([5, 5, 9], dtype=np.uint64),
+        steps.term_hashes(kept, steps.CHECK_KEY),
+        np.array([1, 0, 2]),
+        np.zeros(3, dtype=np.int64),
+        np.ones(3),
+    )
+    assert steps.term_columns(part, lookup).tolist() == [0, 1, 2, -1, -1]
+
+
+def test_term_hashes_are_fixed_values_not_this_processs():
+    # Python's own str hash changes with each process; the buckets and lookups must not.
+    import subprocess
+    import sys
+
+    from lib.stages.tfidf_partitions import term_hashes
+
+    code = "from lib.stages.tfidf_partitions import term_hashes; print(term_hashes(['graph neural', 'x']).tolist())"
+    elsewhere = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert elsewhere.stdout.strip() == str(term_hashes(["graph neural", "x"]).tolist())

@@ -1,15 +1,17 @@
 """The embed stage on a runner's workers (a Dask cluster), a partition of the papers per task: the
-steps of `lib.stages.tfidf_partitions`, each partition's work where its texts went, the two global
-fits (vocabulary, SVD) as single tasks. The build's process only sends texts and collects the
-vectors and the query model, the same bits as `TfidfSvdEmbedder.fit_embed` in one process.
+steps of `lib.stages.tfidf_partitions`, each partition's work where its texts went, the vocabulary
+counted a bucket of terms per task, the two small global fits (the kept terms, the SVD on its
+sample) as single tasks. The build's process only sends texts and collects the vectors and the
+query model, the same bits as `TfidfSvdEmbedder.fit_embed` in one process.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from lib.builder.parallel import Runner, partition_ranges, passed
+from lib.builder.parallel import Handle, Runner, partition_ranges, passed
 
 if TYPE_CHECKING:
     import numpy as np
@@ -27,17 +29,13 @@ def fit_embed_in_partitions(
 
     ranges = partition_ranges(len(texts), partition_size)
     parts = runner.map([(steps.partition_terms, (list(texts[a:b]), embedder.ngram_max)) for a, b in ranges])
-    summaries = runner.map([(steps.terms_and_users, (passed(runner, part),)) for part in parts])
-    (vocabulary,) = runner.map(
-        [(steps.agree_vocabulary, (len(texts), *[passed(runner, summary) for summary in summaries]))]
-    )
+    vocabulary = _vocabulary(runner, parts, len(texts))
     (n_terms,) = runner.map([(steps.vocabulary_size, (passed(runner, vocabulary),))])
     n_components, sample = steps.svd_plan(embedder, len(texts), n_terms.result())
     if n_components < 2:  # no usable word, or too few texts or terms for an SVD: a tiny list
         return embedder.fit_embed(texts)
-    tfidf = runner.map(
-        [(steps.partition_tfidf, (passed(runner, part), passed(runner, vocabulary), i)) for i, part in enumerate(parts)]
-    )
+    (lookup,) = runner.map([(steps.term_lookup, (passed(runner, vocabulary),))])
+    tfidf = runner.map([(steps.partition_tfidf, (passed(runner, part), passed(runner, lookup))) for part in parts])
     sampled = runner.map(
         [(steps.sampled_rows, (passed(runner, t), steps.sampled_in(sample, a, b))) for t, (a, b) in zip(tfidf, ranges)]
     )
@@ -46,3 +44,19 @@ def fit_embed_in_partitions(
     vectors = runner.map([(steps.partition_vectors, (passed(runner, t), shared)) for t in tfidf])
     (model,) = runner.map([(steps.model_of, (passed(runner, vocabulary), shared, embedder.ngram_max))])
     return np.concatenate([v.result() for v in vectors]), model.result()
+
+
+def _vocabulary(runner: Runner, parts: Sequence[Handle], n_texts: int) -> Handle:
+    """A handle on the list's `Vocabulary`, its terms counted in buckets by their hash, as many as the
+    square root of the number of partitions: each bucket's task holds its share of every partition's
+    terms, and partitions times buckets small tasks carry them there."""
+    from lib.stages import tfidf_partitions as steps
+
+    n_buckets = math.isqrt(len(parts) - 1) + 1 if parts else 1  # the square root, rounded up
+    kept: list[Handle] = []
+    for bucket in range(n_buckets):
+        pieces = runner.map(
+            [(steps.bucket_terms, (passed(runner, part), i, bucket, n_buckets)) for i, part in enumerate(parts)]
+        )
+        kept += runner.map([(steps.bucket_vocabulary, (n_texts, *[passed(runner, piece) for piece in pieces]))])
+    return runner.map([(steps.agree_vocabulary, (n_texts, *[passed(runner, bucket) for bucket in kept]))])[0]

@@ -1,20 +1,25 @@
 """The TF-IDF + SVD embedding a partition (a slice of the papers) at a time: the vectors and model
 `TfidfSvdEmbedder.fit_embed` gives, bit for bit, each partition's texts and TF-IDF held by its own
-task; the vocabulary's task holds every partition's terms, the SVD's its sample.
+task, a bucket of the terms (by a hash of the term) by each vocabulary task, the SVD's sample by its.
 
-Each partition, then the one small global fit, then each partition again:
-1. `partition_terms`: a partition's terms, as it first uses them, and how many of its texts use each;
-2. `agree_vocabulary`: those merged in partition order (so numbered as the whole list first uses
-   them), pruned by how many texts use them, sorted by name, with their IDF; each partition gets back
-   where its terms went (`VocabularyPlace`);
-3. `partition_tfidf`: a partition's TF-IDF rows in the whole list's columns (`sampled_rows`: those
+Each partition, then each bucket of terms, then the small global fits, then each partition again:
+1. `partition_terms`: a partition's terms, as it first uses them, how many of its texts use each,
+   and each term's hash;
+2. `bucket_terms` (a partition's, per bucket) and `bucket_vocabulary` (per bucket): the terms whose
+   hash falls in a bucket, from every partition in order, counted together and pruned by how many
+   texts use them, each kept term with the place where the list first uses it;
+3. `agree_vocabulary` (one task, the kept terms only): sorted by name into the TF-IDF's columns,
+   with their IDF; `term_lookup`, what a partition needs of it to find its terms' columns;
+4. `partition_tfidf`: a partition's TF-IDF rows in the whole list's columns (`sampled_rows`: those
    in the SVD's sample);
-4. `fit_sample` (one process): the SVD of the sampled rows (`lib.stages.sparse_svd.fit_directions`);
-5. `partition_vectors`: a partition's papers in the SVD's directions, snapped (`lib.exact`).
+5. `fit_sample` (one process): the SVD of the sampled rows (`lib.stages.sparse_svd.fit_directions`);
+6. `partition_vectors`: a partition's papers in the SVD's directions, snapped (`lib.exact`).
 
 Every row's arithmetic is the row's own, in the same order as the whole list's (its entries in
 first-use order, the SVD's products a block of terms at a time), so the bits do not depend on the
-partitions. `lib.builder.embed_partitions` runs the steps on a runner (a Dask cluster).
+partitions or buckets. A partition finds its terms' columns by two independent 64-bit hashes of
+each term, so two terms are confused only if both hashes collide (about one chance in 10^24 for
+ten million terms). `lib.builder.embed_partitions` runs the steps on a runner (a Dask cluster).
 """
 
 from __future__ import annotations
@@ -42,77 +47,144 @@ from lib.stages.term_counts import first_met_terms, kept_terms
 
 class PartitionTerms(NamedTuple):
     """A partition's counts: `counts` (texts x its terms) float32, each row's entries in first-use
-    order; `terms` (str), numbered as the partition first uses them; `users`, its texts using each."""
+    order; `terms` (str), numbered as the partition first uses them; `users`, its texts using each;
+    `hashes`, each term's `term_hashes`."""
 
     counts: sparse.csr_matrix
     terms: np.ndarray
     users: np.ndarray
+    hashes: np.ndarray
 
 
-class VocabularyPlace(NamedTuple):
-    """Where a partition's terms went: `columns`, each term's column in the list's TF-IDF (-1: pruned);
-    `ranks`, each term's number in the order the whole list first uses them."""
+class BucketTerms(NamedTuple):
+    """A partition's terms in one bucket, in its first-use order: the terms, their users, and where
+    the list first uses each (`first_use`: the partition's number, then the term's in the partition)."""
 
+    terms: np.ndarray
+    users: np.ndarray
+    first_use: np.ndarray
+
+
+class KeptTerms(NamedTuple):
+    """A bucket's kept terms, sorted by name: how many texts use each and where the list first does."""
+
+    terms: np.ndarray
+    users: np.ndarray
+    first_use: np.ndarray
+
+
+class TermLookup(NamedTuple):
+    """What a partition needs of the vocabulary: the kept terms' `term_hashes` ascending, their
+    `CHECK_KEY` hashes and columns in that order, and by column each term's first use and IDF."""
+
+    hashes: np.ndarray
+    checks: np.ndarray
     columns: np.ndarray
-    ranks: np.ndarray
+    first_use: np.ndarray
+    idf: np.ndarray
 
 
 @dataclass(frozen=True)
 class Vocabulary:
     """The list's kept terms (sorted by name, the TF-IDF's columns), their IDF (float64), the number
-    of texts, and each partition's `VocabularyPlace`, in partition order."""
+    of texts, and where the list first uses each term (ordered as `BucketTerms.first_use`)."""
 
     terms: np.ndarray
     idf: np.ndarray
     n_texts: int
-    places: tuple[VocabularyPlace, ...]
+    first_use: np.ndarray
+
+
+# A term's place in a partition takes the low bits of its `first_use`; its partition's number the rest.
+PLACE_BITS = 32
+# A second, independent key of `term_hashes`: a term is taken for a kept one when both hashes match.
+CHECK_KEY = "papermap-checks!"
+
+
+def term_hashes(terms: np.ndarray, key: str | None = None) -> np.ndarray:
+    """uint64 hashes of `terms` (str), the same in every process and on every machine (pandas'
+    SipHash with a fixed `key`, 16 characters; its default when None)."""
+    keyed = {} if key is None else {"hash_key": key}
+    return pd.util.hash_array(np.asarray(terms, dtype=object), categorize=False, **keyed)
 
 
 def partition_terms(texts: Sequence[str], ngram_max: int) -> PartitionTerms:
     """Step 1, on each partition's texts."""
     counts, terms = first_met_terms(texts, ngram_max)
-    return PartitionTerms(counts, terms, np.bincount(counts.indices, minlength=len(terms)))
+    users = np.bincount(counts.indices, minlength=len(terms))
+    return PartitionTerms(counts, terms, users, term_hashes(terms))
 
 
-def terms_and_users(part: PartitionTerms) -> tuple[np.ndarray, np.ndarray]:
-    """What step 2 needs of a partition: its terms and users, not its counts."""
-    return part.terms, part.users
+def bucket_terms(part: PartitionTerms, number: int, bucket: int, n_buckets: int) -> BucketTerms:
+    """Step 2, on each partition (the `number`th) for each of `n_buckets` buckets: its terms in `bucket`."""
+    inside = np.flatnonzero(part.hashes % np.uint64(n_buckets) == np.uint64(bucket))
+    return BucketTerms(part.terms[inside], part.users[inside], (number << PLACE_BITS) + inside.astype(np.int64))
 
 
-def agree_vocabulary(n_texts: int, *parts: tuple[np.ndarray, np.ndarray]) -> Vocabulary | None:
-    """Step 2, on every partition's `terms_and_users` in order; None when no term is kept (no text
-    has a usable word), for which the whole list's fit has its own answer."""
-    if not parts:
-        return None
-    # Factorized in partition order, each partition's terms in its own first-use order: the numbers
-    # are the order in which the whole list first uses them.
-    ranks, uniques = pd.factorize(np.concatenate([np.asarray(terms, dtype=object) for terms, _ in parts]))
-    users = np.bincount(ranks, weights=np.concatenate([users for _, users in parts]), minlength=len(uniques))
+def bucket_vocabulary(n_texts: int, *parts: BucketTerms) -> KeptTerms:
+    """Step 2, on one bucket's terms from every partition in order: those the list keeps."""
+    terms = np.concatenate([np.zeros(0, dtype=object), *(np.asarray(part.terms, dtype=object) for part in parts)])
+    codes, uniques = pd.factorize(terms)
+    users = np.bincount(
+        codes, weights=np.concatenate([np.zeros(0), *(part.users for part in parts)]), minlength=len(uniques)
+    )
+    # The parts come in partition order, each in its first-use order: a term's first row is its first use.
+    first_row = np.unique(codes, return_index=True)[1]
+    first_use = np.concatenate([np.zeros(0, dtype=np.int64), *(part.first_use for part in parts)])[first_row]
     kept = kept_terms(users, n_texts, *term_users_kept(n_texts))
-    if len(kept) == 0:
+    order = np.argsort(uniques[kept].astype(str), kind="stable")
+    return KeptTerms(uniques[kept[order]].astype(str), users[kept[order]], first_use[kept[order]])
+
+
+def agree_vocabulary(n_texts: int, *buckets: KeptTerms) -> Vocabulary | None:
+    """Step 3, on every bucket's kept terms; None when no term is kept (no text has a usable word),
+    for which the whole list's fit has its own answer."""
+    terms = np.concatenate([np.zeros(0, dtype=str), *(bucket.terms for bucket in buckets)])
+    if len(terms) == 0:
         return None
-    terms = uniques[kept].astype(str)
-    order = np.argsort(terms, kind="stable")
-    column = np.full(len(uniques), -1, dtype=np.int64)
-    column[kept[order]] = np.arange(len(kept))
-    idf = smoothed_idf(users[kept[order]], n_texts)
-    bounds = np.cumsum([0, *(len(terms) for terms, _ in parts)])
-    places = tuple(VocabularyPlace(column[ranks[a:b]], ranks[a:b]) for a, b in zip(bounds[:-1], bounds[1:]))
-    return Vocabulary(terms[order], idf, n_texts, places)
+    order = np.argsort(terms, kind="stable")  # no term is in two buckets
+    users = np.concatenate([bucket.users for bucket in buckets])[order]
+    first_use = np.concatenate([bucket.first_use for bucket in buckets])[order]
+    return Vocabulary(terms[order], smoothed_idf(users, n_texts), n_texts, first_use)
 
 
-def partition_tfidf(part: PartitionTerms, vocabulary: Vocabulary, index: int) -> sparse.csr_matrix:
-    """Step 3: partition `index`'s TF-IDF rows (float32, in the list's columns)."""
-    place, idf = vocabulary.places[index], vocabulary.idf
+def term_lookup(vocabulary: Vocabulary) -> TermLookup:
+    """Step 3: what each partition is sent of the vocabulary (not its terms' spellings)."""
+    hashes = term_hashes(vocabulary.terms)
+    by_hash = np.argsort(hashes, kind="stable")
+    checks = term_hashes(vocabulary.terms, CHECK_KEY)[by_hash]
+    return TermLookup(hashes[by_hash], checks, by_hash, vocabulary.first_use, vocabulary.idf)
+
+
+def term_columns(part: PartitionTerms, lookup: TermLookup) -> np.ndarray:
+    """Each of a partition's terms' column in the list's TF-IDF, -1 for a term the list does not keep."""
+    left = np.searchsorted(lookup.hashes, part.hashes, side="left")
+    right = np.searchsorted(lookup.hashes, part.hashes, side="right")
+    checks = term_hashes(part.terms, CHECK_KEY)
+    columns = np.full(len(part.terms), -1, dtype=np.int64)
+    single = np.flatnonzero(right - left == 1)
+    match = lookup.checks[left[single]] == checks[single]
+    columns[single[match]] = lookup.columns[left[single[match]]]
+    for term in np.flatnonzero(right - left > 1):  # kept terms whose first hashes collide: rare
+        same = np.flatnonzero(lookup.checks[left[term] : right[term]] == checks[term])
+        if len(same):
+            columns[term] = lookup.columns[left[term] + same[0]]
+    return columns
+
+
+def partition_tfidf(part: PartitionTerms, lookup: TermLookup) -> sparse.csr_matrix:
+    """Step 4: a partition's TF-IDF rows (float32, in the list's columns)."""
+    columns, idf = term_columns(part, lookup), lookup.idf
     counts = part.counts.tocoo()
-    keep = place.columns[counts.col] >= 0
-    rows, ranks = counts.row[keep], place.ranks[counts.col[keep]]
+    keep = columns[counts.col] >= 0
+    rows = counts.row[keep]
+    ranks = lookup.first_use[columns[counts.col[keep]]]
     # Each row's entries in the whole list's first-use order, as the whole list's counts hold them
     # when `tfidf_weights` sums each row's squares: the same input, whatever SciPy does with that order.
     order = np.lexsort((ranks, rows))
     indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=counts.shape[0]))])
     kept = sparse.csr_matrix(
-        (counts.data[keep][order], place.columns[counts.col[keep][order]].astype(np.int32), indptr),
+        (counts.data[keep][order], columns[counts.col[keep][order]].astype(np.int32), indptr),
         shape=(counts.shape[0], len(idf)),
     )
     return tfidf_weights(kept, idf)[0].astype(np.float32)
@@ -124,7 +196,7 @@ def sampled_rows(tfidf: sparse.csr_matrix, sampled: np.ndarray | None) -> sparse
 
 
 def fit_sample(embedder: TfidfSvdEmbedder, n_components: int, *sampled: sparse.csr_matrix) -> SvdDirections:
-    """Step 4: the SVD of the sampled rows (every partition's, in order), on one BLAS thread as the
+    """Step 5: the SVD of the sampled rows (every partition's, in order), on one BLAS thread as the
     whole list's fit runs."""
     from threadpoolctl import threadpool_limits
 
@@ -135,7 +207,7 @@ def fit_sample(embedder: TfidfSvdEmbedder, n_components: int, *sampled: sparse.c
 
 
 def partition_vectors(tfidf: sparse.csr_matrix, fitted: SvdDirections) -> np.ndarray:
-    """Step 5: the partition's vectors, float32 unit rows on `lib.exact`'s grid."""
+    """Step 6: the partition's vectors, float32 unit rows on `lib.exact`'s grid."""
     return exact.snap(exact.unit_rows(rows_in(tfidf, fitted))).astype(np.float32)
 
 
