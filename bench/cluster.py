@@ -1,0 +1,233 @@
+"""The build on a local Dask cluster, per process: wall time, CPU seconds, peak memory, beside the default path.
+
+    python bench/cluster.py [--sizes 87691 1000000] [--workers 1 2] [--repeats 1] [--default-up-to 100000]
+                            [--data-dir ../shared/data] [--scratch DIR]
+
+Each run is a fresh `python -m lib build LIST --cache <empty> --out <empty> --quiet --timings F`,
+with `--workers N` for each N of `--workers` (a LocalCluster of N one-thread processes), and without
+it (the default path: a side worker process beside the build) for sizes up to `--default-up-to`.
+Size 87691 is ../shared/data/scale_corpus.json itself; any other size is a synthetic list made by
+bench/synthetic_corpus.py (seed 0) into the scratch folder, once. The record limit is raised to the
+size (PAPERMAP_LIMIT_LIST_RECORDS).
+
+Every process of the build's tree is sampled from /proc every `SAMPLE_SECONDS`: its peak resident
+memory and its CPU seconds (user + system, its own, at its last sample: a process's last fraction of
+a second may be missed). "driver" is the build's own process, which runs the Dask scheduler too;
+"Dask workers" are the cluster's worker processes. Times are medians over the repeats; peaks the
+largest of any repeat. Progress goes to stderr, the Markdown tables to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from synthetic_corpus import CORPUS_FILE, DEFAULT_DATA_DIR, write_corpus
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS_SIZE = 87_691
+SAMPLE_SECONDS = 0.2
+DEFAULT = "default"  # the path without --workers
+TICKS = os.sysconf("SC_CLK_TCK")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+@dataclass
+class Process:
+    """One process of a build's tree as last sampled: what it is, its peak MB and its CPU seconds."""
+
+    role: str
+    peak_mb: float = 0.0
+    cpu_seconds: float = 0.0
+
+
+@dataclass
+class Run:
+    seconds: float
+    processes: dict[int, Process]
+    stages: dict[str, float]
+    peak_sum_mb: float  # the largest sum over the tree at one sample
+
+    def cpu(self, role: str | None = None) -> float:
+        return sum(p.cpu_seconds for p in self.processes.values() if role is None or p.role == role)
+
+    def peak(self, role: str) -> float:
+        return max((p.peak_mb for p in self.processes.values() if p.role == role), default=0.0)
+
+
+@dataclass
+class Case:
+    n: int
+    path: Path
+    runs: dict[str, list[Run]] = field(default_factory=dict)
+
+
+def role_of(pid: int, root: int) -> str:
+    """What a process of the build's tree is, by its command line."""
+    if pid == root:
+        return "driver"
+    try:
+        command = (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return "other"
+    if "spawn_main" in command:
+        return "Dask worker"
+    if "lib.builder.parallel" in command:
+        return "side worker"
+    return "other"
+
+
+def sample_tree(root: int, seen: dict[int, Process]) -> float:
+    """Update `seen` with each process of `root`'s tree now; returns the tree's summed resident MB."""
+    children: dict[int, list[int]] = {}
+    stats: dict[int, list[str]] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # ended meanwhile
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+        stats[int(entry.name)] = fields
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, [])
+        if pid not in stats:
+            continue
+        fields = stats[pid]
+        resident = int(fields[21]) * PAGE / 1e6  # rss, field 24 of stat (the split starts at field 3)
+        process = seen.setdefault(pid, Process(role_of(pid, root)))
+        process.peak_mb = max(process.peak_mb, resident)
+        process.cpu_seconds = (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+        total += resident
+    return total
+
+
+def run_build(path: Path, n: int, workers: int | None, scratch: Path) -> Run | None:
+    """One cold build of `path` in a fresh process; None (its error on stderr) when it failed."""
+    timings = scratch / "timings.json"
+    command = [sys.executable, "-m", "lib", "build", str(path), "--cache", str(scratch / "cache")]
+    command += ["--out", str(scratch / "out"), "--quiet", "--timings", str(timings)]
+    command += ["--workers", str(workers)] if workers else []
+    limit = max(n, 250_000)
+    env = os.environ | {"PAPERMAP_LIMIT_LIST_RECORDS": str(limit), "HF_HUB_OFFLINE": "1"}
+    seen: dict[int, Process] = {}
+    peak_sum = [0.0]
+    with open(scratch / "build.err", "w") as errors:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=errors, env=env)
+        done = threading.Event()
+
+        def sample() -> None:
+            while not done.wait(SAMPLE_SECONDS):
+                peak_sum[0] = max(peak_sum[0], sample_tree(process.pid, seen))
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        status = process.wait()
+        seconds = time.perf_counter() - start
+        done.set()
+        sampler.join()
+    if status != 0:
+        tail = (scratch / "build.err").read_text().strip().splitlines()[-5:]
+        print(f"  build failed (exit {status}):\n    " + "\n    ".join(tail), file=sys.stderr)
+        return None
+    stages = {s["name"]: s["seconds"] for s in json.loads(timings.read_text())["stages"]}
+    return Run(seconds, seen, stages, peak_sum[0])
+
+
+def contenders(n: int, workers: Sequence[int], default_up_to: int) -> list[str]:
+    return ([DEFAULT] if n <= default_up_to else []) + [f"Dask x{w}" for w in workers]
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def summary_rows(case: Case) -> list[str]:
+    """Markdown rows: each contender's medians and peaks at this size, and its wall time over the first's."""
+    rows = []
+    first = None
+    for who, runs in case.runs.items():
+        wall = median([r.seconds for r in runs])
+        first = first or wall
+        cpu, driver = median([r.cpu() for r in runs]), median([r.cpu("driver") for r in runs])
+        rows.append(
+            f"| {case.n:,} | {who} | {wall:.1f} | {wall / first:.2f}x | {cpu:.1f} | {driver:.1f} ({driver / cpu:.0%}) "
+            f"| {max(r.peak('driver') for r in runs):,.0f} "
+            f"| {max(max(r.peak('Dask worker'), r.peak('side worker')) for r in runs):,.0f} "
+            f"| {max(r.peak_sum_mb for r in runs):,.0f} |"
+        )
+    return rows
+
+
+def stage_rows(case: Case) -> list[str]:
+    """Markdown rows: each stage's median seconds per contender at this size."""
+    names = list(dict.fromkeys(stage for runs in case.runs.values() for run in runs for stage in run.stages))
+    head = "| stage | " + " | ".join(case.runs) + " |"
+    rows = [head, "|---" * (len(case.runs) + 1) + "|"]
+    for stage in names:
+        cells = [f"{median([run.stages.get(stage, 0.0) for run in runs]):.1f}" for runs in case.runs.values()]
+        rows.append(f"| {stage} | " + " | ".join(cells) + " |")
+    return rows
+
+
+def corpus_path(n: int, data_dir: Path, scratch: Path) -> Path:
+    """The list of `n` papers: the scale corpus itself, or a synthetic one made once into `scratch`."""
+    if n == CORPUS_SIZE:
+        return data_dir / CORPUS_FILE
+    path = scratch / f"synthetic_{n}.json"
+    if not path.exists():
+        print(f"  writing {path} ...", file=sys.stderr, flush=True)
+        write_corpus(path, n, seed=0, data_dir=data_dir)
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[CORPUS_SIZE, 1_000_000])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--default-up-to", type=int, default=100_000)
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
+    parser.add_argument(
+        "--scratch", type=Path, default=None, help="where synthetic lists are kept (default: a temporary folder)"
+    )
+    args = parser.parse_args()
+    scratch = args.scratch or Path(tempfile.mkdtemp(prefix="papermap-cluster-"))
+    scratch.mkdir(parents=True, exist_ok=True)
+    cases = [Case(n, corpus_path(n, args.data_dir, scratch)) for n in args.sizes]
+    for case in cases:
+        for repeat in range(args.repeats):
+            for who in contenders(case.n, args.workers, args.default_up_to):
+                folder = Path(tempfile.mkdtemp(prefix=f"{case.n}-{who.replace(' ', '')}-", dir=scratch))
+                workers = None if who == DEFAULT else int(who.split("x")[1])
+                run = run_build(case.path, case.n, workers, folder)
+                shown = "failed" if run is None else f"{run.seconds:.1f} s, driver {run.peak('driver'):,.0f} MB"
+                print(f"  {case.n:,} [{repeat + 1}/{args.repeats}] {who}: {shown}", file=sys.stderr, flush=True)
+                if run is not None:
+                    case.runs.setdefault(who, []).append(run)
+    print(
+        "| papers | path | wall s | vs first | CPU s, all processes | driver CPU s (share) "
+        "| driver peak MB | largest worker peak MB | summed peak MB |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for case in cases:
+        print("\n".join(summary_rows(case)))
+    for case in cases:
+        print(f"\nStage seconds at {case.n:,} papers (from --timings):\n")
+        print("\n".join(stage_rows(case)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""bench/synthetic_corpus.py's lists and bench/cluster.py's per-process sampling. No timing: machines are noisy."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import bench_module
+
+synthetic = bench_module("synthetic_corpus")
+cluster = bench_module("cluster")
+
+CORPUS = [
+    {
+        "id": "a:1",
+        "title": "Graphs",
+        "author": "A",
+        "venue": "a",
+        "abstract": "Graphs are here. We cut them. It works!",
+    },
+    {
+        "id": "a:2",
+        "title": "Trees",
+        "author": "B",
+        "venue": "a",
+        "abstract": "Trees grow. E.g. oaks do. We prune them.",
+    },
+    {"id": "b:1", "title": "Proteins", "author": "C", "venue": "b", "abstract": "Proteins fold. We model folding."},
+    {"id": "b:2", "title": "Empty", "author": "D", "venue": "b", "abstract": " "},
+]
+
+
+def test_sentences_end_before_a_capital_only():
+    assert synthetic.sentences("Trees grow. E.g. oaks do. We prune them.") == [
+        "Trees grow.",
+        "E.g. oaks do.",
+        "We prune them.",
+    ]
+    assert synthetic.sentences("Fig. 3 shows it. Done") == ["Fig. 3 shows it.", "Done"]
+
+
+def test_synthetic_papers_recombine_sentences_within_their_venue_reproducibly():
+    records = list(synthetic.synthetic_records(CORPUS, 300, seed=0))
+    assert records == list(synthetic.synthetic_records(CORPUS, 300, seed=0))
+    assert records != list(synthetic.synthetic_records(CORPUS, 300, seed=1))
+    assert len({r["id"] for r in records}) == 300
+    bases = {r["title"]: r for r in CORPUS}
+    assert "Empty" not in {r["title"] for r in records}  # a paper without an abstract is no base
+    pools = {v: {s for r in CORPUS if r["venue"] == v for s in synthetic.sentences(r["abstract"])} for v in "ab"}
+    for record in records:
+        base = bases[record["title"]]
+        assert record["venue"] == base["venue"] and record["id"].startswith(base["venue"] + ":synthetic-")
+        parts = synthetic.sentences(record["abstract"])
+        assert parts[0] == synthetic.sentences(base["abstract"])[0]
+        assert set(parts) <= pools[record["venue"]]  # no sentence crosses venues
+    # later sentences do mix: some paper took a sentence its base does not have
+    assert any(
+        set(synthetic.sentences(r["abstract"])) - set(synthetic.sentences(bases[r["title"]]["abstract"]))
+        for r in records
+    )
+
+
+def test_a_written_corpus_is_one_json_list(tmp_path):
+    import json
+
+    (tmp_path / synthetic.CORPUS_FILE).write_text(json.dumps(CORPUS))
+    out = synthetic.write_corpus(tmp_path / "out.json", 7, data_dir=tmp_path)
+    written = json.loads(out.read_text())
+    assert written == list(synthetic.synthetic_records(CORPUS, 7, seed=0))
+    assert not (tmp_path / "out.json.partial").exists()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads Linux's /proc")
+def test_the_sampler_sees_the_whole_tree_and_names_the_driver():
+    child = subprocess.Popen([sys.executable, "-c", "import time; x = bytearray(50_000_000); time.sleep(30)"])
+    try:
+        seen = {}
+        for _ in range(100):  # until the child has its 50 MB
+            total = cluster.sample_tree(os.getpid(), seen)
+            if child.pid in seen and seen[child.pid].peak_mb > 50:
+                break
+            time.sleep(0.1)
+        assert seen[os.getpid()].role == "driver" and seen[child.pid].role == "other"
+        assert seen[child.pid].peak_mb > 50 and total >= seen[child.pid].peak_mb
+        assert seen[os.getpid()].cpu_seconds > 0
+    finally:
+        child.kill()
+        child.wait()
