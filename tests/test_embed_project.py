@@ -25,7 +25,7 @@ from lib.stages.project import (
     MIN_UMAP_POINTS,
     PLACE_BLOCK,
     LayoutSettings,
-    fit_sample,
+    fit_sampled_map,
     place_block,
     place_new,
     project,
@@ -163,7 +163,7 @@ def test_placement_blocks_give_the_same_map_placed_in_any_order(bigger_planted, 
     plan = sample_plan(len(vectors), 150, 42)
     assert [len(rows) for rows in plan.blocks] == [50, 50, 50, 50, 10]
     settings = LayoutSettings(n_neighbors=12, min_dist=0.2, spread=2.0, random_state=42)
-    fitted = fit_sample(vectors[plan.fitted], settings, plan.rng)
+    fitted = fit_sampled_map(vectors[plan.fitted], settings, plan.rng)
     coords = np.empty((len(vectors), 2))
     coords[plan.fitted] = fitted.layout
     for number in reversed(range(len(plan.blocks))):

@@ -29,7 +29,7 @@ def project_in_partitions(
     from lib.stages.project import (
         LayoutSettings,
         check_settings,
-        fit_sample,
+        fit_sampled_map,
         place_block,
         project,
         sample_plan,
@@ -43,7 +43,7 @@ def project_in_partitions(
     check_settings(n_neighbors, min_dist, spread, sample_threshold)
     layout = LayoutSettings(n_neighbors, min_dist, spread, random_state)
     plan = sample_plan(len(vectors), sample_threshold, random_state)
-    (fitted,) = runner.map([(fit_sample, (vectors[plan.fitted], layout, plan.rng))])
+    (fitted,) = runner.map([(fit_sampled_map, (vectors[plan.fitted], layout, plan.rng))])
     shared = passed(runner, fitted)
     placed = runner.map([(place_block, (vectors[rows], shared, i, layout)) for i, rows in enumerate(plan.blocks)])
     coords = np.empty((len(vectors), 2), dtype=np.float64)

@@ -155,7 +155,7 @@ def sample_plan(n: int, sample_threshold: int, random_state: int) -> SamplePlan:
     return SamplePlan(fitted, [rest[a : a + PLACE_BLOCK] for a in range(0, len(rest), PLACE_BLOCK)], rng)
 
 
-def fit_sample(vectors: np.ndarray, settings: LayoutSettings, rng: np.random.Generator) -> SampledMap:
+def fit_sampled_map(vectors: np.ndarray, settings: LayoutSettings, rng: np.random.Generator) -> SampledMap:
     """UMAP fitted on the sample's `vectors` (rows in the plan's order), drawing from the plan's `rng`."""
     unit = normalize_rows(vectors)
     layout = umap_np.fit_layout(unit, settings.n_neighbors, settings.min_dist, rng, settings.n_epochs, settings.spread)
@@ -190,7 +190,7 @@ def _numpy_umap(vectors, n_neighbors, min_dist, random_state, sample_threshold, 
         rng = np.random.default_rng(random_state)
         return umap_np.fit_layout(normalize_rows(vectors), n_neighbors, min_dist, rng, n_epochs, spread)
     plan = sample_plan(n, sample_threshold, random_state)
-    fitted = fit_sample(vectors[plan.fitted], settings, plan.rng)
+    fitted = fit_sampled_map(vectors[plan.fitted], settings, plan.rng)
     coords = np.empty((n, 2), dtype=np.float64)
     coords[plan.fitted] = fitted.layout
     for number, rows in enumerate(plan.blocks):
