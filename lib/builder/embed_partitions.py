@@ -36,12 +36,16 @@ def fit_embed_in_partitions(
         return embedder.fit_embed(texts)
     (lookup,) = runner.map([(steps.term_lookup, (passed(runner, vocabulary),))])
     tfidf = runner.map([(steps.partition_tfidf, (passed(runner, part), passed(runner, lookup))) for part in parts])
+    # Each step's handles are let go once the next step's calls hold them: a cluster then frees the
+    # partitions' counts as their TF-IDF rows are made, and those as their vectors are.
+    del parts, lookup
     sampled = runner.map(
         [(steps.sampled_rows, (passed(runner, t), steps.sampled_in(sample, a, b))) for t, (a, b) in zip(tfidf, ranges)]
     )
     (fitted,) = runner.map([(steps.fit_sample, (embedder, n_components, *[passed(runner, rows) for rows in sampled]))])
     shared = passed(runner, fitted)
     vectors = runner.map([(steps.partition_vectors, (passed(runner, t), shared)) for t in tfidf])
+    del tfidf, sampled
     (model,) = runner.map([(steps.model_of, (passed(runner, vocabulary), shared, embedder.ngram_max))])
     return np.concatenate([v.result() for v in vectors]), model.result()
 
