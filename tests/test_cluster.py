@@ -40,6 +40,7 @@ def _stages_imported() -> bool:
     import sys
 
     stages = ("lib.stages.keywords", "lib.stages.declared_areas", "lib.stages.tfidf_partitions", "lib.stages.project")
+    stages += ("lib.stages.phrase_partitions",)
     return all(name in sys.modules for name in stages)
 
 
@@ -159,4 +160,5 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     assert sum(name.startswith("partition_vectors") for name in names) == 8  # 36 papers in fives
     assert sum(name.startswith("bucket_vocabulary") for name in names) == 3  # terms in 3 buckets (8 partitions)
     assert sum(name.startswith("place_block") for name in names) == 4  # 16 placed papers in fives
+    assert sum(name.startswith("renumbered") for name in names) == 8  # the shared phrase counts, in fives
     assert on_workers == built("one-process")

@@ -312,6 +312,12 @@ def _side_runner(runner: Runner | None, side: set[str], n_papers: int) -> Abstra
 
 
 def _count_phrases(values: Values) -> None:
+    cluster = values["cluster"]
+    if cluster is not None:
+        from lib.builder.phrase_partitions import phrase_counts_in_partitions
+
+        values["counts"] = phrase_counts_in_partitions(values["texts"], cluster.runner, cluster.partition_size)
+        return
     from lib.stages.phrases import phrase_counts
 
     values["counts"] = phrase_counts(values["texts"])

@@ -94,9 +94,9 @@ class SideRun:
 
 @dataclass(frozen=True)
 class ClusterRun:
-    """A cluster (a runner that passes handles, lib.builder.cluster) the embed and project stages run
-    on, the embedding in partitions of `partition_size` papers (None: one); the build's value
-    "cluster", else None."""
+    """A cluster (a runner that passes handles, lib.builder.cluster) the embed and project stages and
+    the shared phrase counts run on, the embedding and the counts in partitions of `partition_size`
+    papers (None: one); the build's value "cluster", else None."""
 
     runner: Runner
     partition_size: int | None = None
