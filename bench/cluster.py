@@ -57,6 +57,7 @@ class Run:
     processes: dict[int, Process]
     stages: dict[str, float]
     peak_sum_mb: float  # the largest sum over the tree at one sample
+    status: int = 0  # the build's exit status: a failed run's figures are those until it ended
 
     def cpu(self, role: str | None = None) -> float:
         return sum(p.cpu_seconds for p in self.processes.values() if role is None or p.role == role)
@@ -113,8 +114,9 @@ def sample_tree(root: int, seen: dict[int, Process]) -> float:
     return total
 
 
-def run_build(path: Path, n: int, workers: int | None, scratch: Path) -> Run | None:
-    """One cold build of `path` in a fresh process; None (its error on stderr) when it failed."""
+def run_build(path: Path, n: int, workers: int | None, scratch: Path) -> Run:
+    """One cold build of `path` in a fresh process; a failed one (its error on stderr) has its status
+    and the figures until it ended (killed for lack of memory, a build's peaks say where it stood)."""
     timings = scratch / "timings.json"
     command = [sys.executable, "-m", "lib", "build", str(path), "--cache", str(scratch / "cache")]
     command += ["--out", str(scratch / "out"), "--quiet", "--timings", str(timings)]
@@ -141,7 +143,7 @@ def run_build(path: Path, n: int, workers: int | None, scratch: Path) -> Run | N
     if status != 0:
         tail = (scratch / "build.err").read_text().strip().splitlines()[-5:]
         print(f"  build failed (exit {status}):\n    " + "\n    ".join(tail), file=sys.stderr)
-        return None
+        return Run(seconds, seen, {}, peak_sum[0], status)
     stages = {s["name"]: s["seconds"] for s in json.loads(timings.read_text())["stages"]}
     return Run(seconds, seen, stages, peak_sum[0])
 
@@ -159,6 +161,9 @@ def summary_rows(case: Case) -> list[str]:
     rows = []
     first = None
     for who, runs in case.runs.items():
+        failed = [r.status for r in runs if r.status]
+        if failed:  # its figures are those until the first failure ended it
+            who, runs = f"{who}: failed (exit {failed[0]}) after", [r for r in runs if r.status][:1]
         wall = median([r.seconds for r in runs])
         first = first or wall
         cpu, driver = median([r.cpu() for r in runs]), median([r.cpu("driver") for r in runs])
@@ -213,10 +218,11 @@ def main() -> None:
                 folder = Path(tempfile.mkdtemp(prefix=f"{case.n}-{who.replace(' ', '')}-", dir=scratch))
                 workers = None if who == DEFAULT else int(who.split("x")[1])
                 run = run_build(case.path, case.n, workers, folder)
-                shown = "failed" if run is None else f"{run.seconds:.1f} s, driver {run.peak('driver'):,.0f} MB"
+                shown = f"{run.seconds:.1f} s, driver {run.peak('driver'):,.0f} MB" + (
+                    f", failed (exit {run.status})" if run.status else ""
+                )
                 print(f"  {case.n:,} [{repeat + 1}/{args.repeats}] {who}: {shown}", file=sys.stderr, flush=True)
-                if run is not None:
-                    case.runs.setdefault(who, []).append(run)
+                case.runs.setdefault(who, []).append(run)
     print(
         "| papers | path | wall s | vs first | CPU s, all processes | driver CPU s (share) "
         "| driver peak MB | largest worker peak MB | summed peak MB |"

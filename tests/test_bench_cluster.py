@@ -87,3 +87,13 @@ def test_the_sampler_sees_the_whole_tree_and_names_the_driver():
     finally:
         child.kill()
         child.wait()
+
+
+def test_a_failed_build_is_reported_with_its_figures_until_it_ended():
+    processes = {1: cluster.Process("driver", 11_000.0, 90.0), 2: cluster.Process("Dask worker", 4_000.0, 30.0)}
+    case = cluster.Case(1_000_000, None)
+    case.runs["Dask x2"] = [cluster.Run(300.0, processes, {}, 20_000.0, status=-9)]
+    (row,) = cluster.summary_rows(case)
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert cells[1] == "Dask x2: failed (exit -9) after" and cells[2] == "300.0"
+    assert cells[5] == "90.0 (75%)" and cells[6:] == ["11,000", "4,000", "20,000"]
