@@ -42,6 +42,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from _proc import RSS, tree_stats
+
 REPO = Path(__file__).resolve().parents[1]
 BENCH = REPO / "bench"
 DEFAULT_DATA_DIR = REPO.parent / "shared" / "data"
@@ -195,21 +197,8 @@ def goal_rows(cases: Sequence[Case]) -> list[tuple[str, str, str]]:
 
 def tree_rss_mb(pid: int) -> float:
     """Resident MB summed over process `pid` and all its descendants now (Linux /proc; 0 elsewhere)."""
-    children: dict[int, list[int]] = {}
-    resident: dict[int, int] = {}
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue  # ended meanwhile
-        children.setdefault(int(fields[1]), []).append(int(entry.name))
-        resident[int(entry.name)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
-    total, todo = 0, [pid]
-    while todo:
-        current = todo.pop()
-        total += resident.get(current, 0)
-        todo += children.get(current, [])
-    return total / 1e6
+    page = os.sysconf("SC_PAGE_SIZE")
+    return sum(int(fields[RSS]) * page for fields in tree_stats(pid).values()) / 1e6
 
 
 def run_process(command: list[str], log: Path) -> tuple[float, float, int, str, float]:

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from _proc import RSS, STIME, UTIME, tree_stats
 from synthetic_corpus import CORPUS_FILE, DEFAULT_DATA_DIR, write_corpus
 
 REPO = Path(__file__).resolve().parents[1]
@@ -90,26 +91,12 @@ def role_of(pid: int, root: int) -> str:
 
 def sample_tree(root: int, seen: dict[int, Process]) -> float:
     """Update `seen` with each process of `root`'s tree now; returns the tree's summed resident MB."""
-    children: dict[int, list[int]] = {}
-    stats: dict[int, list[str]] = {}
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue  # ended meanwhile
-        children.setdefault(int(fields[1]), []).append(int(entry.name))
-        stats[int(entry.name)] = fields
-    total, todo = 0.0, [root]
-    while todo:
-        pid = todo.pop()
-        todo += children.get(pid, [])
-        if pid not in stats:
-            continue
-        fields = stats[pid]
-        resident = int(fields[21]) * PAGE / 1e6  # rss, field 24 of stat (the split starts at field 3)
+    total = 0.0
+    for pid, fields in tree_stats(root).items():
+        resident = int(fields[RSS]) * PAGE / 1e6
         process = seen.setdefault(pid, Process(role_of(pid, root)))
         process.peak_mb = max(process.peak_mb, resident)
-        process.cpu_seconds = (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+        process.cpu_seconds = (int(fields[UTIME]) + int(fields[STIME])) / TICKS
         total += resident
     return total
 
