@@ -44,7 +44,7 @@ import pandas as pd
 from _data import area_labels, load
 
 from lib.stages.embed import EMBEDDERS, EmbedderUnavailable, make_embedder
-from lib.stages.project import _pca_2d, _standardize, project
+from lib.stages.project import _pca_2d, project, standardize
 from lib.views.map.stacks import (
     DEFAULT_PLOT_PX,
     HALF_COVER_RADII,
@@ -280,7 +280,7 @@ def faithfulness(args: argparse.Namespace, embedders: list) -> None:
             embed_seconds = time.perf_counter() - start
             ceiling = area_share(vectors, areas, "cosine")
             maps = {
-                "PCA (floor)": lambda v: _standardize(_pca_2d(v)),
+                "PCA (floor)": lambda v: standardize(_pca_2d(v)),
                 "umap-learn before (n_neighbors=15, min_dist=0.1)": lambda v: project(
                     v, random_state=SEED, method="umap-learn", **BEFORE
                 ),
