@@ -18,7 +18,7 @@ Each partition, then each bucket of terms, then the small global fits, then each
 Every row's arithmetic is the row's own, in the same order as the whole list's (its entries in
 first-use order, the SVD's products a block of terms at a time), so the bits do not depend on the
 partitions or buckets. A partition finds its terms' columns by two independent 64-bit hashes of
-each term, so two terms are confused only if both hashes collide (about one chance in 10^24 for
+each term, so two terms are confused only if both hashes collide (under one chance in 10^24 for
 ten million terms). `lib.builder.embed_partitions` runs the steps on a runner (a Dask cluster).
 """
 
