@@ -112,7 +112,7 @@ def phrase_counts(texts: Sequence[str]) -> PhraseCounts:
     n_words = np.int64(len(words))
     codes = [_factorized(tokens[starts[0]]), _factorized(tokens[starts[1]] * n_words + tokens[starts[1] + 1])]
     codes.append(_factorized(codes[1][go_on] * n_words + tokens[starts[2] + 2]))
-    firsts = [at[_first_uses(code)] for at, code in zip(starts, codes)]
+    firsts = [at[first_uses(code)] for at, code in zip(starts, codes)]
     order = _order_met(is_word, text_starts, firsts)
     # Each phrase spelled once, from its first use; the 1-grams, then the 2-grams, then the 3-grams.
     vocabulary = np.array(words, dtype=object)
@@ -161,7 +161,7 @@ def _numbered_tokens(texts: Sequence[str]) -> tuple[list[str], np.ndarray, list[
     return list(number_of), number[np.frombuffer(first_use, dtype=np.int32)], ends
 
 
-def _first_uses(codes: np.ndarray) -> np.ndarray:
+def first_uses(codes: np.ndarray) -> np.ndarray:
     """Where each code is first used in `codes`, codes numbered as first met (`pd.factorize`)."""
     highest = np.maximum.accumulate(codes)
     return np.flatnonzero(np.diff(highest, prepend=-1) > 0)

@@ -41,6 +41,7 @@ from lib.stages.embed import (
     term_users_kept,
     tfidf_weights,
 )
+from lib.stages.phrases import first_uses
 from lib.stages.sparse_svd import SvdDirections, fit_directions, rows_in
 from lib.stages.term_counts import first_met_terms, kept_terms
 
@@ -129,7 +130,7 @@ def bucket_vocabulary(n_texts: int, *parts: BucketTerms) -> KeptTerms:
         codes, weights=np.concatenate([np.zeros(0), *(part.users for part in parts)]), minlength=len(uniques)
     )
     # The parts come in partition order, each in its first-use order: a term's first row is its first use.
-    first_row = np.unique(codes, return_index=True)[1]
+    first_row = first_uses(codes)
     first_use = np.concatenate([np.zeros(0, dtype=np.int64), *(part.first_use for part in parts)])[first_row]
     kept = kept_terms(users, n_texts, *term_users_kept(n_texts))
     order = np.argsort(uniques[kept].astype(str), kind="stable")
