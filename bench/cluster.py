@@ -94,7 +94,9 @@ def sample_tree(root: int, seen: dict[int, Process]) -> float:
     total = 0.0
     for pid, fields in tree_stats(root).items():
         resident = int(fields[RSS]) * PAGE / 1e6
-        process = seen.setdefault(pid, Process(role_of(pid, root)))
+        if pid not in seen:  # its command line is read once, not at every sample
+            seen[pid] = Process(role_of(pid, root))
+        process = seen[pid]
         process.peak_mb = max(process.peak_mb, resident)
         process.cpu_seconds = (int(fields[UTIME]) + int(fields[STIME])) / TICKS
         total += resident
