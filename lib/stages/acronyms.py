@@ -71,10 +71,19 @@ def _acronym_key(token: str) -> str:
 
 def corpus_acronyms(definitions: Sequence[Sequence[tuple[int, int, str, str]]]) -> dict[str, str]:
     """Acronym -> long form, for acronyms that at least two texts define, most of them the same way."""
+    return agreed_acronyms(acronym_uses(definitions))
+
+
+def acronym_uses(definitions: Sequence[Sequence[tuple[int, int, str, str]]]) -> Counter:
+    """How many texts define each (acronym key, long form key): sums over slices of a list."""
+    return Counter(pair for doc in definitions for pair in {(_acronym_key(d[2]), phrase_key(d[3])) for d in doc})
+
+
+def agreed_acronyms(uses: Mapping[tuple[str, str], int]) -> dict[str, str]:
+    """`corpus_acronyms` from the texts' `acronym_uses`."""
     defined: dict[str, Counter] = {}
-    for doc in definitions:
-        for short, long_form in {(_acronym_key(d[2]), phrase_key(d[3])) for d in doc}:
-            defined.setdefault(short, Counter())[long_form] += 1
+    for (short, long_form), n in uses.items():
+        defined.setdefault(short, Counter())[long_form] += n
     out = {}
     for short, forms in defined.items():
         best, count = max(forms.items(), key=lambda item: (item[1], item[0]))

@@ -270,10 +270,21 @@ def display_case(texts: Sequence[str], chunks: Counter | None = None) -> dict[st
     """Lower-case word -> the form to show: acronyms and mixed case ("LLMs", "CoT") as written.
 
     `chunks`: `written_chunks(texts)`, when counted beforehand."""
+    return display_forms(written_words(written_chunks(texts) if chunks is None else chunks))
+
+
+def written_words(chunks: Counter) -> Counter:
+    """How often the chunks (`written_chunks`) write each word as it is cased, as first met: sums
+    over slices of a list, in their order."""
     written: Counter = Counter()
-    for chunk, n in (written_chunks(texts) if chunks is None else chunks).items():
+    for chunk, n in chunks.items():
         for word in _CASED_WORD.findall(chunk):
             written[word] += n
+    return written
+
+
+def display_forms(written: Mapping[str, int]) -> dict[str, str]:
+    """`display_case` from the texts' `written_words`."""
     plain: Counter = Counter()  # lower-case word -> its uses in lower or title case
     mixed: dict[str, dict[str, int]] = {}  # lower-case word -> its uses in each mixed-case form
     for word, n in written.items():

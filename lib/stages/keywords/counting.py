@@ -9,7 +9,7 @@ stage's largest cost after its word roles.
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter, ne
@@ -268,10 +268,23 @@ def _phrase_totals(table: _Phrases) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 def _tail_share(units: _Units, kept: np.ndarray, described: _Described) -> dict[str, float]:
     """Per word key, how readily the corpus ends a piece of a run with it (nouns do, adjectives
     rarely), from its uses inside pieces and at their ends."""
+    return _tail_of(described.keys, _tail_counts(units, kept, described))
+
+
+def _tail_counts(units: _Units, kept: np.ndarray, described: _Described) -> np.ndarray:
+    """Per word key (columns, by their number in `described.keys`), its uses inside pieces of runs
+    and at their ends (rows): what `_tail_share` decides from; sums over slices of a list."""
     word = kept & ~described.long_form[units.ids]
     key = described.key[units.ids]
-    inside = np.bincount(key[word], minlength=len(described.keys))
-    ends = np.bincount(key[word & ~units.after(kept)], minlength=len(described.keys))
+    size = len(described.keys)
+    return np.stack(
+        [np.bincount(key[word], minlength=size), np.bincount(key[word & ~units.after(kept)], minlength=size)]
+    )
+
+
+def _tail_of(keys: Sequence[str], counts: np.ndarray) -> dict[str, float]:
+    """`_tail_share` from the `_tail_counts` of `keys`."""
+    inside, ends = counts
     used = np.flatnonzero(inside)
     share = (ends[used] + 0.5) / (inside[used] + 1)
-    return dict(zip([described.keys[k] for k in used.tolist()], share.tolist()))
+    return dict(zip([keys[k] for k in used.tolist()], share.tolist()))

@@ -7,7 +7,7 @@ tens of millions of units in Python was the stage's largest cost."""
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Sequence, Set
 
 import numpy as np
 
@@ -39,29 +39,42 @@ def _word_roles(units: _Units) -> tuple[set[str], set[str], set[str]]:
     mostly followed by `of` ("number", "variety", "kind"): it needs its complement, so it is no
     keyphrase alone.
     """
+    return _roles_of(units.vocab, _role_counts(units))
+
+
+def _role_counts(units: _Units) -> np.ndarray:
+    """Per distinct unit (columns, by number), what `_word_roles` decides from: its uses as a word,
+    in a verb's place, before "of" and after a determiner (rows); sums over slices of a list."""
     word = units.at(lambda w: w != "" and " " not in w)  # not punctuation, a number or a long form
     determiner = units.at(_DETERMINERS.__contains__)
-    uses = units.counts(word)
-    as_verb = units.counts(
-        word
-        & (
-            units.after(determiner)
-            | units.before(units.at(_BEFORE_VERB.__contains__))
-            | (units.after(units.at(_is_long_form)) & units.at(_ends_in_ing))
-            | (units.before(units.at(_AUXILIARIES.__contains__)) & units.at(_ends_in_ed))
-        )
+    as_verb = word & (
+        units.after(determiner)
+        | units.before(units.at(_BEFORE_VERB.__contains__))
+        | (units.after(units.at(_is_long_form)) & units.at(_ends_in_ing))
+        | (units.before(units.at(_AUXILIARIES.__contains__)) & units.at(_ends_in_ed))
     )
-    before_of = units.counts(word & units.after(units.at("of".__eq__)))
-    after_determiner = units.counts(word & units.before(determiner))
+    before_of = word & units.after(units.at("of".__eq__))
+    after_determiner = word & units.before(determiner)
+    return np.stack([units.counts(marks) for marks in (word, as_verb, before_of, after_determiner)])
+
+
+def _roles_of(words: Sequence[str], counts: np.ndarray) -> tuple[set[str], set[str], set[str]]:
+    """`_word_roles` from the `_role_counts` of `words`."""
+    uses, as_verb, before_of, after_determiner = counts
     maybe = as_verb >= VERB_SHARE / 2 * (uses + 1)
-    verbs = units.named(maybe & (as_verb >= VERB_SHARE * (uses + 1)) & (after_determiner == 0))
+    verbs = _named(words, maybe & (as_verb >= VERB_SHARE * (uses + 1)) & (after_determiner == 0))
     verbs |= {
         w
-        for w in units.named((uses > 0) & (after_determiner == 0))
+        for w in _named(words, (uses > 0) & (after_determiner == 0))
         if w.endswith("s") and (w[:-1] in verbs or (w.endswith("es") and w[:-2] in verbs))
     }
-    relational = units.named((before_of >= 2) & (before_of >= RELATIONAL_SHARE * (uses + 1)))
-    return verbs, units.named(maybe) - verbs, relational
+    relational = _named(words, (before_of >= 2) & (before_of >= RELATIONAL_SHARE * (uses + 1)))
+    return verbs, _named(words, maybe) - verbs, relational
+
+
+def _named(words: Sequence[str], chosen: np.ndarray) -> set[str]:
+    """The `words` `chosen` (a mark per word) marks."""
+    return {words[i] for i in np.flatnonzero(chosen).tolist()}
 
 
 def _inside(units: _Units, verbs: Set[str], maybe_verbs: Set[str]) -> np.ndarray:
@@ -78,10 +91,20 @@ def _inside(units: _Units, verbs: Set[str], maybe_verbs: Set[str]) -> np.ndarray
 def _gerunds(units: _Units, inside: np.ndarray) -> set[str]:
     """The -ing words the corpus uses as verbs: they rarely follow another word of their run
     ("evaluating", against "mathematical reasoning")."""
+    return _gerunds_of(units.vocab, _gerund_counts(units, inside))
+
+
+def _gerund_counts(units: _Units, inside: np.ndarray) -> np.ndarray:
+    """Per distinct unit (columns), its uses as an -ing word inside a run and those after another
+    word of the run (rows): what `_gerunds` decides from; sums over slices of a list."""
     ing = inside & units.at(_is_ing_word)
-    uses = units.counts(ing)
-    heads = units.counts(ing & units.before(inside))
-    return units.named((uses > 0) & ((heads + 1) / (uses + 2) < GERUND_HEAD_SHARE))
+    return np.stack([units.counts(ing), units.counts(ing & units.before(inside))])
+
+
+def _gerunds_of(words: Sequence[str], counts: np.ndarray) -> set[str]:
+    """`_gerunds` from the `_gerund_counts` of `words`."""
+    uses, heads = counts
+    return _named(words, (uses > 0) & ((heads + 1) / (uses + 2) < GERUND_HEAD_SHARE))
 
 
 def _kept(units: _Units, inside: np.ndarray, gerunds: Set[str]) -> np.ndarray:

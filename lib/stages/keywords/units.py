@@ -59,10 +59,6 @@ class _Units:
         """How many marked positions each distinct unit has, by its number."""
         return np.bincount(self.ids[marks], minlength=len(self.vocab))
 
-    def named(self, chosen: np.ndarray) -> set[str]:
-        """The distinct units `chosen` (a mark per number) marks."""
-        return {self.vocab[i] for i in np.flatnonzero(chosen).tolist()}
-
 
 def _encode(
     tokens: Sequence[list[str]],
