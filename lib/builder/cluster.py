@@ -45,7 +45,7 @@ def _stage_importer(distributed: Any) -> Any:
         def setup(self, worker: Any) -> None:
             import lib.builder.parallel
             import lib.stages.declared_areas
-            import lib.stages.keywords
+            import lib.stages.keywords.partitions
             import lib.stages.phrase_partitions
             import lib.stages.project
             import lib.stages.tfidf_partitions  # noqa: F401

@@ -98,13 +98,6 @@ def keywords_partition(papers: pd.DataFrame, texts: list[str], top_n: int, stati
     return keywords_table(papers, texts, top_n, statistics)
 
 
-def keyword_statistics(texts: list[str]) -> Any:
-    """The whole list's keyword statistics (`lib.stages.keywords.KeywordStatistics`)."""
-    from lib.stages.keywords import keyword_statistics as statistics_of
-
-    return statistics_of(texts)
-
-
 def subfields_table(
     papers: pd.DataFrame, texts: list[str], vectors: np.ndarray, taxonomy: Any, params: Any, counts: Any = None
 ) -> pd.DataFrame:
@@ -299,24 +292,26 @@ def start_keywords(
     ranges = partition_ranges(len(papers), partition_size)
     keys = [_partition_key(keywords_key, start, stop) for start, stop in ranges]
     cached = {key: hit.value for key in keys if (hit := cache.get(PARTITION_STAGE, key)) is not None}
-    todo = [(start, stop, key) for (start, stop), key in zip(ranges, keys) if key not in cached]
-    calls: list[tuple[Callable[..., Any], tuple[Any, ...]]]
+    todo = [i for i, key in enumerate(keys) if key not in cached]
+    handles: Sequence[Handle] = []
     if len(ranges) == 1 and todo:
         # One partition is the whole list: its statistics come from the same texts, in the same pass.
-        calls = [(keywords_partition, (papers, texts, params.top_keywords, None))]
+        handles = runner.map([(keywords_partition, (papers, texts, params.top_keywords, None))])
+    elif todo and runner.passes_handles:
+        # On a cluster the statistics too are counted a partition per task, where each one's texts went.
+        from lib.builder.keyword_partitions import keywords_in_partitions
+
+        handles = keywords_in_partitions(papers, texts, ranges, todo, params.top_keywords, runner)
     elif todo:
         # Computed once, before any partition: every slice is scored against the whole list.
-        if runner.passes_handles:
-            statistics = runner.map([(keyword_statistics, (texts,))])[0]
-        else:
-            statistics = keyword_statistics(texts)
-        calls = [
-            (keywords_partition, (papers.iloc[a:b], texts[a:b], params.top_keywords, statistics)) for a, b, _ in todo
-        ]
-    else:
-        calls = []
-    handles = runner.map(calls)
-    return _Joined(dict(zip([key for _, _, key in todo], handles)), keys, cached, cache)
+        from lib.stages.keywords import keyword_statistics
+
+        statistics = keyword_statistics(texts)
+        parts = [ranges[i] for i in todo]
+        handles = runner.map(
+            [(keywords_partition, (papers.iloc[a:b], texts[a:b], params.top_keywords, statistics)) for a, b in parts]
+        )
+    return _Joined(dict(zip([keys[i] for i in todo], handles)), keys, cached, cache)
 
 
 def start_subfields(

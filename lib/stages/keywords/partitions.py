@@ -1,0 +1,175 @@
+"""`keyword_statistics` and `keywords_table` a partition (a slice of the texts) at a time: the same
+statistics and keyphrases, each partition's counting done by its own task, in four rounds.
+
+What the corpus pass decides is each a choice made from sums over the texts, and each round's
+counts need the choices of the rounds before:
+1. `first_counts`: which acronyms texts define and how words are cased; `agree_lexicon` decides the
+   list's acronyms and display case;
+2. `partition_units` reads each text's units with those acronyms, `role_counts` counts the uses
+   the word roles are decided from; `agree_roles` decides the verbs and relational nouns;
+3. `gerund_counts`, with those verbs; `agree_gerunds` decides the gerunds;
+4. `count_phrases`: each text's phrases, cut at those gerunds, and their totals; `agree_statistics`
+   makes the `KeywordStatistics` of the list, and `scored` each partition's keyphrases with them.
+
+Each agreement is one task over the partitions' `Tally`s, small beside their texts; a partition's
+texts, units and phrases stay where they were made. `lib.builder.keyword_partitions` runs the rounds
+on a runner (a Dask cluster). Words and phrases travel as NumPy object arrays (see
+`lib.stages.phrase_partitions`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from lib.stages.acronyms import acronym_definitions, acronym_uses, agreed_acronyms, long_form_index
+from lib.stages.phrases import display_forms, written_chunks, written_words
+
+from .counting import _described, _phrase_table, _phrase_totals, _Phrases, _tail_counts, _tail_of
+from .roles import _gerund_counts, _gerunds_of, _inside, _kept, _role_counts, _roles_of
+from .scoring import KeywordStatistics, _keyphrases
+from .units import _encode, _Units
+from .words import _tokens
+
+
+class Tally(NamedTuple):
+    """Counts per key: `counts[:, i]` are key `keys[i]`'s (an object array, keys as first met)."""
+
+    keys: np.ndarray
+    counts: np.ndarray
+
+
+def tally(keys: Sequence[object], counts: ArrayLike) -> Tally:
+    """A `Tally` of `keys` (strings or tuples) and their `counts`, a row of counts per key each."""
+    array = np.empty(len(keys), dtype=object)
+    array[:] = list(keys)  # element by element: tuples stay keys, not rows
+    return Tally(array, np.asarray(counts, dtype=np.int64))
+
+
+def merged(tallies: Sequence[Tally]) -> Tally:
+    """The tallies' counts added up by key, keys as first met in the tallies' order."""
+    rows = tallies[0].counts.shape[0]
+    codes, keys = pd.factorize(np.concatenate([t.keys for t in tallies]))
+    counts = np.concatenate([t.counts for t in tallies], axis=1)
+    # Exact: float64 sums of integers below 2**53.
+    sums = [np.bincount(codes, weights=counts[row], minlength=len(keys)).astype(np.int64) for row in range(rows)]
+    return tally(list(keys), sums)
+
+
+class FirstRound(NamedTuple):
+    """Round 1 of a partition: its texts, kept for round 2, and the counts `agree_lexicon` takes."""
+
+    texts: np.ndarray
+    counts: tuple[Tally, Tally]  # (acronym key, long form key) -> texts defining it; cased word -> uses
+
+
+class Lexicon(NamedTuple):
+    acronyms: dict[str, str]
+    long_forms: dict[str, list[list[str]]]
+    cased: dict[str, str]
+
+
+class Roles(NamedTuple):
+    verbs: frozenset[str]
+    maybe_verbs: frozenset[str]
+    relational: frozenset[str]
+
+
+class CountedPhrases(NamedTuple):
+    """Round 4 of a partition: its texts' phrases (for `scored`), and the totals `agree_statistics` takes."""
+
+    table: _Phrases
+    counts: tuple[Tally, Tally]  # phrase -> texts, uses, uses ending a piece; word key -> uses in pieces, at their ends
+
+
+def first_counts(texts: Sequence[str]) -> FirstRound:
+    """Round 1, on a partition's texts."""
+    uses = acronym_uses([acronym_definitions(tokens) for tokens in _tokens(texts)])
+    written = written_words(written_chunks(texts))
+    counts = (tally(list(uses), [list(uses.values())]), tally(list(written), [list(written.values())]))
+    return FirstRound(np.array(texts, dtype=object), counts)
+
+
+def counts_of(part: FirstRound | CountedPhrases) -> tuple[Tally, Tally]:
+    """What a round's agreement takes of a partition's state: its counts, not its texts or phrases."""
+    return part.counts
+
+
+def agree_lexicon(*parts: tuple[Tally, Tally]) -> Lexicon:
+    """Round 1's agreement, on every partition's `counts_of` in partition order."""
+    defined = merged([p[0] for p in parts])
+    acronyms = agreed_acronyms(dict(zip(defined.keys.tolist(), defined.counts[0].tolist())))
+    written = merged([p[1] for p in parts])
+    return Lexicon(
+        acronyms, long_form_index(acronyms.values()), display_forms(dict(zip(written.keys, written.counts[0].tolist())))
+    )
+
+
+def partition_units(part: FirstRound, lexicon: Lexicon) -> _Units:
+    """Round 2: a partition's units, read with the list's acronyms."""
+    tokens = _tokens(part.texts.tolist())
+    definitions = [acronym_definitions(t) for t in tokens]
+    return _encode(tokens, definitions, lexicon.acronyms, lexicon.long_forms)
+
+
+def role_counts(units: _Units) -> Tally:
+    return tally(units.vocab, _role_counts(units))
+
+
+def agree_roles(*tallies: Tally) -> Roles:
+    words = merged(tallies)
+    verbs, maybe_verbs, relational = _roles_of(words.keys.tolist(), words.counts)
+    return Roles(frozenset(verbs), frozenset(maybe_verbs), frozenset(relational))
+
+
+def gerund_counts(units: _Units, roles: Roles) -> Tally:
+    """Round 3, on a partition's units."""
+    return tally(units.vocab, _gerund_counts(units, _inside(units, roles.verbs, roles.maybe_verbs)))
+
+
+def agree_gerunds(*tallies: Tally) -> frozenset[str]:
+    words = merged(tallies)
+    return frozenset(_gerunds_of(words.keys.tolist(), words.counts))
+
+
+def count_phrases(units: _Units, roles: Roles, gerunds: frozenset[str]) -> CountedPhrases:
+    """Round 4, on a partition's units."""
+    kept = _kept(units, _inside(units, roles.verbs, roles.maybe_verbs), gerunds)
+    described = _described(units, roles.relational)
+    table = _phrase_table(units, kept, described)
+    totals = tally(table.phrases, np.stack(_phrase_totals(table)))
+    return CountedPhrases(table, (totals, tally(described.keys, _tail_counts(units, kept, described))))
+
+
+def agree_statistics(
+    n_texts: int, lexicon: Lexicon, roles: Roles, gerunds: frozenset[str], *parts: tuple[Tally, Tally]
+) -> KeywordStatistics:
+    """Round 4's agreement: the list's `KeywordStatistics`, from every partition's `counts_of` in order."""
+    phrases = merged([p[0] for p in parts])
+    order = np.argsort(phrases.keys, kind="stable")  # the phrases sorted, as one pass numbers them
+    document_frequency, uses, ends = phrases.counts[:, order]
+    words = merged([p[1] for p in parts])
+    return KeywordStatistics(
+        n=n_texts,
+        acronyms=lexicon.acronyms,
+        long_forms=lexicon.long_forms,
+        verbs=roles.verbs,
+        maybe_verbs=roles.maybe_verbs,
+        relational=roles.relational,
+        gerunds=gerunds,
+        tail=_tail_of(words.keys.tolist(), words.counts),
+        phrases=phrases.keys[order].tolist(),
+        document_frequency=document_frequency,
+        uses=uses,
+        ends=ends,
+        cased=lexicon.cased,
+    )
+
+
+def scored(paper_ids: np.ndarray, part: CountedPhrases, statistics: KeywordStatistics, top_n: int) -> pd.DataFrame:
+    """A partition's keywords table (as `keywords_table`), from its round 4 phrases."""
+    return pd.DataFrame({"paper_id": paper_ids, "keywords": _keyphrases(part.table, statistics, top_n)})

@@ -1,0 +1,102 @@
+"""The keyword statistics and keyphrases a partition at a time (lib.stages.keywords.partitions, run by
+lib.builder.keyword_partitions): the whole list's statistics, field for field, and its keyphrases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import planted_records
+
+from lib.builder.keyword_partitions import keywords_in_partitions
+from lib.builder.parallel import InProcess, partition_ranges
+from lib.schema import analysis_texts
+from lib.stages.keywords import extract_keywords, keyword_statistics
+from lib.stages.keywords import partitions as steps
+from lib.stages.load import load_papers
+
+
+def statistics_in_partitions(texts: list[str], size: int) -> tuple[steps.KeywordStatistics, list]:
+    """The rounds run here, a partition of `size` texts at a time: the statistics, and each partition's phrases."""
+    ranges = partition_ranges(len(texts), size)
+    first = [steps.first_counts(texts[a:b]) for a, b in ranges]
+    lexicon = steps.agree_lexicon(*map(steps.counts_of, first))
+    units = [steps.partition_units(part, lexicon) for part in first]
+    roles = steps.agree_roles(*map(steps.role_counts, units))
+    gerunds = steps.agree_gerunds(*[steps.gerund_counts(u, roles) for u in units])
+    phrases = [steps.count_phrases(u, roles, gerunds) for u in units]
+    return steps.agree_statistics(len(texts), lexicon, roles, gerunds, *map(steps.counts_of, phrases)), phrases
+
+
+def assert_same_statistics(got: steps.KeywordStatistics, expected: steps.KeywordStatistics) -> None:
+    for name in expected.__dataclass_fields__:
+        a, b = getattr(got, name), getattr(expected, name)
+        if isinstance(b, np.ndarray):
+            assert a.dtype == b.dtype and np.array_equal(a, b), name
+        else:
+            assert a == b, name
+
+
+def partitioned_keywords(texts: list[str], size: int) -> list[list[str]]:
+    papers = pd.DataFrame({"paper_id": [f"p{i}" for i in range(len(texts))]})
+    ranges = partition_ranges(len(texts), size)
+    handles = keywords_in_partitions(papers, texts, ranges, range(len(ranges)), 10, InProcess())
+    tables = [h.result() for h in handles]
+    assert pd.concat(tables)["paper_id"].tolist() == papers["paper_id"].tolist()
+    return [k for table in tables for k in table["keywords"]]
+
+
+@pytest.mark.parametrize("size", [1, 5, 13, 1000])
+def test_partitions_give_the_whole_lists_statistics_and_keyphrases(size):
+    texts = [f"{r['title']}. {r['abstract']}" for r in planted_records(12)]
+    assert_same_statistics(statistics_in_partitions(texts, size)[0], keyword_statistics(texts))
+    assert partitioned_keywords(texts, size) == extract_keywords(texts, 10)
+
+
+def test_a_real_list_in_partitions_gets_the_whole_lists_keyphrases(shared_data):
+    ijcai_texts = analysis_texts(load_papers(shared_data / "ijcai2023.json").papers)
+    # Acronyms, verbs, gerunds and casing of a real list, decided from counts that 9 partitions each hold a share of.
+    assert_same_statistics(statistics_in_partitions(ijcai_texts, 97)[0], keyword_statistics(ijcai_texts))
+    assert partitioned_keywords(ijcai_texts, 97) == extract_keywords(ijcai_texts, 10)
+
+
+def test_an_acronym_two_partitions_define_once_each_is_the_lists():
+    # Neither partition alone has the two definitions an acronym needs: only their sum does.
+    texts = [
+        "We train graph neural networks (GNNs) on molecules.",
+        "A study of protein folding.",
+        "Deep graph neural networks (GNNs) oversmooth.",
+        "GNNs scale to large graphs.",
+    ]
+    statistics, _ = statistics_in_partitions(texts, 2)
+    assert statistics.acronyms == {"GNN": "graph neural network"}
+    assert_same_statistics(statistics, keyword_statistics(texts))
+    assert "graph neural network" in partitioned_keywords(texts, 2)[3]
+
+
+def test_merged_tallies_add_counts_by_key_as_first_met():
+    first = steps.tally(["b", "a"], [[1, 2], [10, 20]])
+    second = steps.tally(["c", "a"], [[3, 4], [30, 40]])
+    together = steps.merged([first, second, steps.tally([], [[], []])])
+    assert together.keys.tolist() == ["b", "a", "c"]
+    assert together.counts.tolist() == [[1, 6, 3], [10, 60, 30]]
+    pairs = steps.merged([steps.tally([("x", "y")], [[1]]), steps.tally([("x", "y"), ("x", "z")], [[2, 5]])])
+    assert pairs.keys.tolist() == [("x", "y"), ("x", "z")] and pairs.counts.tolist() == [[3, 5]]
+
+
+@pytest.mark.parametrize("texts", [["graph neural networks"], ["", "the of", "graph nets"], ["", ""]])
+def test_tiny_and_empty_partitions(texts):
+    assert_same_statistics(statistics_in_partitions(texts, 1)[0], keyword_statistics(texts))
+    assert partitioned_keywords(texts, 1) == extract_keywords(texts, 10)
+
+
+def test_only_the_partitions_asked_for_are_scored():
+    texts = [f"{r['title']}. {r['abstract']}" for r in planted_records(4)]
+    papers = pd.DataFrame({"paper_id": [f"p{i}" for i in range(len(texts))]})
+    ranges = partition_ranges(len(texts), 3)
+    handles = keywords_in_partitions(papers, texts, ranges, [1, 3], 10, InProcess())
+    assert [h.result()["paper_id"].tolist() for h in handles] == [
+        papers["paper_id"][a:b].tolist() for a, b in (ranges[1], ranges[3])
+    ]
+    whole = extract_keywords(texts, 10)
+    assert [k for h in handles for k in h.result()["keywords"]] == [k for i in (1, 3) for k in whole[slice(*ranges[i])]]
