@@ -166,4 +166,6 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     rounds = ("agree_lexicon", "agree_roles", "agree_gerunds", "agree_statistics")
     assert [sum(name.startswith(f"{agree}-") for name in names) for agree in rounds] == [1, 1, 1, 1]
     assert sum(name.startswith("scored") for name in names) == 8
+    # The texts went to the workers once, a partition per task, for the keywords, the embedding and the phrase counts.
+    assert sum(name.startswith("held-") for name in names) == 8
     assert on_workers == built("one-process")

@@ -10,6 +10,7 @@ from conftest import planted_records
 
 from lib.builder.embed_partitions import fit_embed_in_partitions
 from lib.builder.parallel import InProcess
+from lib.builder.text_partitions import send_texts
 from lib.schema import analysis_texts
 from lib.stages.embed import TfidfSvdEmbedder
 from lib.stages.load import load_papers
@@ -21,7 +22,8 @@ def planted_texts(per_topic: int = 12) -> list[str]:
 
 def assert_same_fit(embedder: TfidfSvdEmbedder, texts: list[str], partition_size: int | None) -> None:
     vectors, model = embedder.fit_embed(texts)
-    in_parts, parts_model = fit_embed_in_partitions(embedder, texts, InProcess(), partition_size)
+    runner = InProcess()
+    in_parts, parts_model = fit_embed_in_partitions(embedder, texts, runner, send_texts(texts, runner, partition_size))
     assert in_parts.dtype == vectors.dtype and in_parts.tobytes() == vectors.tobytes()
     for name, array in model.to_arrays().items():
         assert np.array_equal(parts_model.to_arrays()[name], array), name

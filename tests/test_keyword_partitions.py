@@ -10,6 +10,7 @@ from conftest import planted_records
 
 from lib.builder.keyword_partitions import keywords_in_partitions
 from lib.builder.parallel import InProcess, partition_ranges
+from lib.builder.text_partitions import send_texts
 from lib.schema import analysis_texts
 from lib.stages.keywords import extract_keywords, keyword_statistics
 from lib.stages.keywords import partitions as steps
@@ -19,13 +20,12 @@ from lib.stages.load import load_papers
 def statistics_in_partitions(texts: list[str], size: int) -> tuple[steps.KeywordStatistics, list]:
     """The rounds run here, a partition of `size` texts at a time: the statistics, and each partition's phrases."""
     ranges = partition_ranges(len(texts), size)
-    first = [steps.first_counts(texts[a:b]) for a, b in ranges]
-    lexicon = steps.agree_lexicon(*map(steps.counts_of, first))
-    units = [steps.partition_units(part, lexicon) for part in first]
+    lexicon = steps.agree_lexicon(*[steps.first_counts(texts[a:b]) for a, b in ranges])
+    units = [steps.partition_units(texts[a:b], lexicon) for a, b in ranges]
     roles = steps.agree_roles(*map(steps.role_counts, units))
     gerunds = steps.agree_gerunds(*[steps.gerund_counts(u, roles) for u in units])
     phrases = [steps.count_phrases(u, roles, gerunds) for u in units]
-    return steps.agree_statistics(len(texts), lexicon, roles, gerunds, *map(steps.counts_of, phrases)), phrases
+    return steps.agree_statistics(len(texts), lexicon, roles, gerunds, *map(steps.totals_of, phrases)), phrases
 
 
 def assert_same_statistics(got: steps.KeywordStatistics, expected: steps.KeywordStatistics) -> None:
@@ -39,8 +39,8 @@ def assert_same_statistics(got: steps.KeywordStatistics, expected: steps.Keyword
 
 def partitioned_keywords(texts: list[str], size: int) -> list[list[str]]:
     papers = pd.DataFrame({"paper_id": [f"p{i}" for i in range(len(texts))]})
-    ranges = partition_ranges(len(texts), size)
-    handles = keywords_in_partitions(papers, texts, ranges, range(len(ranges)), 10, InProcess())
+    sent = send_texts(texts, InProcess(), size)
+    handles = keywords_in_partitions(papers, sent, range(len(sent.ranges)), 10, InProcess())
     tables = [h.result() for h in handles]
     assert pd.concat(tables)["paper_id"].tolist() == papers["paper_id"].tolist()
     return [k for table in tables for k in table["keywords"]]
@@ -93,8 +93,9 @@ def test_tiny_and_empty_partitions(texts):
 def test_only_the_partitions_asked_for_are_scored():
     texts = [f"{r['title']}. {r['abstract']}" for r in planted_records(4)]
     papers = pd.DataFrame({"paper_id": [f"p{i}" for i in range(len(texts))]})
-    ranges = partition_ranges(len(texts), 3)
-    handles = keywords_in_partitions(papers, texts, ranges, [1, 3], 10, InProcess())
+    sent = send_texts(texts, InProcess(), 3)
+    ranges = sent.ranges
+    handles = keywords_in_partitions(papers, sent, [1, 3], 10, InProcess())
     assert [h.result()["paper_id"].tolist() for h in handles] == [
         papers["paper_id"][a:b].tolist() for a, b in (ranges[1], ranges[3])
     ]

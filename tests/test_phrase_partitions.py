@@ -9,6 +9,7 @@ from conftest import planted_records
 
 from lib.builder.parallel import InProcess
 from lib.builder.phrase_partitions import phrase_counts_in_partitions
+from lib.builder.text_partitions import send_texts
 from lib.schema import analysis_texts
 from lib.stages.load import load_papers
 from lib.stages.phrases import phrase_counts
@@ -16,7 +17,8 @@ from lib.stages.phrases import phrase_counts
 
 def assert_same_counts(texts: list[str], partition_size: int | None) -> None:
     matrix, phrases = phrase_counts(texts)
-    in_parts, parts_phrases = phrase_counts_in_partitions(texts, InProcess(), partition_size)
+    runner = InProcess()
+    in_parts, parts_phrases = phrase_counts_in_partitions(runner, send_texts(texts, runner, partition_size))
     assert parts_phrases == phrases
     assert in_parts.shape == matrix.shape
     for name in ("data", "indices", "indptr"):

@@ -1,8 +1,9 @@
 """The embed stage on a runner's workers (a Dask cluster), a partition of the papers per task: the
 steps of `lib.stages.tfidf_partitions`, each partition's work where its texts went, the vocabulary
 counted a bucket of terms per task, the two small global fits (the kept terms, the SVD on its
-sample) as single tasks. The build's process only sends texts and collects the vectors and the
-query model, the same bits as `TfidfSvdEmbedder.fit_embed` in one process.
+sample) as single tasks. The build's process only collects the vectors and the query model, the
+same bits as `TfidfSvdEmbedder.fit_embed` in one process, from the texts already on the workers
+(`lib.builder.text_partitions`).
 """
 
 from __future__ import annotations
@@ -11,24 +12,25 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from lib.builder.parallel import Handle, Runner, partition_ranges, passed
+from lib.builder.parallel import Handle, Runner, passed
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from lib.builder.text_partitions import SentTexts
     from lib.stages.embed import TfidfSvdEmbedder, TfidfSvdModel
 
 
 def fit_embed_in_partitions(
-    embedder: TfidfSvdEmbedder, texts: Sequence[str], runner: Runner, partition_size: int | None
+    embedder: TfidfSvdEmbedder, texts: Sequence[str], runner: Runner, sent: SentTexts
 ) -> tuple[np.ndarray, TfidfSvdModel]:
-    """`embedder.fit_embed(texts)`, its work in partitions of `partition_size` texts (None: one) on `runner`."""
+    """`embedder.fit_embed(texts)`, its work a partition of the texts `sent` to `runner` at a time."""
     import numpy as np
 
     from lib.stages import tfidf_partitions as steps
 
-    ranges = partition_ranges(len(texts), partition_size)
-    parts = runner.map([(steps.partition_terms, (list(texts[a:b]), embedder.ngram_max)) for a, b in ranges])
+    ranges = sent.ranges
+    parts = runner.map([(steps.partition_terms, (passed(runner, part), embedder.ngram_max)) for part in sent.parts])
     vocabulary = _vocabulary(runner, parts, len(texts))
     (n_terms,) = runner.map([(steps.vocabulary_size, (passed(runner, vocabulary),))])
     n_components, sample = steps.svd_plan(embedder, len(texts), n_terms.result())

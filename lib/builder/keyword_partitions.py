@@ -14,19 +14,14 @@ from lib.builder.parallel import Handle, Runner, passed
 if TYPE_CHECKING:
     import pandas as pd
 
+    from lib.builder.text_partitions import SentTexts
+
 
 def keywords_in_partitions(
-    papers: pd.DataFrame,
-    texts: Sequence[str],
-    ranges: Sequence[tuple[int, int]],
-    scored: Sequence[int],
-    top_n: int,
-    runner: Runner,
+    papers: pd.DataFrame, texts: SentTexts, scored: Sequence[int], top_n: int, runner: Runner
 ) -> list[Handle]:
-    """Handles on the keywords tables of the partitions numbered `scored` among `ranges` (slices of
-    `papers` and `texts`, all of them counted for the list's statistics), a partition per task."""
-    import numpy as np
-
+    """Handles on the keywords tables of the partitions numbered `scored` of the `texts` on `runner`
+    (all of them counted for the list's statistics; `papers` in the same order), a partition per task."""
     from lib.stages.keywords import partitions as steps
 
     def each(step: Callable[..., Any], parts: Sequence[Handle], *shared: Any) -> list[Handle]:
@@ -35,18 +30,15 @@ def keywords_in_partitions(
     def agreed(agree: Callable[..., Any], tallies: Sequence[Handle], *before: Any) -> Any:
         return passed(runner, runner.map([(agree, (*before, *[passed(runner, t) for t in tallies]))])[0])
 
-    first = runner.map([(steps.first_counts, (np.array(texts[a:b], dtype=object),)) for a, b in ranges])
-    lexicon = agreed(steps.agree_lexicon, each(steps.counts_of, first))
-    units = each(steps.partition_units, first, lexicon)
-    # Each round's handles are let go once the next round's calls hold them: a cluster then frees a
-    # partition's texts once its units are read, and its units once its phrases are counted.
-    del first
+    lexicon = agreed(steps.agree_lexicon, each(steps.first_counts, texts.parts))
+    units = each(steps.partition_units, texts.parts, lexicon)
     roles = agreed(steps.agree_roles, each(steps.role_counts, units))
     gerunds = agreed(steps.agree_gerunds, each(steps.gerund_counts, units, roles))
     phrases = each(steps.count_phrases, units, roles, gerunds)
-    del units
-    statistics = agreed(steps.agree_statistics, each(steps.counts_of, phrases), len(texts), lexicon, roles, gerunds)
+    del units  # let go once the next round's calls hold them: a cluster then frees them as phrases are counted
+    statistics = agreed(steps.agree_statistics, each(steps.totals_of, phrases), len(texts), lexicon, roles, gerunds)
     paper_ids = papers["paper_id"].to_numpy()
+    ranges = texts.ranges
     calls = [
         (steps.scored, (paper_ids[slice(*ranges[i])], passed(runner, phrases[i]), statistics, top_n)) for i in scored
     ]

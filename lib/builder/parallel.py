@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from lib.builder.cache import ArtifactCache
+    from lib.builder.text_partitions import SentTexts
 
 # How the worker is started; tests replace it with a command that fails.
 WORKER_COMMAND = [sys.executable, "-m", "lib.builder.parallel"]
@@ -285,9 +286,11 @@ def start_keywords(
     cache: ArtifactCache,
     keywords_key: str,
     partition_size: int | None = None,
+    sent: SentTexts | None = None,
 ) -> Handle:
     """Start the keywords stage on `runner`; the handle's result is the whole table, each partition
-    stored in the cache as it comes (and those already there not computed again)."""
+    stored in the cache as it comes (and those already there not computed again). `sent`: the texts
+    on `runner` when it is a cluster, in partitions of `partition_size` (else sent here)."""
     papers = papers[SIDE_COLUMNS]
     ranges = partition_ranges(len(papers), partition_size)
     keys = [_partition_key(keywords_key, start, stop) for start, stop in ranges]
@@ -300,8 +303,10 @@ def start_keywords(
     elif todo and runner.passes_handles:
         # On a cluster the statistics too are counted a partition per task, where each one's texts went.
         from lib.builder.keyword_partitions import keywords_in_partitions
+        from lib.builder.text_partitions import send_texts
 
-        handles = keywords_in_partitions(papers, texts, ranges, todo, params.top_keywords, runner)
+        sent = sent or send_texts(texts, runner, partition_size)
+        handles = keywords_in_partitions(papers, sent, todo, params.top_keywords, runner)
     elif todo:
         # Computed once, before any partition: every slice is scored against the whole list.
         from lib.stages.keywords import keyword_statistics

@@ -1,31 +1,31 @@
 """The phrase counts the subfields and the topics' labels share, on a runner's workers (a Dask
 cluster) a partition of the texts per task: the steps of `lib.stages.phrase_partitions`, the same
 matrix and phrases as `lib.stages.phrases.phrase_counts` over the whole list in one process. The
-build's process sends the texts and gathers the counts, which both stages take whole.
+build's process gathers the counts, which both stages take whole, from the texts already on the
+workers (`lib.builder.text_partitions`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from lib.builder.parallel import Runner, partition_ranges, passed
+from lib.builder.parallel import Runner, passed
 
 if TYPE_CHECKING:
+    from lib.builder.text_partitions import SentTexts
     from lib.stages.phrases import PhraseCounts
 
 
-def phrase_counts_in_partitions(texts: Sequence[str], runner: Runner, partition_size: int | None) -> PhraseCounts:
-    """`phrase_counts(texts)`, counted in partitions of `partition_size` texts (None: one) on `runner`."""
+def phrase_counts_in_partitions(runner: Runner, texts: SentTexts) -> PhraseCounts:
+    """`phrase_counts` of the `texts` on `runner`, counted a partition per task."""
     from scipy import sparse
 
     from lib.stages import phrase_partitions as steps
 
-    ranges = partition_ranges(len(texts), partition_size)
-    if len(ranges) < 2:
-        whole = runner.map([(steps.partition_phrases, (list(texts),))])[0].result()
+    parts = runner.map([(steps.partition_phrases, (passed(runner, part),)) for part in texts.parts])
+    if len(parts) < 2:  # one partition, or none for an empty list
+        whole = parts[0].result() if parts else steps.partition_phrases([])
         return whole.counts, whole.phrases.tolist()
-    parts = runner.map([(steps.partition_phrases, (list(texts[a:b]),)) for a, b in ranges])
     lists = runner.map([(steps.phrases_of, (passed(runner, part),)) for part in parts])
     (agreed,) = runner.map([(steps.agree_phrases, tuple(passed(runner, phrases) for phrases in lists))])
     del lists

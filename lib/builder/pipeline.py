@@ -316,7 +316,7 @@ def _count_phrases(values: Values) -> None:
     if cluster is not None:
         from lib.builder.phrase_partitions import phrase_counts_in_partitions
 
-        values["counts"] = phrase_counts_in_partitions(values["texts"], cluster.runner, cluster.partition_size)
+        values["counts"] = phrase_counts_in_partitions(cluster.runner, cluster.texts_on_workers(values["texts"]))
         return
     from lib.stages.phrases import phrase_counts
 

@@ -58,7 +58,7 @@ class StageRunner:
     def start(self, name: str, runner: Runner, partition_size: int | None = None) -> None:
         """Start side stage `name` on `runner`; its `run` collects the value."""
         stage = self.table[name]
-        where = SideRun(runner, self.cache, self.keys[name], partition_size)
+        where = SideRun(runner, self.cache, self.keys[name], partition_size, self.values.get("cluster"))
         self.started[name] = stage.compute(where, *self._inputs(stage))
 
     def run(self, name: str) -> None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from lib.builder.cache import make_key
 from lib.builder.parallel import start_keywords, start_subfields
+from lib.builder.text_partitions import SentTexts, send_texts
 from lib.errors import InputError
 from lib.map_folder import OUTPUT_FILES
 from lib.schema import OUTPUT_COLUMNS
@@ -81,18 +82,7 @@ class Stage:
     side: bool = False
 
 
-@dataclass(frozen=True)
-class SideRun:
-    """Where a side stage's work goes: `runner`, its partial results kept in `cache` under its `key`
-    (the keywords' partitions, of `partition_size` papers; None: one)."""
-
-    runner: Runner
-    cache: ArtifactCache
-    key: str
-    partition_size: int | None = None
-
-
-@dataclass(frozen=True)
+@dataclass
 class ClusterRun:
     """A cluster (a runner that passes handles, lib.builder.cluster) the embed and project stages and
     the shared phrase counts run on, the embedding and the counts in partitions of `partition_size`
@@ -100,6 +90,26 @@ class ClusterRun:
 
     runner: Runner
     partition_size: int | None = None
+    sent: SentTexts | None = None
+
+    def texts_on_workers(self, texts: Sequence[str]) -> SentTexts:
+        """The build's `texts` on the cluster: sent by the first partitioned step, read by the others."""
+        if self.sent is None:
+            self.sent = send_texts(texts, self.runner, self.partition_size)
+        return self.sent
+
+
+@dataclass(frozen=True)
+class SideRun:
+    """Where a side stage's work goes: `runner`, its partial results kept in `cache` under its `key`
+    (the keywords' partitions, of `partition_size` papers; None: one), and the build's `cluster` when
+    `runner` is one."""
+
+    runner: Runner
+    cache: ArtifactCache
+    key: str
+    partition_size: int | None = None
+    cluster: ClusterRun | None = None
 
 
 def input_files(inputs: Inputs) -> tuple[Path, ...]:
@@ -264,7 +274,7 @@ def _embed(
     if cluster is not None and isinstance(embedder, TfidfSvdEmbedder):
         from lib.builder.embed_partitions import fit_embed_in_partitions
 
-        vectors, fitted = fit_embed_in_partitions(embedder, texts, cluster.runner, cluster.partition_size)
+        vectors, fitted = fit_embed_in_partitions(embedder, texts, cluster.runner, cluster.texts_on_workers(texts))
         return {"vectors": vectors, **query_model_of(embedder, fitted)}, {}
     vectors, query_model = fit_embed(embedder, texts)
     return {"vectors": vectors, **query_model}, {}
@@ -309,7 +319,8 @@ def _topics_found(topics: pd.DataFrame, meta: dict[str, Any]) -> Values:
 
 
 def _start_keywords(params: BuildParams, where: SideRun, papers: pd.DataFrame, texts: list[str]) -> Handle:
-    return start_keywords(papers, texts, params, where.runner, where.cache, where.key, where.partition_size)
+    sent = where.cluster.texts_on_workers(texts) if where.cluster is not None else None
+    return start_keywords(papers, texts, params, where.runner, where.cache, where.key, where.partition_size, sent)
 
 
 def _start_subfields(

@@ -41,8 +41,8 @@ class AgreedPhrases(NamedTuple):
 
 
 def partition_phrases(texts: Sequence[str]) -> PartitionPhrases:
-    """Step 1, on each partition's texts."""
-    counts, phrases = phrase_counts(texts)
+    """Step 1, on each partition's texts (a list, or the object array a cluster holds them in)."""
+    counts, phrases = phrase_counts(list(texts))
     return PartitionPhrases(counts, np.array(phrases, dtype=object))
 
 

@@ -110,8 +110,8 @@ def term_hashes(terms: np.ndarray, key: str | None = None) -> np.ndarray:
 
 
 def partition_terms(texts: Sequence[str], ngram_max: int) -> PartitionTerms:
-    """Step 1, on each partition's texts."""
-    counts, terms = first_met_terms(texts, ngram_max)
+    """Step 1, on each partition's texts (a list, or the object array a cluster holds them in)."""
+    counts, terms = first_met_terms(list(texts), ngram_max)
     users = np.bincount(counts.indices, minlength=len(terms))
     return PartitionTerms(counts, terms, users, term_hashes(terms))
 

@@ -60,13 +60,6 @@ def merged(tallies: Sequence[Tally]) -> Tally:
     return tally(list(keys), sums)
 
 
-class FirstRound(NamedTuple):
-    """Round 1 of a partition: its texts, kept for round 2, and the counts `agree_lexicon` takes."""
-
-    texts: np.ndarray
-    counts: tuple[Tally, Tally]  # (acronym key, long form key) -> texts defining it; cased word -> uses
-
-
 class Lexicon(NamedTuple):
     acronyms: dict[str, str]
     long_forms: dict[str, list[list[str]]]
@@ -83,24 +76,20 @@ class CountedPhrases(NamedTuple):
     """Round 4 of a partition: its texts' phrases (for `scored`), and the totals `agree_statistics` takes."""
 
     table: _Phrases
-    counts: tuple[Tally, Tally]  # phrase -> texts, uses, uses ending a piece; word key -> uses in pieces, at their ends
+    totals: tuple[Tally, Tally]  # phrase -> texts, uses, uses ending a piece; word key -> uses in pieces, at their ends
 
 
-def first_counts(texts: Sequence[str]) -> FirstRound:
-    """Round 1, on a partition's texts."""
+def first_counts(texts: Sequence[str]) -> tuple[Tally, Tally]:
+    """Round 1, on a partition's texts (a list, or the object array a cluster holds them in):
+    (acronym key, long form key) -> texts defining it; cased word -> uses."""
+    texts = list(texts)
     uses = acronym_uses([acronym_definitions(tokens) for tokens in _tokens(texts)])
     written = written_words(written_chunks(texts))
-    counts = (tally(list(uses), [list(uses.values())]), tally(list(written), [list(written.values())]))
-    return FirstRound(np.array(texts, dtype=object), counts)
-
-
-def counts_of(part: FirstRound | CountedPhrases) -> tuple[Tally, Tally]:
-    """What a round's agreement takes of a partition's state: its counts, not its texts or phrases."""
-    return part.counts
+    return tally(list(uses), [list(uses.values())]), tally(list(written), [list(written.values())])
 
 
 def agree_lexicon(*parts: tuple[Tally, Tally]) -> Lexicon:
-    """Round 1's agreement, on every partition's `counts_of` in partition order."""
+    """Round 1's agreement, on every partition's `first_counts` in partition order."""
     defined = merged([p[0] for p in parts])
     acronyms = agreed_acronyms(dict(zip(defined.keys.tolist(), defined.counts[0].tolist())))
     written = merged([p[1] for p in parts])
@@ -109,9 +98,9 @@ def agree_lexicon(*parts: tuple[Tally, Tally]) -> Lexicon:
     )
 
 
-def partition_units(part: FirstRound, lexicon: Lexicon) -> _Units:
-    """Round 2: a partition's units, read with the list's acronyms."""
-    tokens = _tokens(part.texts.tolist())
+def partition_units(texts: Sequence[str], lexicon: Lexicon) -> _Units:
+    """Round 2: a partition's units (texts as `first_counts` takes them), read with the list's acronyms."""
+    tokens = _tokens(list(texts))
     definitions = [acronym_definitions(t) for t in tokens]
     return _encode(tokens, definitions, lexicon.acronyms, lexicon.long_forms)
 
@@ -145,10 +134,15 @@ def count_phrases(units: _Units, roles: Roles, gerunds: frozenset[str]) -> Count
     return CountedPhrases(table, (totals, tally(described.keys, _tail_counts(units, kept, described))))
 
 
+def totals_of(part: CountedPhrases) -> tuple[Tally, Tally]:
+    """What `agree_statistics` takes of a partition's phrases: their totals, not its table."""
+    return part.totals
+
+
 def agree_statistics(
     n_texts: int, lexicon: Lexicon, roles: Roles, gerunds: frozenset[str], *parts: tuple[Tally, Tally]
 ) -> KeywordStatistics:
-    """Round 4's agreement: the list's `KeywordStatistics`, from every partition's `counts_of` in order."""
+    """Round 4's agreement: the list's `KeywordStatistics`, from every partition's `totals_of` in order."""
     phrases = merged([p[0] for p in parts])
     order = np.argsort(phrases.keys, kind="stable")  # the phrases sorted, as one pass numbers them
     document_frequency, uses, ends = phrases.counts[:, order]
