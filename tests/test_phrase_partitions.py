@@ -12,13 +12,16 @@ from lib.builder.phrase_partitions import phrase_counts_in_partitions
 from lib.builder.text_partitions import send_texts
 from lib.schema import analysis_texts
 from lib.stages.load import load_papers
+from lib.stages.phrase_partitions import as_phrase_counts
 from lib.stages.phrases import phrase_counts
 
 
 def assert_same_counts(texts: list[str], partition_size: int | None) -> None:
     matrix, phrases = phrase_counts(texts)
     runner = InProcess()
-    in_parts, parts_phrases = phrase_counts_in_partitions(runner, send_texts(texts, runner, partition_size))
+    in_parts, parts_phrases = as_phrase_counts(
+        phrase_counts_in_partitions(runner, send_texts(texts, runner, partition_size)).result()
+    )
     assert parts_phrases == phrases
     assert in_parts.shape == matrix.shape
     for name in ("data", "indices", "indptr"):

@@ -44,11 +44,14 @@ def _stage_importer(distributed: Any) -> Any:
 
         def setup(self, worker: Any) -> None:
             import lib.builder.parallel
+            import lib.builder.stages_table
             import lib.stages.declared_areas
             import lib.stages.keywords.partitions
             import lib.stages.phrase_partitions
             import lib.stages.project
-            import lib.stages.tfidf_partitions  # noqa: F401
+            import lib.stages.tfidf_partitions
+            import lib.stages.topic_labels
+            import lib.stages.topics  # noqa: F401
 
     return ImportStages()
 

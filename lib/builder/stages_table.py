@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from lib.builder.cache import make_key
-from lib.builder.parallel import start_keywords, start_subfields
-from lib.builder.text_partitions import SentTexts, send_texts
+from lib.builder.parallel import passed, start_keywords, start_subfields
+from lib.builder.text_partitions import SentTexts, joined, send_texts
 from lib.errors import InputError
 from lib.map_folder import OUTPUT_FILES
 from lib.schema import OUTPUT_COLUMNS
@@ -91,12 +91,20 @@ class ClusterRun:
     runner: Runner
     partition_size: int | None = None
     sent: SentTexts | None = None
+    whole: Handle | None = None
 
     def texts_on_workers(self, texts: Sequence[str]) -> SentTexts:
         """The build's `texts` on the cluster: sent by the first partitioned step, read by the others."""
         if self.sent is None:
             self.sent = send_texts(texts, self.runner, self.partition_size)
         return self.sent
+
+    def whole_texts(self, texts: Sequence[str]) -> Handle:
+        """The build's `texts` joined on one worker, from their partitions there: for the steps that read the whole list."""
+        if self.whole is None:
+            parts = self.texts_on_workers(texts).parts
+            self.whole = self.runner.map([(joined, tuple(passed(self.runner, part) for part in parts))])[0]
+        return self.whole
 
 
 @dataclass(frozen=True)
@@ -182,7 +190,7 @@ def stage_table(
             STAGE_VERSIONS["topics"],
             upstream=("project", "load"),
             params=keyed["topics"],
-            inputs=("papers", "texts", "coords", "counts"),
+            inputs=("papers", "texts", "coords", "counts", "cluster"),
             compute=partial(_topics, params),
             provides=_topics_found,
         ),
@@ -298,14 +306,35 @@ def _project(
 
 
 def _topics(
-    params: BuildParams, papers: pd.DataFrame, texts: list[str], coords: np.ndarray, counts: Any
+    params: BuildParams,
+    papers: pd.DataFrame,
+    texts: list[str],
+    coords: np.ndarray,
+    counts: Any,
+    cluster: ClusterRun | None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
+    if cluster is None:
+        return topics_of(params, papers, coords, counts, texts)
+    # On a cluster, one task where the texts and the phrase counts already are: the build's process
+    # then neither holds the counts nor spends its time on the labels.
+    whole = passed(cluster.runner, cluster.whole_texts(texts))
+    call = (topics_of, (params, papers[["paper_id"]], coords, counts, whole))
+    return cluster.runner.map([call])[0].result()
+
+
+def topics_of(
+    params: BuildParams, papers: pd.DataFrame, coords: np.ndarray, counts: Any, texts: Sequence[str]
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The topics table of `papers` (their `paper_id`s) at `coords` and the levels' summaries (`counts`:
+    the texts' phrase counts, when made beforehand, or a cluster's; `texts` a list or an object array)."""
     import numpy as np
 
     from lib.map_folder import summary_records
+    from lib.stages.phrase_partitions import as_phrase_counts
     from lib.stages.topic_labels import PhraseUse, fewest_users, label_levels
     from lib.stages.topics import find_topics, level_summaries, topics_table
 
+    texts, counts = list(texts), as_phrase_counts(counts)
     levels = find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
     # The labels' phrase counts serve the Topics page's summaries too: made here once, not per server.
     use = PhraseUse(texts, fewest_users(levels.coarse, levels.fine), counts)
@@ -332,4 +361,5 @@ def _start_subfields(
     taxonomy: Any,
     counts: Any,
 ) -> Handle:
-    return start_subfields(papers, texts, vectors, taxonomy, params, where.runner, counts)
+    on_workers = where.cluster.whole_texts(texts) if where.cluster is not None else texts
+    return start_subfields(papers, on_workers, vectors, taxonomy, params, where.runner, counts)

@@ -33,6 +33,13 @@ def held(texts: np.ndarray) -> np.ndarray:
     return texts
 
 
+def joined(*parts: np.ndarray) -> np.ndarray:
+    """A task's value: the partitions' texts in one array, for a step that reads the whole list."""
+    import numpy as np
+
+    return np.concatenate([np.zeros(0, dtype=object), *parts])
+
+
 def send_texts(texts: Sequence[str], runner: Runner, partition_size: int | None) -> SentTexts:
     """`texts` on `runner`, in partitions of `partition_size` (None: one)."""
     import numpy as np

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from lib.stages.phrases import phrase_counts
+from lib.stages.phrases import PhraseCounts, phrase_counts
 
 
 class PartitionPhrases(NamedTuple):
@@ -66,6 +66,18 @@ def agreed_phrases(agreed: AgreedPhrases) -> np.ndarray:
 def partition_columns(agreed: AgreedPhrases, index: int) -> np.ndarray:
     """Partition `index`'s phrases' columns in the list's counts."""
     return agreed.columns[index]
+
+
+def stacked(phrases: np.ndarray, *rows: sparse.csr_matrix) -> PartitionPhrases:
+    """The list's counts, from every partition's `renumbered` rows in order, and its `phrases`."""
+    return PartitionPhrases(sparse.vstack(rows, format="csr"), phrases)
+
+
+def as_phrase_counts(counts: PartitionPhrases | PhraseCounts | None) -> PhraseCounts | None:
+    """`phrase_counts`' value, from a cluster's counts (`stacked`, its phrases an array) or itself."""
+    if isinstance(counts, PartitionPhrases):
+        return counts.counts, counts.phrases.tolist()
+    return counts
 
 
 def renumbered(part: PartitionPhrases, columns: np.ndarray, n_phrases: int) -> sparse.csr_matrix:
