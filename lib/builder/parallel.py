@@ -302,7 +302,7 @@ def start_keywords(
         from lib.builder.keyword_partitions import keywords_in_partitions
         from lib.builder.text_partitions import send_texts
 
-        sent = sent or send_texts(texts, runner, partition_size)
+        sent = send_texts(texts, runner, partition_size) if sent is None else sent
         handles = keywords_in_partitions(papers, sent, todo, params.top_keywords, runner)
     elif todo:
         # Computed once, before any partition: every slice is scored against the whole list.

@@ -84,9 +84,10 @@ class Stage:
 
 @dataclass
 class ClusterRun:
-    """A cluster (a runner that passes handles, lib.builder.cluster) the embed and project stages and
-    the shared phrase counts run on, the embedding and the counts in partitions of `partition_size`
-    papers (None: one); the build's value "cluster", else None."""
+    """A cluster (a runner that passes handles, lib.builder.cluster) the embed, project and topics
+    stages and the shared phrase counts run on, the embedding and the counts in partitions of
+    `partition_size` papers (None: one), and the build's texts there once sent; the build's value
+    "cluster", else None."""
 
     runner: Runner
     partition_size: int | None = None

@@ -1,6 +1,7 @@
 """A build's texts sent to a runner's workers once, a partition per task, where every partitioned
 step on a cluster (the keywords' rounds, the embedding, the shared phrase counts) reads them: sent
-once instead of once per step, and read where they went.
+once instead of once per step, and read where they went. The steps that read the whole list (the
+subfields, the topics) take them `joined` on a worker from there.
 
 A partition travels as a NumPy object array: Dask serializes a list of strings one string at a time.
 """
