@@ -44,7 +44,7 @@ class Tally(NamedTuple):
 
 
 def tally(keys: Sequence[object], counts: ArrayLike) -> Tally:
-    """A `Tally` of `keys` (strings or tuples) and their `counts`, a row of counts per key each."""
+    """A `Tally` of `keys` (strings or tuples) and their `counts`: a row per count, a column per key."""
     array = np.empty(len(keys), dtype=object)
     array[:] = list(keys)  # element by element: tuples stay keys, not rows
     return Tally(array, np.asarray(counts, dtype=np.int64))
