@@ -7,7 +7,9 @@ and phrases, each partition's counting done by its own task.
    numbered as the whole list first meets them, and each partition's columns among them;
 3. `renumbered`: a partition's counts in the list's columns, each row's entries ordered by column
    as the whole list's are (SciPy's canonical form), so the partitions' rows stacked in order are
-   the whole list's matrix, array for array.
+   the whole list's matrix, array for array;
+4. `stacked` (one task): those rows in order with the list's phrases, where the steps that take the
+   counts whole (subfields, topics) read them through `as_phrase_counts`.
 
 `lib.builder.phrase_partitions` runs the steps on a runner (a Dask cluster). What goes between
 tasks holds phrases as NumPy arrays, never as lists: Dask serializes a list of strings one string at
