@@ -17,15 +17,15 @@ from lib.stages.keywords import partitions as steps
 from lib.stages.load import load_papers
 
 
-def statistics_in_partitions(texts: list[str], size: int) -> tuple[steps.KeywordStatistics, list]:
-    """The rounds run here, a partition of `size` texts at a time: the statistics, and each partition's phrases."""
+def statistics_in_partitions(texts: list[str], size: int) -> steps.KeywordStatistics:
+    """The rounds run here, a partition of `size` texts at a time."""
     ranges = partition_ranges(len(texts), size)
     lexicon = steps.agree_lexicon(*[steps.first_counts(texts[a:b]) for a, b in ranges])
     units = [steps.partition_units(texts[a:b], lexicon) for a, b in ranges]
     roles = steps.agree_roles(*map(steps.role_counts, units))
     gerunds = steps.agree_gerunds(*[steps.gerund_counts(u, roles) for u in units])
     phrases = [steps.count_phrases(u, roles, gerunds) for u in units]
-    return steps.agree_statistics(len(texts), lexicon, roles, gerunds, *map(steps.totals_of, phrases)), phrases
+    return steps.agree_statistics(len(texts), lexicon, roles, gerunds, *map(steps.totals_of, phrases))
 
 
 def assert_same_statistics(got: steps.KeywordStatistics, expected: steps.KeywordStatistics) -> None:
@@ -49,14 +49,14 @@ def partitioned_keywords(texts: list[str], size: int) -> list[list[str]]:
 @pytest.mark.parametrize("size", [1, 5, 13, 1000])
 def test_partitions_give_the_whole_lists_statistics_and_keyphrases(size):
     texts = [f"{r['title']}. {r['abstract']}" for r in planted_records(12)]
-    assert_same_statistics(statistics_in_partitions(texts, size)[0], keyword_statistics(texts))
+    assert_same_statistics(statistics_in_partitions(texts, size), keyword_statistics(texts))
     assert partitioned_keywords(texts, size) == extract_keywords(texts, 10)
 
 
 def test_a_real_list_in_partitions_gets_the_whole_lists_keyphrases(shared_data):
     ijcai_texts = analysis_texts(load_papers(shared_data / "ijcai2023.json").papers)
     # Acronyms, verbs, gerunds and casing of a real list, decided from counts that 9 partitions each hold a share of.
-    assert_same_statistics(statistics_in_partitions(ijcai_texts, 97)[0], keyword_statistics(ijcai_texts))
+    assert_same_statistics(statistics_in_partitions(ijcai_texts, 97), keyword_statistics(ijcai_texts))
     assert partitioned_keywords(ijcai_texts, 97) == extract_keywords(ijcai_texts, 10)
 
 
@@ -68,7 +68,7 @@ def test_an_acronym_two_partitions_define_once_each_is_the_lists():
         "Deep graph neural networks (GNNs) oversmooth.",
         "GNNs scale to large graphs.",
     ]
-    statistics, _ = statistics_in_partitions(texts, 2)
+    statistics = statistics_in_partitions(texts, 2)
     assert statistics.acronyms == {"GNN": "graph neural network"}
     assert_same_statistics(statistics, keyword_statistics(texts))
     assert "graph neural network" in partitioned_keywords(texts, 2)[3]
@@ -86,7 +86,7 @@ def test_merged_tallies_add_counts_by_key_as_first_met():
 
 @pytest.mark.parametrize("texts", [["graph neural networks"], ["", "the of", "graph nets"], ["", ""]])
 def test_tiny_and_empty_partitions(texts):
-    assert_same_statistics(statistics_in_partitions(texts, 1)[0], keyword_statistics(texts))
+    assert_same_statistics(statistics_in_partitions(texts, 1), keyword_statistics(texts))
     assert partitioned_keywords(texts, 1) == extract_keywords(texts, 10)
 
 
