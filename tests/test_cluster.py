@@ -169,9 +169,6 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     # The texts went to the workers once, a partition per task, for the keywords, the embedding and the phrase counts.
     assert sum(name.startswith("held-") for name in names) == 8
     # The phrase counts stacked there, and the topics found and labelled there from them and the texts, joined once.
-    assert [sum(name.startswith(f"{task}-") for name in names) for task in ("stacked", "joined", "topics_of")] == [
-        1,
-        1,
-        1,
-    ]
+    once = ("stacked", "joined", "topics_of")
+    assert [sum(name.startswith(f"{task}-") for name in names) for task in once] == [1, 1, 1]
     assert on_workers == built("one-process")
