@@ -65,17 +65,20 @@ def search_example(papers: pd.DataFrame) -> str:
     phrases ("neural networks") are passed over.
     """
     keywords = [[str(k).casefold() for k in ks] for ks in papers["keywords"]] if "keywords" in papers else []
-    phrases = Counter(k for ks in keywords for k in set(ks) if len(k.split()) > 1 and not is_field_phrase(k))
+    # Counted first, then judged once per distinct phrase or word: a corpus repeats them thousands of times.
+    counted = Counter(k for ks in keywords for k in set(ks) if len(k.split()) > 1)
+    phrases = {k: n for k, n in counted.items() if not is_field_phrase(k)}
     if not phrases:
         return ""
     phrase = min(phrases, key=lambda p: (-phrases[p], p))  # the commonest; ties by spelling, so it never varies
-    words = Counter(
+    beside = Counter(
         word
         for ks in keywords
         if phrase in ks
         for word in {w for k in ks if k != phrase for w in k.split()}
-        if word not in phrase.split() and len(word) > 3 and not is_field_phrase(word)
+        if word not in phrase.split() and len(word) > 3
     )
+    words = {w: n for w, n in beside.items() if not is_field_phrase(w)}
     if not words:
         return f'"{phrase}"'
     return f'{min(words, key=lambda w: (-words[w], w))} "{phrase}"'
