@@ -15,7 +15,9 @@ from lib.views.edition_changes import topic_lift
 from lib.views.map.figure import REGION_CHOICES, map_figure
 from lib.views.map.page import (
     action_line,
+    drawn_line,
     export_notes,
+    highlighted_ids,
     listed_papers,
     map_focus,
     map_highlight,
@@ -83,17 +85,23 @@ def topic_map() -> None:
 
     paper_id = ui_state.url_paper(papers)
 
+    # A large map draws part of its papers (lib.views.map.detail): those of the reader's view, and the marked ones.
+    marked = highlighted_ids(map_highlight(query, found, similar, paper_id))
+    drawing = ui_state.map_drawing(
+        view.map_dir, papers, shown, ui_state.chart_view(st.session_state.get("map")), marked
+    )
+
     def drawn(ringed: str | None, clickable: bool = True, webgl: bool | None = None, by_row: bool = False) -> go.Figure:
         return map_figure(
-            shown,
+            drawing.shown,
             color_by,
             ui_state.label_column(labels),
-            context=papers,
+            context=drawing.context,
             height=ui_state.MAP_HEIGHT_HINT,
             width_hint=ui_state.MAP_WIDTH_HINT,
             highlight=map_highlight(query, found, similar, ringed),
             hover=None
-            if by_row
+            if by_row or drawing.whole is not None
             else ui_state.cached_map_hover(view.map_dir, clickable),  # the chart's papers carry theirs
             regions=regions == "shown",
             region_shapes=ui_state.cached_map_regions(view.map_dir),  # the labels sit on them, drawn or not
@@ -108,6 +116,8 @@ def topic_map() -> None:
             # An edition's step keeps the map's labels; its topics' regions light up or fade by its share of them.
             labelled=None if view.filters.zooms() else papers,
             region_strength=None if view.filters.zooms() or not view.filters.active() else topic_lift(shown, papers),
+            density=drawing.density,
+            counted=drawing.whole,
         )
 
     # The open paper's ring is drawn over the chart by its script, so a click leaves the figure as
@@ -115,16 +125,19 @@ def topic_map() -> None:
     with st.container(key=ui_state.MAP_FRAME_KEY):
         selected = ui_state.map_chart(
             drawn(None, webgl=True, by_row=True),  # updated in place: WebGL redraws faster than SVG at any size
-            ui_state.cached_map_points(view.map_dir),
+            drawing.points,
             key="map",
             frame=f".st-key-{ui_state.MAP_FRAME_KEY}",
             on_click=ui_state.open_paper,
             ring=paper_spot(papers, paper_id),
             config={"scrollZoom": False, "displaylogo": False},  # the wheel scrolls the page, as a presenter expects
+            selectable=drawing.whole,  # a box or lasso on a map drawn in part lists every paper inside it
+            selection_key=drawing.selection_key,
         )
-        if selected:
+        note = selection_line(len(selected)) or drawn_line(len(drawing.shown), len(shown), drawing.view_complete)
+        if note:
             with st.container(key=ui_state.MAP_NOTE_KEY):  # over the chart's top edge, out of the layout's flow
-                st.markdown(selection_line(len(selected)))
+                st.markdown(note)
     st.download_button(
         "Download this view as an interactive HTML file",
         data=lambda: exports.map_html(

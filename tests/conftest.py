@@ -176,10 +176,8 @@ def map_chart_data(app) -> dict:
     from lib.views.map.points import with_points
 
     data = json.loads(map_chart_element(app).proto.json)
-    [points] = [
-        c.proto.bytes for c in app.get("bidi_component") if c.proto.component_name.endswith("papermap_map_points")
-    ]
-    return {**data, "figure": with_points(json.loads(data["figure"]), points)}
+    parts = [c.proto.bytes for c in app.get("bidi_component") if c.proto.component_name.endswith("papermap_map_points")]
+    return {**data, "figure": with_points(json.loads(data["figure"]), *parts)}
 
 
 def map_chart_element(app):

@@ -521,7 +521,8 @@ def test_labels_keep_off_the_searched_papers_at_any_zoom_and_points_grow_zoomed_
 
 def test_the_charts_script_reads_the_points_as_the_format_module_does(browser):
     """One format (lib.views.map.points): the bytes the chart's JavaScript decodes and draws by row
-    are the figure `with_points` gives in Python, for a figure with rows, a mask and colour runs."""
+    are the figure `with_points` gives in Python, for a figure with rows, a mask and colour runs,
+    from one part of points or from two whose rows run on (a large map's, `map_drawing`)."""
     import base64
     import json
 
@@ -533,20 +534,26 @@ def test_the_charts_script_reads_the_points_as_the_format_module_does(browser):
     from lib.views.map.points import map_points, with_points
 
     table = table_with_untrusted_title()
-    points = map_points(table, hover_labels(table))
+    hover = hover_labels(table)
     part = table[table["subfield"].isin(["Subfield 1", "Subfield 4"])]
     figure = map_figure(part, "subfield", context=table, highlight={"open paper": ["p1"]}, by_row=True).to_json()
     tab = browser.new_page()
     tab.set_content("<html><body></body></html>")
-    drawn = tab.evaluate(
-        "async ([script, bytes, figure]) => {"
-        " const read = new Function(script + '; return { decodePoints, withPoints };')();"
-        " const data = Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0));"
-        " const drawn = read.withPoints(JSON.parse(figure), await read.decodePoints(data));"
-        " for (const trace of drawn.data) for (const k of ['x', 'y']) if (trace[k]) trace[k] = Array.from(trace[k]);"
-        " return drawn; }",
-        [_POINTS_JS, base64.b64encode(points).decode(), figure],
-    )
+    for parts in ([map_points(table, hover)], [map_points(table[:7], hover), map_points(table[7:], hover)]):
+        drawn = tab.evaluate(
+            "async ([script, parts, figure]) => {"
+            " const read = new Function(script + '; return { decodePoints, joinedPoints, withPoints };')();"
+            " const decoded = await Promise.all(parts.map((bytes) =>"
+            "   read.decodePoints(Uint8Array.from(atob(bytes), (c) => c.charCodeAt(0)))));"
+            " const drawn = read.withPoints(JSON.parse(figure), read.joinedPoints(decoded));"
+            " for (const trace of drawn.data) for (const k of ['x', 'y']) if (trace[k]) trace[k] = Array.from(trace[k]);"
+            " return drawn; }",
+            [_POINTS_JS, [base64.b64encode(p).decode() for p in parts], figure],
+        )
+        assert any("marker" in trace and isinstance(trace["marker"].get("color"), list) for trace in drawn["data"])
+        assert (
+            plain(drawn)
+            == plain(with_points(json.loads(figure), *parts))
+            == plain(with_points(json.loads(figure), map_points(table, hover)))
+        )
     tab.close()
-    assert any("marker" in trace and isinstance(trace["marker"].get("color"), list) for trace in drawn["data"])
-    assert plain(drawn) == plain(with_points(json.loads(figure), points))

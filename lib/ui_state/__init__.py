@@ -2,10 +2,10 @@
 
 One module per concern: `source` (the map of the chosen data set, built and read), `view` (what
 every page draws from), `url_widgets` (widgets kept in the URL), `sidebar` (the facet filters),
-`table_config` (how tables look), `map_view`, `map_chart` (the map page's chart), `data_sets`, `reading` (reading lists),
-`presenting` (presentation mode), `list_editing` (the reading-lists page's edits), `members`
-(who may edit, and the member's name), `profile`
-(papers for me) and `breakdown_links`. Pages use them as `ui_state.<name>`.
+`table_config` (how tables look), `map_view`, `map_chart` (the map page's chart), `map_drawing`
+(the papers it draws), `data_sets`, `reading` (reading lists), `presenting` (presentation mode),
+`list_editing` (the reading-lists page's edits), `members` (who may edit, and the member's name),
+`profile` (papers for me) and `breakdown_links`. Pages use them as `ui_state.<name>`.
 """
 
 from .breakdown_links import (
@@ -48,7 +48,8 @@ from .list_editing import (
     rename_to_typed,
     sort_control,
 )
-from .map_chart import FULLSCREEN, clicked_paper, drawn_selection, figure_revision, map_chart
+from .map_chart import FULLSCREEN, chart_view, clicked_paper, drawn_selection, figure_revision, map_chart
+from .map_drawing import MapDrawing, map_drawing
 from .map_view import (
     LABEL_CHOICES,
     MAP_FRAME_KEY,
@@ -157,6 +158,7 @@ __all__ = [
     "MAP_NOTE_KEY",
     "MAP_TITLE_KEY",
     "MAP_WIDTH_HINT",
+    "MapDrawing",
     "MAX_PROFILE_FILE_MB",
     "MEMBER_NAME_KEY",
     "NEW_LIST",
@@ -188,6 +190,7 @@ __all__ = [
     "change_lists",
     "chosen_source",
     "clickable_chart",
+    "chart_view",
     "clicked_paper",
     "colour_choices",
     "conference_label",
@@ -209,6 +212,7 @@ __all__ = [
     "load_report",
     "map_button",
     "map_chart",
+    "map_drawing",
     "map_page_style",
     "may_edit",
     "may_open",

@@ -12,24 +12,31 @@ as HTML.
 
 The map's papers (places, ids, hover: `lib.views.map.points`) go in an element of their own that is
 the same on every run, so Streamlit sends it to a browser once (its message cache, keyed by the
-element's hash) and the browser decodes it once; each figure names its points by row.
+element's hash) and the browser decodes it once; each figure names its points by row. A large map
+drawn in part (`lib.ui_state.map_drawing`) sends a second element with the papers its view adds,
+its rows following the first's.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+import pandas as pd
 import plotly
 import plotly.graph_objects as go
 import streamlit as st
 import streamlit.components.v1 as components_v1
 
+from lib.views.map.detail import Area, in_lasso
 from lib.views.map.points import LAYOUT as POINTS_LAYOUT
 from lib.views.map.points import points_key
 from lib.views.map.script import MAP_SCRIPT_JS
+
+logger = logging.getLogger(__name__)
 
 # Streamlit serves a declared component's folder at /component/<module>.<name>/: this one is the
 # plotly package's own, whose plotly.min.js is the version the Python side writes figures for.
@@ -92,13 +99,34 @@ def figure_revision(figure_json: str, points: str = "") -> str:
     return hashlib.blake2b((points + figure_json).encode(), digest_size=12).hexdigest()
 
 
-def drawn_selection(state: object, revision: str) -> tuple[str, ...]:
+def drawn_selection(state: object, revision: str, papers: pd.DataFrame | None = None) -> tuple[str, ...]:
     """The paper ids inside the box or lasso in `map_chart`'s `state` (its session state value),
-    when it was drawn on the figure `revision`; () for none."""
+    when it was drawn on the figure `revision`; () for none. Those of the points drawn, or with
+    `papers` (a map drawn in part: its shown papers), those of `papers` inside the box or lasso
+    itself, in their order."""
     drawn = state.get("selection") if isinstance(state, Mapping) else None
     if not isinstance(drawn, Mapping) or drawn.get("revision") != revision:
         return ()
-    return tuple(str(paper_id) for paper_id in drawn.get("ids") or ())
+    if papers is None:
+        return tuple(str(paper_id) for paper_id in drawn.get("ids") or ())
+    box, lasso = Area.of(drawn.get("range")), drawn.get("lasso")
+    if box is not None:
+        inside = box.holds(papers)
+    elif isinstance(lasso, Mapping) and isinstance(lasso.get("x"), list) and isinstance(lasso.get("y"), list):
+        try:
+            inside = in_lasso(papers, lasso["x"], lasso["y"])
+        except (TypeError, ValueError) as error:  # a browser's message: refused, said in the log
+            logger.warning("a lasso selection was refused: %s", error)
+            return ()
+    else:
+        return ()
+    return tuple(papers["paper_id"][inside].astype(str))
+
+
+def chart_view(state: object) -> Area | None:
+    """The part of the map the reader's chart shows, as its `state` last reported it (a map drawn in
+    part reports its view after each zoom or pan), or None before any."""
+    return Area.of(state.get("view")) if isinstance(state, Mapping) else None
 
 
 def clicked_paper(state: object) -> str | None:
@@ -115,37 +143,48 @@ def _plotly_url() -> str:
 
 def map_chart(
     figure: go.Figure,
-    points: bytes,
+    points: Sequence[bytes],
     key: str,
     frame: str,
     on_click: Callable[[str], None],
     ring: Sequence[float] | None = None,
     config: Mapping[str, object] | None = None,
+    selectable: pd.DataFrame | None = None,
+    selection_key: str = "",
 ) -> tuple[str, ...]:
-    """Draw `figure` (a `map_figure(by_row=True)` of the papers in `points`, `map_points`) as the page's
-    map, updated in place on later runs (see the module's doc), filling the container `frame` (a CSS
-    selector: the fullscreen button shows it alone), with the open paper at map position `ring` (x, y)
-    ringed. A click on a paper calls `on_click(paper_id)` before the rerun, so the run that follows
-    already shows it. Returns the ids inside the reader's box or lasso."""
-    _map_points(key=key + _POINTS_KEY_SUFFIX, data=points, height=0)
+    """Draw `figure` (a `map_figure(by_row=True)` of the papers in `points`, `map_points` in parts whose
+    rows run on from one part to the next) as the page's map, updated in place on later runs (see
+    the module's doc), filling the container `frame` (a CSS selector: the fullscreen button shows it
+    alone), with the open paper at map position `ring` (x, y) ringed. A click on a paper calls
+    `on_click(paper_id)` before the rerun, so the run that follows already shows it. Returns the
+    ids inside the reader's box or lasso: of the papers drawn, or with `selectable` (a map drawn in
+    part: every shown paper), of those; the chart then reports the reader's view after each zoom or
+    pan (`chart_view`), for the next run to draw its papers. A box or lasso holds while the figure
+    is the same, or with a `selection_key` while the key is."""
+    for number, part in enumerate(points):
+        _map_points(key=f"{key}{_POINTS_KEY_SUFFIX}-{number}", data=part, height=0)
     figure_json = figure.to_json()
-    revision = figure_revision(figure_json, points_key(points))
+    keys = [points_key(part) for part in points]
+    revision = figure_revision(figure_json, "".join(keys))
     state = _map_chart(
         key=key,
         data={
             "figure": figure_json,
-            "points": points_key(points),
+            "points": keys,
             "revision": revision,
             "ring": [float(ring[0]), float(ring[1])] if ring is not None else None,
             "config": dict(config or {}),
             "frame": frame,
             "plotly": _plotly_url(),
+            "reportsView": selectable is not None,
+            "selectionKey": selection_key,
         },
         height="stretch",
         on_click_change=lambda: _report_click(key, on_click),
         on_selection_change=lambda: None,  # a state only a callback names reaches the result
+        on_view_change=lambda: None,
     )
-    return drawn_selection(state, revision)
+    return drawn_selection(state, selection_key or revision, selectable)
 
 
 def _report_click(key: str, on_click: Callable[[str], None]) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import plotly.graph_objects as go
 import streamlit as st
 
+from lib.views.map.detail import is_large
 from lib.views.slide_map import RingPlace, slide_backdrop
 
 from .map_view import cached_map_hover
@@ -129,7 +130,8 @@ def slide_ring(place: RingPlace | None) -> None:
 # step; it is only read (st.plotly_chart serialises a copy), never changed.
 @st.cache_resource(show_spinner=False, max_entries=4)
 def slide_map(map_dir: str) -> go.Figure:
-    """`lib.views.slide_map.slide_backdrop` of the whole map in `map_dir`, built once per map."""
-    return slide_backdrop(
-        read_map(map_dir)[0], SLIDE_MAP_HEIGHT, SLIDE_MAP_WIDTH, hover=cached_map_hover(map_dir, clickable=False)
-    )
+    """`lib.views.slide_map.slide_backdrop` of the whole map in `map_dir`, built once per map (a large
+    map's hover for its drawn sample only)."""
+    papers = read_map(map_dir)[0]
+    hover = None if is_large(papers) else cached_map_hover(map_dir, clickable=False)
+    return slide_backdrop(papers, SLIDE_MAP_HEIGHT, SLIDE_MAP_WIDTH, hover=hover)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
+from lib.views.map.detail import draw_ranks, is_large, map_sample
 from lib.views.map.figure import map_figure
 from lib.views.map.stacks import marker_size
 
@@ -38,31 +39,39 @@ class RingPlace:
 
 
 def slide_backdrop(papers: pd.DataFrame, height: int, width_hint: int, hover: pd.DataFrame | None = None) -> go.Figure:
-    """The whole map `papers` coloured by subfield with its topics labelled, no legend, for a slide.
+    """The whole map `papers` coloured by subfield with its topics labelled, no legend, for a slide;
+    a large map (`lib.views.map.detail`) as its sample over the density of all its papers.
 
     `height` and `width_hint` are the size labels are spaced for (the smallest the slide draws it);
     `hover` is `hover_labels(papers)` when already made. It cannot be dragged or zoomed (the ring
     over it would be left behind) and fills whatever box it is drawn in: its axes' ranges are fixed
     and nothing keeps its aspect, so `ring_place` can say where a paper is in that box.
     """
+    drawn, density = papers, None
+    if is_large(papers):
+        drawn = papers.iloc[map_sample(papers, draw_ranks(len(papers)))]
+        density = papers
     figure = map_figure(
-        papers,
+        drawn,
         "subfield",
         "topic_label",
-        context=papers,
+        context=drawn,
         height=height,
         width_hint=width_hint,
         legend=False,
         hover=hover,
+        labelled=papers,
+        density=density,
     )
-    figure.update_traces(marker_size=marker_size(len(papers)) * POINTS_SCALE)
+    size = marker_size(len(drawn)) * POINTS_SCALE
+    figure.update_traces(marker_size=size, selector=lambda trace: trace.type.startswith("scatter"))
     figure.update_xaxes(fixedrange=True)
     # No equal units here (the map page has them): Plotly would widen a range to keep them, and the
     # ring, placed by the declared ranges, would land off its paper.
     figure.update_yaxes(fixedrange=True, scaleanchor=None, scaleratio=None)
     # Streamlit hands the browser the figure afresh at every step; an unchanged datarevision tells
     # Plotly its points are the same ones, so it does not compute them all again.
-    revision = hashlib.sha1("\n".join(papers["paper_id"].astype(str)).encode()).hexdigest()
+    revision = hashlib.sha1("\n".join(drawn["paper_id"].astype(str)).encode()).hexdigest()
     return figure.update_layout(dragmode=False, datarevision=revision)
 
 

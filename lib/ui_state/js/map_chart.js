@@ -1,5 +1,18 @@
 const ids = (points) => [...new Set((points || []).map((p) => p.customdata).filter((id) => id !== undefined && id !== null))];
 
+// A map drawn in part draws the papers of the reader's view on the next run: the view is reported
+// once a zoom or pan has settled or a figure moved it, and only when it changed (a selection
+// relayouts too); the whole map's view, which the first run draws, is not reported at first.
+const reportView = (host, state, setStateValue) => {
+    if (!state.reportsView || !host._fullLayout) return;
+    const { xaxis, yaxis } = host._fullLayout;
+    const view = JSON.stringify({ x: xaxis.range, y: yaxis.range });
+    const full = ((host.layout && host.layout.meta) || {})[PAPERMAP_MAP_SETTINGS.META] || [];
+    if (view === (state.view || JSON.stringify({ x: full.slice(0, 2), y: full.slice(2) }))) return;
+    state.view = view;
+    setStateValue("view", JSON.parse(view));
+};
+
 export default function ({ data, parentElement, setStateValue, setTriggerValue }) {
     let host = parentElement.querySelector(".papermap-chart");
     if (!host) {
@@ -10,9 +23,12 @@ export default function ({ data, parentElement, setStateValue, setTriggerValue }
     }
     const state = host.__state;
     state.ring = data.ring;
+    state.reportsView = data.reportsView;
+    state.selectionKey = data.selectionKey;
     const frame = host.closest(data.frame) || host;
     if (!host._fullLayout) host.textContent = "Loading the map…";
-    const points = pointsEntry(data.points).promise;
+    // The rows of a figure run through its parts of points in turn.
+    const points = Promise.all(data.points.map((key) => pointsEntry(key).promise)).then(joinedPoints);
     state.drawing = state.drawing.then(() => Promise.all([plotlyReady(data.plotly), points])).then(([Plotly, papers]) => {
         if (state.revision === data.revision) return;
         const figure = withPoints(JSON.parse(data.figure), papers);
@@ -39,13 +55,23 @@ export default function ({ data, parentElement, setStateValue, setTriggerValue }
             });
             host.on("plotly_selected", (event) => {
                 const chosen = event && (event.range ? "box" : event.lassoPoints ? "lasso" : null);
-                setStateValue("selection", chosen ? { revision: state.revision, kind: chosen, ids: ids(event.points) } : null);
+                // A map drawn in part selects from every paper inside the box or lasso, on the server.
+                const area = !state.reportsView ? {} : chosen === "box" ? { range: event.range } : { lasso: event.lassoPoints };
+                const drawnOn = state.selectionKey || state.revision;  // what the selection holds for
+                setStateValue("selection", chosen ? Object.assign({ revision: drawnOn, kind: chosen, ids: state.reportsView ? [] : ids(event.points) }, area) : null);
+            });
+            host.on("plotly_relayout", () => {
+                clearTimeout(state.viewTimer);
+                state.viewTimer = setTimeout(() => reportView(host, state, setStateValue), 400);
             });
             host.on("plotly_deselect", () => setStateValue("selection", null));
             const resize = () => host.isConnected ? Plotly.Plots.resize(host) : document.removeEventListener("fullscreenchange", resize);
             document.addEventListener("fullscreenchange", resize);
         });
-    }).then(() => state.script && state.script.refresh()).catch((error) => {
+    }).then(() => {
+        if (state.script) state.script.refresh();
+        reportView(host, state, setStateValue);  // a new figure may have moved the view (a filter's zoom)
+    }).catch((error) => {
         // Before a first plot (plotly.js did not load) the reader sees why; after it, the plot stays.
         if (!host._fullLayout) host.textContent = String(error.message || error);
         console.error(error);

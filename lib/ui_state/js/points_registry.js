@@ -1,6 +1,12 @@
+// The last few maps' points by key, the most recently asked for last: a large map's points that stay
+// the same at every view outlive the parts its views add.
 const pointsEntry = (key) => {
     const registry = window.__papermapPoints = window.__papermapPoints || new Map();
-    if (!registry.has(key)) {
+    if (registry.has(key)) {
+        const entry = registry.get(key);
+        registry.delete(key);
+        registry.set(key, entry);
+    } else {
         let resolve, reject;
         const promise = new Promise((done, fail) => { resolve = done; reject = fail; });
         registry.set(key, { promise, resolve, reject, decoding: false });
@@ -19,6 +25,18 @@ const decodePoints = async (bytes) => {
     for (const name of COORDINATES) { points[name] = new Float32Array(body, offset, n); offset += 4 * n; }
     const text = JSON.parse(new TextDecoder().decode(new Uint8Array(body, offset)));
     for (const name of Object.keys(TEXTS)) points[name] = text[name];
+    return points;
+};
+// Parts of points as one, their rows in turn.
+const joinedPoints = (parts) => {
+    if (parts.length === 1) return parts[0];
+    const points = { n: parts.reduce((total, part) => total + part.n, 0) };
+    for (const name of PAPERMAP_POINTS.COORDINATES) {
+        points[name] = new Float32Array(points.n);
+        let offset = 0;
+        for (const part of parts) { points[name].set(part[name], offset); offset += part.n; }
+    }
+    for (const name of Object.keys(PAPERMAP_POINTS.TEXTS)) points[name] = parts.flatMap((part) => part[name]);
     return points;
 };
 // A figure's traces name their papers by row: give them their places, ids, titles and hover, and colours.

@@ -12,12 +12,14 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from lib.views.map.colours import PARENTS, category_colours
+from lib.views.map.detail import density_trace
 from lib.views.map.labels import FEW_SHOWN, LABEL_LEVELS, label_annotations
 from lib.views.map.ranges import map_ranges, map_regions, view_ranges
 from lib.views.map.regions import Region
 from lib.views.map.stacks import marker_opacity, suggested_marker_size
 from lib.views.map.traces import (
     HIGHLIGHT_COLOURS,
+    DrawingUnit,
     PointSource,
     TraceStyle,
     backdrop_traces,
@@ -81,6 +83,8 @@ def map_figure(
     label_marks: Mapping[str, str] | None = None,
     labelled: pd.DataFrame | None = None,
     region_strength: Mapping[str, float] | None = None,
+    density: pd.DataFrame | None = None,
+    counted: pd.DataFrame | None = None,
 ) -> go.Figure:
     """Scatter of `papers` on the map, one trace per value of `color_by` (per area for subfields);
     WebGL when `webgl`, SVG when False, by default by the map's size (`point_trace_type`).
@@ -102,6 +106,9 @@ def map_figure(
       colouring by topic, each as strong as its `region_strength` (`region_traces`). `region_shapes` (`map_regions(context)`), `hover`
       (`hover_labels(context)`) and `colours` (`category_colours(context, color_by)`) may come
       computed beforehand, once per map; by default they are computed here.
+    - `density`: papers whose density is drawn in grey under the points (`density_trace`): every
+      shown paper, when `context` is the part of a large map that is drawn (`lib.views.map.detail`).
+      `counted`: the papers the legend counts, default `papers` (every shown paper, for such a map).
 
     Sized for the wire: coordinates as float32, each point its id and hover text only
     (`HOVER_TEMPLATE`). With `by_row` the points traces name their papers by row of `context` and
@@ -112,21 +119,16 @@ def map_figure(
     colours = category_colours(context, color_by) if colours is None else colours
     # By the whole map's size, so a filter never changes the renderer.
     kind = point_trace_type(len(context)) if webgl is None else "scattergl" if webgl else "scatter"
-    # The papers shown set the points' size and opacity (a filter to a few makes them big and solid);
-    # the whole map sets the backdrop's, so it stays put.
-    size, opacity = suggested_marker_size(papers, context), marker_opacity(len(papers))
-    traces = backdrop_traces(papers, context, kind, by_row)
-    units = drawing_units(papers, context, color_by, colours)
+    units = drawing_units(papers, context, color_by, colours, counted)
     by_parent = not legend_fits(units, height - PLOT_TOP_PX - MODE_BAR_PX)
-    source = PointSource.of(papers, context, hover, by_row)
-    traces += category_traces(units, colours, by_parent, TraceStyle(kind, size, opacity), source)
-    for (name, marked_ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
-        traces += highlight_traces(context, marked_ids, name, colour, TraceStyle(kind, size, 1.0), hover, by_row)
+    traces = _point_traces(papers, context, units, colours, by_parent, kind, hover, by_row, highlight)
     focused = papers if focus is None else context[in_ids(context["paper_id"], focus)]
     all_shapes = map_regions(context) if region_shapes is None else region_shapes
     whole = map_ranges(context, all_shapes)  # holds them, drawn or not: showing them never moves the map
     x_range, y_range, revision = view_ranges(focused, context, zoom, plot_aspect(width_hint, height), whole)
     shapes: Sequence[Region] = all_shapes if regions or labels == "topic_label" else ()  # labels sit on them
+    if density is not None:
+        traces = [density_trace(density, *whole)] + traces
     if regions:
         # Under everything: the eye finds the regions first, and they never hide a point.
         traces = region_traces(shapes, colours if color_by == "topic_label" else None, region_strength) + traces
@@ -140,6 +142,30 @@ def map_figure(
     # Unvalidated: every trace and layout key here is fixed by this module and its tests, and
     # validating some 90 traces and the layout is most of the build, on every rerun.
     return go.Figure(data=traces, layout=layout, _validate=False)
+
+
+def _point_traces(
+    papers: pd.DataFrame,
+    context: pd.DataFrame,
+    units: list[DrawingUnit],
+    colours: Mapping[str, str],
+    by_parent: bool,
+    kind: str,
+    hover: pd.DataFrame | None,
+    by_row: bool,
+    highlight: Mapping[str, Collection[str]] | None,
+) -> list[dict]:
+    """`map_figure`'s points: the backdrop of `context`, `papers` by their drawing `units`, then the
+    `highlight` layers on top, as Plotly traces of `kind`."""
+    # The papers shown set the points' size and opacity (a filter to a few makes them big and solid);
+    # the whole map sets the backdrop's, so it stays put.
+    size, opacity = suggested_marker_size(papers, context), marker_opacity(len(papers))
+    traces = backdrop_traces(papers, context, kind, by_row)
+    source = PointSource.of(papers, context, hover, by_row)
+    traces += category_traces(units, colours, by_parent, TraceStyle(kind, size, opacity), source)
+    for (name, marked_ids), colour in zip((highlight or {}).items(), HIGHLIGHT_COLOURS * len(highlight or {})):
+        traces += highlight_traces(context, marked_ids, name, colour, TraceStyle(kind, size, 1.0), hover, by_row)
+    return traces
 
 
 def _check_choices(color_by: str, labels: str | None) -> None:

@@ -26,6 +26,11 @@ def map_highlight(
     return highlight
 
 
+def highlighted_ids(highlight: Mapping[str, Collection[str]]) -> set[str]:
+    """Every paper id of `map_highlight`'s layers: the papers a large map draws whatever their rank."""
+    return {paper_id for ids in highlight.values() for paper_id in ids}
+
+
 def map_focus(found: pd.DataFrame | None, similar: pd.DataFrame | None) -> list[str] | None:
     """The papers the map's view goes to (`map_figure(focus=...)`): a search's matches and the papers
     most similar to a text; None, the papers shown, without either or when they hold no paper."""
@@ -86,3 +91,14 @@ def selection_line(drawn: int) -> str:
     if not drawn:
         return ""
     return f"**{drawn:,} paper{'s' if drawn > 1 else ''} in the box or lasso**, listed below the map."
+
+
+def drawn_line(drawn: int, shown: int, view_complete: bool) -> str:
+    """The line over the map of a large map drawn in part (Markdown): how many of the `shown` papers
+    are drawn and, unless the view's papers are all drawn (`view_complete`), that zooming in draws
+    every paper of a view; "" when every shown paper is drawn."""
+    if drawn >= shown:
+        return ""
+    if view_complete:
+        return f"{drawn:,} of {shown:,} papers drawn: every paper in this view."
+    return f"{drawn:,} of {shown:,} papers drawn over the density of all: zoom in to see every paper of a view."

@@ -23,6 +23,7 @@ import gzip
 import hashlib
 import json
 import struct
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -82,11 +83,23 @@ def read_points(points: bytes) -> dict[str, Any]:
     return {**read, **json.loads(body[offset:])}
 
 
-def with_points(figure: dict, points: bytes) -> dict:
+def joined_points(parts: Sequence[bytes]) -> dict[str, Any]:
+    """`read_points` of several parts of `map_points` as one, their rows in turn (a large map's
+    points in the chart: the same at every view, then those the view adds)."""
+    read = [read_points(part) for part in parts]
+    joined: dict[str, Any] = {"n": sum(part["n"] for part in read)}
+    for name in COORDINATES:
+        joined[name] = np.concatenate([part[name] for part in read])
+    for name in TEXTS:
+        joined[name] = [value for part in read for value in part[name]]
+    return joined
+
+
+def with_points(figure: dict, *parts: bytes) -> dict:
     """A `map_figure(by_row=True)` figure (as a dict) as the chart draws it: each trace's rows
-    replaced by their papers' coordinates and texts from `points`, its colour runs by one colour a
-    point; the trace's `meta` removed. Changes and returns `figure`."""
-    papers = read_points(points)
+    replaced by their papers' coordinates and texts from `parts` (`map_points`, rows in turn), its
+    colour runs by one colour a point; the trace's `meta` removed. Changes and returns `figure`."""
+    papers = joined_points(parts)
     for trace in figure["data"]:
         meta = trace.pop("meta", {})
         rows = meta.get(ROWS)

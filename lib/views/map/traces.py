@@ -107,19 +107,27 @@ def backdrop_traces(papers: pd.DataFrame, context: pd.DataFrame, kind: str, by_r
 
 
 def drawing_units(
-    papers: pd.DataFrame, context: pd.DataFrame, color_by: str, colours: Mapping[str, str]
+    papers: pd.DataFrame,
+    context: pd.DataFrame,
+    color_by: str,
+    colours: Mapping[str, str],
+    counted: pd.DataFrame | None = None,
 ) -> list[DrawingUnit]:
     """The traces of `papers` coloured by `color_by`: one per value, except that a subfield's points
     join its area's one trace (a fine topic's its coarse topic's), each point in its own shade.
+    The legend names give the counts of `counted` (default `papers`: a large map draws a part of
+    the papers it counts).
 
     Some 90 traces become about ten, which the browser draws markedly faster; the hover still names
     the subfield. Values past the palette fold into Other; Unassigned and (none) keep their names,
     in grey; grey units come first, so coloured points are drawn over them, then the legend's order.
     """
     values = category_values(papers, color_by)
-    kept = {v for v in values.unique() if colours.get(v, NEUTRAL) != NEUTRAL or v in (NONE, UNASSIGNED)}
+    kept = {v for v in values.unique() if _keeps_name(v, colours)}
     lumped = values.where(values.isin(kept), OTHER).to_numpy()
     rows_of = pd.Series(np.arange(len(papers))).groupby(lumped, sort=False).indices  # value -> rows, in one pass
+    counts = (values if counted is None else category_values(counted, color_by)).value_counts()
+    counts = counts.groupby([v if _keeps_name(v, colours) else OTHER for v in counts.index]).sum()
     grey = [OTHER, NONE, UNASSIGNED]
     order = grey + [v for v in colours if v not in grey]
     parent = PARENTS.get(color_by)
@@ -130,7 +138,7 @@ def drawing_units(
             {"child": category_values(context, color_by), "parent": category_values(context, parent)}
         ).drop_duplicates()
         parent_of = {c: p for c, p in zip(pairs["child"], pairs["parent"]) if p not in (NONE, UNASSIGNED)}
-        in_parent = category_values(papers, parent).value_counts()
+        in_parent = category_values(papers if counted is None else counted, parent).value_counts()
     units: list[DrawingUnit] = []
     for value in order:
         rows = rows_of.get(value)
@@ -138,7 +146,7 @@ def drawing_units(
             continue
         group = parent_of.get(value, "")
         if not group:
-            units.append(DrawingUnit("", legend_name(value, len(rows)), rows, [(value, len(rows))]))
+            units.append(DrawingUnit("", legend_name(value, int(counts.get(value, 0))), rows, [(value, len(rows))]))
         elif units and units[-1].group == group:
             last = units[-1]
             units[-1] = last._replace(rows=np.concatenate([last.rows, rows]), runs=[*last.runs, (value, len(rows))])
@@ -146,6 +154,11 @@ def drawing_units(
             title = legend_name(group, int(in_parent.get(group, 0)))
             units.append(DrawingUnit(group, title, rows, [(value, len(rows))]))
     return units
+
+
+def _keeps_name(value: str, colours: Mapping[str, str]) -> bool:
+    """Whether the points of `value` keep its name in the legend, rather than fold into Other."""
+    return colours.get(value, NEUTRAL) != NEUTRAL or value in (NONE, UNASSIGNED)
 
 
 def legend_fits(units: Sequence[DrawingUnit], plot_height: float) -> bool:
