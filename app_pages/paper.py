@@ -11,7 +11,7 @@ from lib.views.tables import paper_facts, paper_links
 SIMILAR = 10
 
 view = ui_state.current_view()
-paper_id = ui_state.url_paper_choice(view.papers)
+paper_id = ui_state.url_paper_choice(view.papers, view.map_dir)
 
 
 if paper_id is None:

@@ -112,3 +112,21 @@ def test_similar_to_a_text_ranks_the_matching_topic_first(app_env):
     assert len(found) == 10 and all(b.key.startswith("text-bandits-") for b in found)
     found[0].click().run()
     assert app.query_params["paper"] in (found[0].key.removeprefix("text-"), [found[0].key.removeprefix("text-")])
+
+
+def test_a_large_maps_picker_lists_the_papers_its_search_finds_not_every_title(app_env, monkeypatch):
+    from lib.views.map import detail
+
+    monkeypatch.setattr(detail, "LARGE_MAP", 20)  # the 36 planted papers make a large map
+    app = paper_page()
+    assert app.selectbox(key="paper_choice").options == []  # no title is sent before a search
+    title = next(r["title"] for r in app_env if r["id"] == "bandits-0")
+    app.text_input(key="paper_query").input(f'"{title}"').run()
+    assert title in app.selectbox(key="paper_choice").options and any("papers found" in c.value for c in app.caption)
+    app.selectbox(key="paper_choice").set_value("bandits-0").run()
+    assert not app.exception and app.query_params["paper"] in ("bandits-0", ["bandits-0"])
+    assert app.subheader[0].value == title
+    app.text_input(key="paper_query").input("zzzqqq").run()
+    assert any(c.value == "No paper found." for c in app.caption)
+    assert app.selectbox(key="paper_choice").options == [title]  # the open paper stays offered
+    assert app.selectbox(key="paper_choice").value == "bandits-0"

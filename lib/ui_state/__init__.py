@@ -5,7 +5,7 @@ every page draws from), `url_widgets` (widgets kept in the URL), `sidebar` (the 
 `table_config` (how tables look), `map_view`, `map_chart` (the map page's chart), `map_drawing`
 (the papers it draws), `data_sets`, `reading` (reading lists), `presenting` (presentation mode),
 `list_editing` (the reading-lists page's edits), `members` (who may edit, and the member's name),
-`profile` (papers for me) and `breakdown_links`. Pages use them as `ui_state.<name>`.
+`profile` (papers for me), `paper_choice` (the Paper page's picker) and `breakdown_links`. Pages use them as `ui_state.<name>`.
 """
 
 from .breakdown_links import (
@@ -82,7 +82,6 @@ from .map_view import (
     similar_to_text,
     text_matches,
     url_paper,
-    url_paper_choice,
 )
 from .members import (
     MEMBER_NAME_KEY,
@@ -93,6 +92,7 @@ from .members import (
     refusal,
     unchosen_address,
 )
+from .paper_choice import url_paper_choice
 from .presenting import (
     SLIDE_MAP_KEY,
     SLIDE_RING_KEY,

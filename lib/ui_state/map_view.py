@@ -84,7 +84,7 @@ def colour_choices(papers: pd.DataFrame) -> dict[str, str]:
 PAPER_KEY = "paper"  # the open paper, in the session and the URL: ?paper=<paper_id>
 
 
-def _open_paper_id() -> str:
+def open_paper_id() -> str:
     """The open paper: the URL's when it names one (a shared link, a link from another page), else
     the session's, which goes back into the URL (a page switch clears it)."""
     if PAPER_KEY in st.query_params:
@@ -96,7 +96,7 @@ def _open_paper_id() -> str:
 
 def url_paper(papers: pd.DataFrame) -> str | None:
     """The open paper's id when it is one of `papers`, else None (a stale link opens the map, not an error)."""
-    paper_id = _open_paper_id()
+    paper_id = open_paper_id()
     return paper_id if paper_id and papers["paper_id"].eq(paper_id).any() else None
 
 
@@ -254,8 +254,6 @@ def other_edition_buttons(papers: pd.DataFrame, same_as: Sequence[str], key: str
         _paper_link(f"{markdown_literal(paper.edition)}: {markdown_literal(paper.title)}", paper.paper_id, key)
 
 
-_PAPER_CHOICE = "paper_choice"
-
 # Streamlit keeps the scroll position across reruns: a paper opened from the bottom of another's page
 # would show its own page scrolled past its title. The page's main pane goes back to the top when the
 # shown paper changes (remembered in the browser's window: a rerun of the same paper keeps the place).
@@ -362,28 +360,3 @@ def similar_in_view(view: View, text: str, k: int = 20) -> pd.DataFrame:
     `PaperMapError` when the map's embedder cannot embed text here."""
     ranked = similar_to_text(view.map_dir, text, len(view.papers))
     return ranked[ranked["paper_id"].isin(view.shown["paper_id"])].head(k)
-
-
-def url_paper_choice(papers: pd.DataFrame) -> str | None:
-    """A select box of the map's papers by title, showing the open paper (see `url_paper`).
-
-    Returns the open paper's id, which may name no paper of the map (the page says so), or None.
-    """
-    titles = dict(zip(papers["paper_id"], papers["title"]))
-    paper_id = _open_paper_id()
-    st.session_state[_PAPER_CHOICE] = paper_id if paper_id in titles else None
-    st.selectbox(
-        "Paper",
-        list(titles),
-        index=None,
-        format_func=lambda v: str(titles.get(v)),
-        key=_PAPER_CHOICE,
-        on_change=_choose_paper,
-        placeholder="Choose a paper by its title",
-    )
-    return paper_id or None
-
-
-def _choose_paper() -> None:
-    # A callback runs before the rerun, so the page already reads the new choice.
-    open_paper(st.session_state[_PAPER_CHOICE])
