@@ -10,8 +10,9 @@ and the floor (`bench/floor_app.py`: one Plotly WebGL scatter of the same points
 and a subfield multiselect). After one untimed warm-up visit each (Streamlit's caches filled), each
 run opens a fresh browser context and measures, the apps taking turns:
 
-- first render: navigation start -> the chart holds every paper's point and Streamlit's status widget is
-  idle (held for `HOLD_MS`, so a run that has not yet shown "Running" does not count as finished);
+- first render: navigation start -> the chart holds every point it draws (every paper's, or of a map
+  of more than `lib.views.map.detail.LARGE_MAP` papers PaperMap's sample) and Streamlit's status widget
+  is idle (held for `HOLD_MS`, so a run that has not yet shown "Running" does not count as finished);
 - filter change: choosing the largest subfield in the sidebar -> the chart holds that subfield's points, idle;
 - box selection (PaperMap only, its own context): releasing a box drawn over the middle of the map ->
   the "N selected papers" heading with its table, idle;
@@ -44,6 +45,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from _browser import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -58,6 +60,7 @@ from _browser import (
 )  # puts lib on the path
 
 from lib.map_folder import PAPERS_FILE
+from lib.views.map.detail import draw_ranks, drawn_rows, is_large
 
 SHARED = REPO.parent / "shared" / "data"
 DEFAULT_DATA = [SHARED / "icml2025_papers.json", SHARED / "scale_corpus.json"]
@@ -295,7 +298,7 @@ def actions(browser, url: str, runs: Runs, total: int, titles: dict[str, str]) -
 
 
 def measure(
-    browser, url: str, runs: Runs, total: int, subfield: tuple[str, int], titles: dict[str, str] | None
+    browser, url: str, runs: Runs, total: int, subfield: tuple[str, int, int], titles: dict[str, str] | None
 ) -> None:
     """One run of one app: first render and filter change in one fresh context; for PaperMap (`titles`
     given) a box selection in another and the other actions and pages in a third."""
@@ -305,7 +308,7 @@ def measure(
         runs.render.append(seconds)
         runs.ws_bytes.append(ws)
         runs.http_bytes.append(http)
-        runs.filter.append(filter_change(page, subfield[0], subfield[1], subfield[1]))
+        runs.filter.append(filter_change(page, *subfield))
     finally:
         context.close()
     if titles is not None:
@@ -322,10 +325,13 @@ def bench_list(browser, data: Path, cache: Path, n_runs: int, scratch: Path) -> 
     import pandas as pd
 
     folder = ensure_map(data, cache)
-    papers = pd.read_parquet(folder / PAPERS_FILE, columns=["paper_id", "title", "subfield"])
+    papers = pd.read_parquet(folder / PAPERS_FILE, columns=["paper_id", "title", "subfield", "x", "y"])
     titles = dict(zip(papers["paper_id"], papers["title"]))
     counts = papers["subfield"].value_counts()
-    subfield = (str(counts.index[0]), int(counts.iloc[0]))  # the largest: the heaviest filtered map
+    name, count = str(counts.index[0]), int(counts.iloc[0])  # the largest subfield: the heaviest filtered map
+    # The points each app draws, whole and filtered: the floor every paper, PaperMap a large map's sample.
+    everything, chosen = np.ones(len(papers), dtype=bool), (papers["subfield"] == name).to_numpy()
+    totals = {"papermap": (drawn_total(papers, everything), drawn_total(papers, chosen)), "floor": (len(papers), count)}
     env = {"PAPERMAP_CACHE": str(cache), "PAPERMAP_DB": str(scratch / "lists.sqlite")}
     apps = {"papermap": Runs(), "floor": Runs()}
     with ExitStack() as stack:
@@ -337,11 +343,13 @@ def bench_list(browser, data: Path, cache: Path, n_runs: int, scratch: Path) -> 
                 streamlit("bench/floor_app.py", ["--papers", str(folder / PAPERS_FILE)], {}, scratch / "floor.log")
             ),
         }
-        for name, url in urls.items():  # warm-up: Streamlit's caches filled, nothing recorded
-            measure(browser, url, Runs(), len(papers), subfield, titles if name == "papermap" else None)
+        for app, url in urls.items():  # warm-up: Streamlit's caches filled, nothing recorded
+            total, filtered = totals[app]
+            measure(browser, url, Runs(), total, (name, count, filtered), titles if app == "papermap" else None)
         for run in range(n_runs):
-            for name, url in urls.items():
-                measure(browser, url, apps[name], len(papers), subfield, titles if name == "papermap" else None)
+            for app, url in urls.items():
+                total, filtered = totals[app]
+                measure(browser, url, apps[app], total, (name, count, filtered), titles if app == "papermap" else None)
             print(
                 f"  {data.name}: run {run + 1} of {n_runs}: "
                 + "; ".join(f"{n} {r.render[-1]:.2f} s / {r.filter[-1]:.2f} s" for n, r in apps.items()),
@@ -349,6 +357,15 @@ def bench_list(browser, data: Path, cache: Path, n_runs: int, scratch: Path) -> 
                 flush=True,
             )
     return len(papers), apps["papermap"], apps["floor"]
+
+
+def drawn_total(papers, shown) -> int:
+    """How many of the `shown` papers (a mask) the map page draws at its first view: all of them, or
+    of a large map its sample (`lib.views.map.detail`)."""
+    if not is_large(papers):
+        return int(shown.sum())
+    drawn = drawn_rows(papers, shown, draw_ranks(len(papers)), None, np.zeros(len(papers), dtype=bool))
+    return int(shown[drawn.rows].sum())
 
 
 def _mb(value: float) -> str:
