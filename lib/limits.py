@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, fields, replace
 
-from lib.errors import ParameterError
+from lib.errors import InputError, ParameterError
 
 ENVIRONMENT_PREFIX = "PAPERMAP_LIMIT_"
 
@@ -45,3 +45,10 @@ def limits() -> Limits:
             )
         changes[field.name] = int(raw)
     return replace(Limits(), **changes)
+
+
+def too_many_records(source: str, limit: int) -> InputError:
+    """The refusal of the paper list `source` for holding more than `limit` records."""
+    return InputError(
+        f"{source}: more than {limit:,} records; PaperMap reads at most {limit:,} (PAPERMAP_LIMIT_LIST_RECORDS)"
+    )

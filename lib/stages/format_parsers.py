@@ -41,7 +41,7 @@ def text_records(text: str) -> tuple[str, Records]:
 
 
 def _json_records(text: str, path: Path) -> Records:
-    data = _parse_json(text, path)
+    data = parse_json(text, path)
     if isinstance(data, dict):
         for key in ("papers", "data", "records", "items", "results"):
             if isinstance(data.get(key), list):
@@ -62,7 +62,7 @@ def _json_records(text: str, path: Path) -> Records:
 
 
 def _openreview_records(text: str, path: Path) -> Records:
-    data = _parse_json(text, path)
+    data = parse_json(text, path)
     if isinstance(data, list):
         return _openreview_notes({"notes": data}, path)
     if not isinstance(data, dict) or not isinstance(data.get("notes"), list):
@@ -109,7 +109,7 @@ def _virtual_site_records(text: str, path: Path) -> Records:
     the same OpenReview forum, share a `uid`, or name each other (`related_events_ids`, `parent_id`).
     The paper's record keeps every event as one of its `sessions`.
     """
-    data = _parse_json(text, path)
+    data = parse_json(text, path)
     events = data.get("results") if isinstance(data, dict) else data
     if not isinstance(events, list):
         raise InputError(f'{path}: expected a conference site\'s events ({{"results": [...]}})')
@@ -301,7 +301,8 @@ def is_missing(value: Any) -> bool:
     return hasattr(value, "__len__") and len(value) == 0
 
 
-def _parse_json(text: str, path: Path) -> Any:
+def parse_json(text: str, path: Path) -> Any:
+    """`json_loads` of `text`, or `InputError` naming `path` and where the JSON stops being valid."""
     try:
         return json_loads(text)
     except json.JSONDecodeError as error:
@@ -311,11 +312,12 @@ def _parse_json(text: str, path: Path) -> Any:
 
 
 def json_loads(text: str) -> Any:
-    """`json.loads`, keeping an integer too long for Python as its digits (`_json_int`)."""
-    return json.loads(text, parse_int=_json_int)
+    """`json.loads`, keeping an integer too long for Python as its digits (`json_int`)."""
+    return json.loads(text, parse_int=json_int)
 
 
-def _json_int(digits: str) -> int | str:
+def json_int(digits: str) -> int | str:
+    """An integer of `digits`, or the digits themselves when too long for Python."""
     # Python refuses to turn more than 4,300 digits into an int (sys.set_int_max_str_digits); one such
     # number in one field must not make a whole list unreadable, so it stays text.
     try:

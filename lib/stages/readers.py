@@ -12,10 +12,13 @@ import re
 from pathlib import Path
 
 from lib.errors import InputError
-from lib.limits import limits
-from lib.stages.format_parsers import PARSERS, Records, json_loads, parquet_records, text_records
+from lib.limits import limits, too_many_records
+from lib.stages.format_parsers import PARSERS, Records, json_loads, parquet_records, parse_json, text_records
+from lib.stages.json_list import list_records
 
 FORMATS = ("auto", "text", "json", "openreview", "virtual-site", "jsonl", "csv", "tsv", "parquet")
+# A UTF-8 JSON list: an optional byte-order mark, whitespace, then "[".
+_JSON_LIST_START = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\n\r]*\[")
 # Fields only a conference virtual site's events have (MiniConf: icml.cc, neurips.cc, iclr.cc).
 _VIRTUAL_SITE_FIELD = re.compile(r'"(?:eventtype|event_type|virtualsite_url|poster_position)"\s*:')
 
@@ -28,6 +31,10 @@ def read_records(raw: bytes, path: Path, fmt: str) -> tuple[str, Records]:
     limit = limits().list_records
     if fmt == "parquet":
         return "", _at_most(parquet_records(raw, path), path, limit)
+    if fmt == "json" and _JSON_LIST_START.match(raw):
+        # A record at a time, counted before any is worked on (a list past the limit is never parsed whole).
+        records = list_records(raw, _json_start(raw), lambda: parse_json(_decode(raw, path), path), str(path), limit)
+        return "", _at_most(records, path, limit)
     text = _decode(raw, path)
     if not text.strip():  # a byte-order mark and whitespace only
         raise InputError(f"{path}: the file is empty")
@@ -37,13 +44,16 @@ def read_records(raw: bytes, path: Path, fmt: str) -> tuple[str, Records]:
     return "", _at_most(PARSERS[fmt](text, path), path, limit)
 
 
+def _json_start(raw: bytes) -> int:
+    """The first byte past a UTF-8 byte-order mark."""
+    return len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
+
+
 def _at_most(records: Records, path: Path, limit: int) -> Records:
     """`records`, refused with `InputError` at the first past `limit` (`lib.limits`), before any stage works on them."""
     for n, record in enumerate(records, 1):
         if n > limit:
-            raise InputError(
-                f"{path}: more than {limit:,} records; PaperMap reads at most {limit:,} (PAPERMAP_LIMIT_LIST_RECORDS)"
-            )
+            raise too_many_records(str(path), limit)
         yield record
 
 
