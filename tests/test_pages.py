@@ -155,6 +155,26 @@ def test_every_facet_filters_and_lives_in_the_url(app_env):
     assert "36 of 36" in app.subheader[0].value and "keyword" not in app.query_params
 
 
+def test_the_sidebar_counts_each_facet_over_the_same_papers_once(app_env, monkeypatch):
+    # A facet's offer (the whole map) and its counts (the other facets' papers) are one tally when
+    # no other facet is chosen: on a map of 200,000 papers the second cost seconds at every open.
+    from lib.ui_state import sidebar
+
+    tallies = []
+    count = sidebar.facet_counts
+    monkeypatch.setattr(
+        sidebar, "facet_counts", lambda papers, name: tallies.append((len(papers), name)) or count(papers, name)
+    )
+    app = started()
+    assert len(tallies) == len(set(tallies)) and {n for n, _ in tallies} == {36} and (36, "keyword") in tallies
+    tallies.clear()
+    area = app.multiselect(key="area").options[0].rsplit(" (", 1)[0]
+    app.multiselect(key="area").select(area).run()
+    shown = int(app.subheader[0].value.split(" of ")[0].split()[-1])
+    assert 0 < shown < 36 and (shown, "keyword") in tallies and len(tallies) == len(set(tallies))
+    assert app.multiselect(key="keyword").options  # offered from the whole map, counted over the area's papers
+
+
 def test_topic_facet_offers_coarse_and_fine_topics(app_env):
     app = started()
     options = [o.rsplit(" (", 1)[0] for o in app.multiselect(key="topic").options]

@@ -15,6 +15,7 @@ from lib.views.filters import (
     facet_counts,
     facet_options,
     filter_papers,
+    most_common,
     offer_scope,
     offered_with_counts,
 )
@@ -29,15 +30,18 @@ KEYWORD_OPTIONS = 1500
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def _facet_counts(
-    map_dir: str, scope: dict[str, list[str]], name: str, offer: bool, _papers: pd.DataFrame
-) -> dict[str, int]:
+def _facet_counts(map_dir: str, scope: dict[str, list[str]], name: str, _papers: pd.DataFrame) -> dict[str, int]:
     # Keyed by the map's folder and the filters counted over (the table itself is not hashed: at 87k
     # papers that alone would take longer than counting). Each facet's two tallies are cached
-    # apart (`filters.offered_with_counts`): a new choice in one facet recounts only what it changes.
-    return facet_counts(
-        filter_papers(_papers, Filters.from_query(scope)), name, **(_offer_limits(_papers, name) if offer else {})
-    )
+    # apart (`filters.offered_with_counts`): a new choice in one facet recounts only what it changes,
+    # and where both count the same papers (no other facet chosen) they are counted once.
+    return facet_counts(filter_papers(_papers, Filters.from_query(scope)), name)
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _offered_values(map_dir: str, scope: dict[str, list[str]], name: str, _papers: pd.DataFrame) -> dict[str, int]:
+    # Cached apart from the whole tally, which for keywords and authors is far larger than the offer.
+    return most_common(_facet_counts(map_dir, scope, name, _papers), **_offer_limits(_papers, name))
 
 
 class _OfferLimits(TypedDict, total=False):
@@ -58,8 +62,8 @@ def _offer_limits(papers: pd.DataFrame, name: str) -> _OfferLimits:
 def _options(papers: pd.DataFrame, chosen: Filters, name: str, map_dir: str | None) -> dict[str, int]:
     if map_dir is None:
         return facet_options(papers, chosen, name, **_offer_limits(papers, name))
-    offered = _facet_counts(map_dir, offer_scope(chosen, name).to_query(), name, True, papers)
-    counts = _facet_counts(map_dir, chosen.without(name).to_query(), name, False, papers)
+    offered = _offered_values(map_dir, offer_scope(chosen, name).to_query(), name, papers)
+    counts = _facet_counts(map_dir, chosen.without(name).to_query(), name, papers)
     return offered_with_counts(offered, counts, chosen, name)
 
 

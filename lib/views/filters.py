@@ -154,7 +154,13 @@ def facet_counts(papers: pd.DataFrame, name: str, limit: int | None = None, min_
     if name in _IN_TIME_ORDER and counts:
         ordered = [value for value in _in_time_order(papers, name) if value in counts]
         counts = {value: counts[value] for value in [*ordered, *(v for v in counts if v not in ordered)]}
-    kept = {value: n for value, n in counts.items() if value and n >= min_count}
+    return most_common({value: n for value, n in counts.items() if value}, limit, min_count)
+
+
+def most_common(counts: Mapping[str, int], limit: int | None = None, min_count: int = 1) -> dict[str, int]:
+    """The values of `counts` (`facet_counts`, in its order) of at least `min_count` papers; with
+    `limit`, the first `limit` of them."""
+    kept = {value: n for value, n in counts.items() if n >= min_count}
     return dict(list(kept.items())[:limit]) if limit else kept
 
 
