@@ -173,6 +173,7 @@ def test_a_large_map_draws_a_sample_over_its_density_and_every_paper_of_a_close_
     from conftest import map_chart_data, plain, started
 
     from lib.map_folder import read_papers
+    from lib.views.search import search_example, text_matches
 
     app = started(color="topic_label")
     data = map_chart_data(app)
@@ -181,9 +182,14 @@ def test_a_large_map_draws_a_sample_over_its_density_and_every_paper_of_a_close_
     assert any(t["type"] == "heatmap" for t in data["figure"]["data"])
     assert legend_total(data["figure"]) == 36  # the legend counts every paper, not the points drawn
     assert any(plain(m.value).startswith(f"{len(first)} of 36 papers drawn over the density") for m in app.markdown)
-    # Zoomed in around a paper the sample left out, the next run draws every paper of the view.
+    # The search box's example comes from the sample's keyphrases, and finds papers drawn at first.
     [folder] = large_map.glob("maps/*/papers.parquet")
-    papers = read_papers(folder).set_index("paper_id")
+    papers = read_papers(folder)
+    example = app.text_input(key="q").placeholder.split("e.g. ", 1)[1]
+    assert example == search_example(papers[papers["paper_id"].isin(list(first))])
+    assert set(papers["paper_id"][text_matches(papers, example)]) & set(first)
+    # Zoomed in around a paper the sample left out, the next run draws every paper of the view.
+    papers = papers.set_index("paper_id")
     left_out = papers.drop(list(first))
     x, y = left_out[["x", "y"]].iloc[0]
     apart = np.maximum((papers["x"] - x).abs(), (papers["y"] - y).abs()).sort_values()
