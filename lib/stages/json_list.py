@@ -10,8 +10,9 @@ first record past it, before any record is worked on (docs/performance.md has th
 
 The records and the errors are those of parsing the whole text: at the first place where the
 window reading stops (an invalid byte, a syntax error, a record nested too deeply), the text is
-decoded and parsed whole, which raises the same one-line `InputError` as before; should the whole
-text parse, its records from the first not yet given follow.
+decoded and parsed whole, which raises the same one-line `InputError` as before (should the whole
+text parse, its records are given instead). As the first reading only counts, that happens before
+any record is given.
 """
 
 from __future__ import annotations
