@@ -104,3 +104,15 @@ def test_term_hashes_are_fixed_values_not_this_processs():
     code = "from lib.stages.tfidf_partitions import term_hashes; print(term_hashes(['graph neural', 'x']).tolist())"
     elsewhere = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert elsewhere.stdout.strip() == str(term_hashes(["graph neural", "x"]).tolist())
+
+
+def test_a_partitions_terms_cost_their_own_length_not_the_longest_terms():
+    # A cluster holds every partition's terms until the vocabulary is agreed, and sends them on.
+    import pickle
+
+    from lib.stages.tfidf_partitions import partition_terms
+
+    texts = ["a " + "x" * 60 + " result"] + [f"short{n} word{n}" for n in range(500)]
+    part = partition_terms(texts, 2)
+    spelled = sum(len(term.encode()) for term in part.terms)
+    assert len(part.terms) > 1_000 and len(pickle.dumps(part.terms)) < 3 * spelled

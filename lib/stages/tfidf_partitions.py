@@ -48,7 +48,7 @@ from lib.stages.term_counts import first_met_terms, kept_terms
 
 class PartitionTerms(NamedTuple):
     """A partition's counts: `counts` (texts x its terms) float32, each row's entries in first-use
-    order; `terms` (str), numbered as the partition first uses them; `users`, its texts using each;
+    order; `terms` (Python strings), numbered as the partition first uses them; `users`, its texts using each;
     `hashes`, each term's `term_hashes`."""
 
     counts: sparse.csr_matrix
@@ -113,7 +113,9 @@ def partition_terms(texts: Sequence[str], ngram_max: int) -> PartitionTerms:
     """Step 1, on each partition's texts (a list, or the object array a cluster holds them in)."""
     counts, terms = first_met_terms(list(texts), ngram_max)
     users = np.bincount(counts.indices, minlength=len(terms))
-    return PartitionTerms(counts, terms, users, term_hashes(terms))
+    # Kept as Python strings: a fixed-width array gives every term the longest one's four bytes a
+    # character, and a cluster holds every partition's terms until the vocabulary is agreed.
+    return PartitionTerms(counts, terms.astype(object), users, term_hashes(terms))
 
 
 def bucket_terms(part: PartitionTerms, number: int, bucket: int, n_buckets: int) -> BucketTerms:
