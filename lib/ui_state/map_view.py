@@ -13,7 +13,7 @@ from lib.stages.embed import QueryEmbedder, query_embedder
 from lib.views import exports, list_coverage, search
 from lib.views.edition_changes import label_marks
 from lib.views.map.colours import category_colours
-from lib.views.map.detail import draw_ranks, is_large, map_sample
+from lib.views.map.detail import is_large, sample_papers
 from lib.views.map.figure import COLOR_CHOICES, colourable, map_regions
 from lib.views.map.hover import hover_labels, topic_text
 from lib.views.map.labels import LABEL_LEVELS
@@ -315,7 +315,7 @@ def search_example(map_dir: str) -> str:
     finds some of them too, in a fraction of the time of reading every paper's keyphrases."""
     papers = read_map(map_dir)[0]
     if is_large(papers):
-        papers = papers.iloc[map_sample(papers, draw_ranks(len(papers)))]
+        papers = sample_papers(papers)
     return search.search_example(papers)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
-from lib.views.map.detail import draw_ranks, is_large, map_sample
+from lib.views.map.detail import is_large, sample_papers
 from lib.views.map.figure import map_figure
 from lib.views.map.stacks import marker_size
 
@@ -49,7 +49,7 @@ def slide_backdrop(papers: pd.DataFrame, height: int, width_hint: int, hover: pd
     """
     drawn, density = papers, None
     if is_large(papers):
-        drawn = papers.iloc[map_sample(papers, draw_ranks(len(papers)))]
+        drawn = sample_papers(papers)
         density = papers
     figure = map_figure(
         drawn,

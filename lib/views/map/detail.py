@@ -106,6 +106,12 @@ def map_sample(papers: pd.DataFrame, ranks: np.ndarray) -> np.ndarray:
     return np.union1d(_lowest(everything, ranks, SAMPLE), _edges(papers, everything))
 
 
+def sample_papers(papers: pd.DataFrame) -> pd.DataFrame:
+    """The papers of the map `papers` that its `map_sample` draws (by its `draw_ranks`), in map order:
+    what a view of the whole map shows of a large map without a filter."""
+    return papers.iloc[map_sample(papers, draw_ranks(len(papers)))]
+
+
 def drawn_rows(
     papers: pd.DataFrame, shown: np.ndarray, ranks: np.ndarray, view: Area | None, marked: np.ndarray
 ) -> Drawn:
