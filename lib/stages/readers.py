@@ -33,7 +33,9 @@ def read_records(raw: bytes, path: Path, fmt: str) -> tuple[str, Records]:
         return "", _at_most(parquet_records(raw, path), path, limit)
     if fmt == "json" and _JSON_LIST_START.match(raw):
         # A record at a time, counted before any is worked on (a list past the limit is never parsed whole).
-        records = list_records(raw, _json_start(raw), lambda: parse_json(_decode(raw, path), path), str(path), limit)
+        records = list_records(
+            raw, _past_utf8_mark(raw), lambda: parse_json(_decode(raw, path), path), str(path), limit
+        )
         return "", _at_most(records, path, limit)
     text = _decode(raw, path)
     if not text.strip():  # a byte-order mark and whitespace only
@@ -44,7 +46,7 @@ def read_records(raw: bytes, path: Path, fmt: str) -> tuple[str, Records]:
     return "", _at_most(PARSERS[fmt](text, path), path, limit)
 
 
-def _json_start(raw: bytes) -> int:
+def _past_utf8_mark(raw: bytes) -> int:
     """The first byte past a UTF-8 byte-order mark."""
     return len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
 
@@ -111,7 +113,7 @@ def _decode(raw: bytes, path: Path) -> str:
         encoding, start = "utf-16", 0  # this codec reads the mark itself and counts offsets from it
     else:
         # Strip a UTF-8 mark here, not with "utf-8-sig", whose error offsets skip the mark.
-        encoding, start = "utf-8", len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
+        encoding, start = "utf-8", _past_utf8_mark(raw)
     try:
         return raw[start:].decode(encoding)
     except UnicodeDecodeError as error:
