@@ -81,8 +81,11 @@ def test_a_term_is_found_by_both_its_hashes_even_when_first_hashes_collide():
     from lib.stages import tfidf_partitions as steps
 
     # Planted first hashes: "a" and "b" collide, "e" shares "c"'s first hash but is not kept.
-    terms = np.array(["a", "b", "c", "d", "e"])
-    part = steps.PartitionTerms(None, terms, np.ones(5), np.array([5, 5, 9, 7, 9], dtype=np.uint64))
+    words = ["a", "b", "c", "d", "e"]
+    checks = steps.term_hashes(words, steps.CHECK_KEY)
+    part = steps.PartitionTerms(
+        None, words, np.arange(5), np.ones(5), np.array([5, 5, 9, 7, 9], dtype=np.uint64), checks
+    )
     kept = np.array(["b", "a", "c"])
     lookup = steps.TermLookup(
         np.array([5, 5, 9], dtype=np.uint64),
@@ -106,13 +109,26 @@ def test_term_hashes_are_fixed_values_not_this_processs():
     assert elsewhere.stdout.strip() == str(term_hashes(["graph neural", "x"]).tolist())
 
 
-def test_a_partitions_terms_cost_their_own_length_not_the_longest_terms():
-    # A cluster holds every partition's terms until the vocabulary is agreed, and sends them on.
-    import pickle
+def test_a_partition_holds_its_terms_as_keys_into_its_words_not_spelled_out():
+    # A cluster holds every partition's terms until the vocabulary is agreed: in memory, a spelled
+    # term costs a Python string (some 60 bytes), a key and its two hashes 24.
+    import tracemalloc
 
-    from lib.stages.tfidf_partitions import partition_terms
+    from lib.stages import tfidf_partitions as steps
+    from lib.stages.term_counts import spell_terms
 
-    texts = ["a " + "x" * 60 + " result"] + [f"short{n} word{n}" for n in range(500)]
-    part = partition_terms(texts, 2)
-    spelled = sum(len(term.encode()) for term in part.terms)
-    assert len(part.terms) > 1_000 and len(pickle.dumps(part.terms)) < 3 * spelled
+    chosen = np.random.default_rng(0).integers(0, 400, size=(300, 40))
+    texts = [" ".join(f"word{n}" for n in row) for row in chosen]
+    tracemalloc.start()
+    try:
+        part = steps.partition_terms(texts, 2)
+        held = tracemalloc.get_traced_memory()[0]
+        spelled = spell_terms(part.keys, part.words).astype(object)
+        held_spelled = tracemalloc.get_traced_memory()[0] - held
+    finally:
+        tracemalloc.stop()
+    assert len(spelled) > 10_000 and len(set(spelled)) == len(spelled)
+    assert held < held_spelled  # the whole partition, its counts too, costs less than its terms spelled
+    # The pieces spell the terms out: every bucket's, together, are the partition's terms.
+    pieces = [steps.bucket_terms(part, 0, bucket, 4) for bucket in range(4)]
+    assert sorted(np.concatenate([piece.terms for piece in pieces])) == sorted(spelled)

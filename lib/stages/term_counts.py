@@ -34,7 +34,7 @@ def count_terms(
     `min_df` texts use it and at most `max_df` of them (a share of the texts). Raises ValueError,
     as the vectorizer does, when no term is found or none is kept.
     """
-    counts, uniques, vocabulary = _first_met_counts(texts, ngram_max)
+    counts, uniques, vocabulary = first_met_term_keys(texts, ngram_max)
     if len(uniques) == 0:
         raise ValueError("empty vocabulary; perhaps the documents only contain stop words")
     users = np.bincount(counts.indices, minlength=len(uniques))
@@ -61,17 +61,17 @@ def kept_terms(users: np.ndarray, n_texts: int, min_df: int, max_df: float) -> n
     return np.flatnonzero((users <= max_df * n_texts) & (users >= min_df))
 
 
-def first_met_terms(texts: Sequence[str], ngram_max: int) -> tuple[sparse.csr_matrix, np.ndarray]:
-    """(texts x terms) float32 counts of every term of `texts`, none pruned, and the terms (str), both
-    numbered in the order the texts first use them (each row's entries in that order too): what
-    `count_terms` prunes and sorts, for a slice of a list that is counted a slice at a time."""
-    counts, uniques, vocabulary = _first_met_counts(texts, ngram_max)
-    return counts, _spelled(uniques, vocabulary) if len(uniques) else np.zeros(0, dtype=str)
+def spell_terms(keys: np.ndarray, words: list[str]) -> np.ndarray:
+    """The terms `first_met_term_keys` numbered `keys`, as text (str)."""
+    return _spelled(keys, words) if len(keys) else np.zeros(0, dtype=str)
 
 
-def _first_met_counts(texts: Sequence[str], ngram_max: int) -> tuple[sparse.csr_matrix, np.ndarray, list[str]]:
-    """The texts' term counts with terms numbered as first met, which is the vectorizer's column order
-    before it sorts them by name; the terms' `_term_stream` numbers; and the words they are made of."""
+def first_met_term_keys(texts: Sequence[str], ngram_max: int) -> tuple[sparse.csr_matrix, np.ndarray, list[str]]:
+    """(texts x terms) float32 counts of every term of `texts`, none pruned, numbered in the order the
+    texts first use them (the vectorizer's column order before it sorts them by name; each row's
+    entries in that order too); each term's key (`_term_stream`'s number); and the words the keys
+    are made of (`spell_terms` spells them). What `count_terms` prunes and sorts, and what a slice of
+    a list counted a slice at a time holds: a key costs 8 bytes where a spelled term costs 60."""
     if ngram_max not in (1, 2):
         raise ValueError(f"ngram_max must be 1 or 2; got {ngram_max}")
     codes, lengths, vocabulary = _words(texts)

@@ -3,8 +3,8 @@
 task, a bucket of the terms (by a hash of the term) by each vocabulary task, the SVD's sample by its.
 
 Each partition, then each bucket of terms, then the small global fits, then each partition again:
-1. `partition_terms`: a partition's terms, as it first uses them, how many of its texts use each,
-   and each term's hash;
+1. `partition_terms`: a partition's terms, as it first uses them (as keys into its words: spelled
+   out only where a step needs them), how many of its texts use each, and each term's two hashes;
 2. `bucket_terms` (a partition's, per bucket) and `bucket_vocabulary` (per bucket): the terms whose
    hash falls in a bucket, from every partition in order, counted together and pruned by how many
    texts use them, each kept term with the place where the list first uses it;
@@ -43,18 +43,21 @@ from lib.stages.embed import (
 )
 from lib.stages.phrases import first_uses
 from lib.stages.sparse_svd import SvdDirections, fit_directions, rows_in
-from lib.stages.term_counts import first_met_terms, kept_terms
+from lib.stages.term_counts import first_met_term_keys, kept_terms, spell_terms
 
 
 class PartitionTerms(NamedTuple):
     """A partition's counts: `counts` (texts x its terms) float32, each row's entries in first-use
-    order; `terms` (Python strings), numbered as the partition first uses them; `users`, its texts using each;
-    `hashes`, each term's `term_hashes`."""
+    order; its terms numbered as it first uses them, each a key (`keys`) into its `words`
+    (`lib.stages.term_counts.spell_terms`); `users`, its texts using each; `hashes` and `checks`,
+    each term's `term_hashes` with the default key and with `CHECK_KEY`."""
 
     counts: sparse.csr_matrix
-    terms: np.ndarray
+    words: list[str]
+    keys: np.ndarray
     users: np.ndarray
     hashes: np.ndarray
+    checks: np.ndarray
 
 
 class BucketTerms(NamedTuple):
@@ -111,17 +114,18 @@ def term_hashes(terms: np.ndarray, key: str | None = None) -> np.ndarray:
 
 def partition_terms(texts: Sequence[str], ngram_max: int) -> PartitionTerms:
     """Step 1, on each partition's texts (a list, or the object array a cluster holds them in)."""
-    counts, terms = first_met_terms(list(texts), ngram_max)
-    users = np.bincount(counts.indices, minlength=len(terms))
-    # Kept as Python strings: a fixed-width array gives every term the longest one's four bytes a
-    # character, and a cluster holds every partition's terms until the vocabulary is agreed.
-    return PartitionTerms(counts, terms.astype(object), users, term_hashes(terms))
+    counts, keys, words = first_met_term_keys(list(texts), ngram_max)
+    users = np.bincount(counts.indices, minlength=len(keys))
+    # A cluster holds every partition's terms until the vocabulary is agreed: as keys, not spelled.
+    terms = spell_terms(keys, words)
+    return PartitionTerms(counts, words, keys, users, term_hashes(terms), term_hashes(terms, CHECK_KEY))
 
 
 def bucket_terms(part: PartitionTerms, number: int, bucket: int, n_buckets: int) -> BucketTerms:
     """Step 2, on each partition (the `number`th) for each of `n_buckets` buckets: its terms in `bucket`."""
     inside = np.flatnonzero(part.hashes % np.uint64(n_buckets) == np.uint64(bucket))
-    return BucketTerms(part.terms[inside], part.users[inside], (number << PLACE_BITS) + inside.astype(np.int64))
+    terms = spell_terms(part.keys[inside], part.words).astype(object)
+    return BucketTerms(terms, part.users[inside], (number << PLACE_BITS) + inside.astype(np.int64))
 
 
 def bucket_vocabulary(n_texts: int, *parts: BucketTerms) -> KeptTerms:
@@ -166,13 +170,12 @@ def term_columns(part: PartitionTerms, lookup: TermLookup) -> np.ndarray:
     left, right = np.empty(len(order), dtype=np.intp), np.empty(len(order), dtype=np.intp)
     left[order] = np.searchsorted(lookup.hashes, part.hashes[order], side="left")
     right[order] = np.searchsorted(lookup.hashes, part.hashes[order], side="right")
-    checks = term_hashes(part.terms, CHECK_KEY)
-    columns = np.full(len(part.terms), -1, dtype=np.int64)
+    columns = np.full(len(part.keys), -1, dtype=np.int64)
     single = np.flatnonzero(right - left == 1)
-    match = lookup.checks[left[single]] == checks[single]
+    match = lookup.checks[left[single]] == part.checks[single]
     columns[single[match]] = lookup.columns[left[single[match]]]
     for term in np.flatnonzero(right - left > 1):  # kept terms whose first hashes collide: rare
-        same = np.flatnonzero(lookup.checks[left[term] : right[term]] == checks[term])
+        same = np.flatnonzero(lookup.checks[left[term] : right[term]] == part.checks[term])
         if len(same):
             columns[term] = lookup.columns[left[term] + same[0]]
     return columns
