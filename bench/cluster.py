@@ -1,11 +1,12 @@
 """The build on a local Dask cluster, per process: wall time, CPU seconds, peak memory, beside the default path.
 
-    python bench/cluster.py [--sizes 87691 1000000] [--workers 1 2] [--repeats 1] [--default-up-to 100000]
-                            [--data-dir ../shared/data] [--scratch DIR]
+    python bench/cluster.py [--sizes 87691 1000000] [--workers 1 2] [--worker-memory GB] [--repeats 1]
+                            [--default-up-to 100000] [--data-dir ../shared/data] [--scratch DIR]
 
 Each run is a fresh `python -m lib build LIST --cache <empty> --out <empty> --quiet --timings F`,
-with `--workers N` for each N of `--workers` (a LocalCluster of N one-thread processes), and without
-it (the default path: a side worker process beside the build) for sizes up to `--default-up-to`.
+with `--workers N` for each N of `--workers` (a LocalCluster of N one-thread processes, each keeping to
+`--worker-memory GB` when given), and without it (the default path: a side worker process beside the
+build) for sizes up to `--default-up-to`.
 Size 87691 is ../shared/data/scale_corpus.json itself; any other size is a synthetic list made by
 bench/synthetic_corpus.py (seed 0) into the scratch folder, once. The record limit is raised to the
 size (PAPERMAP_LIMIT_LIST_RECORDS).
@@ -103,13 +104,14 @@ def sample_tree(root: int, seen: dict[int, Process]) -> float:
     return total
 
 
-def run_build(path: Path, n: int, workers: int | None, scratch: Path) -> Run:
+def run_build(path: Path, n: int, workers: int | None, scratch: Path, worker_memory: float | None = None) -> Run:
     """One cold build of `path` in a fresh process; a failed one (its error on stderr) has its status
     and the figures until it ended (killed for lack of memory, a build's peaks say where it stood)."""
     timings = scratch / "timings.json"
     command = [sys.executable, "-m", "lib", "build", str(path), "--cache", str(scratch / "cache")]
     command += ["--out", str(scratch / "out"), "--quiet", "--timings", str(timings)]
     command += ["--workers", str(workers)] if workers else []
+    command += ["--worker-memory", str(worker_memory)] if workers and worker_memory else []
     limit = max(n, 250_000)
     env = os.environ | {"PAPERMAP_LIMIT_LIST_RECORDS": str(limit), "HF_HUB_OFFLINE": "1"}
     seen: dict[int, Process] = {}
@@ -191,6 +193,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[CORPUS_SIZE, 1_000_000])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--worker-memory", type=float, default=None, metavar="GB")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--default-up-to", type=int, default=100_000)
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
@@ -206,7 +209,7 @@ def main() -> None:
             for who in contenders(case.n, args.workers, args.default_up_to):
                 folder = Path(tempfile.mkdtemp(prefix=f"{case.n}-{who.replace(' ', '')}-", dir=scratch))
                 workers = None if who == DEFAULT else int(who.split("x")[1])
-                run = run_build(case.path, case.n, workers, folder)
+                run = run_build(case.path, case.n, workers, folder, args.worker_memory)
                 shown = f"{run.seconds:.1f} s, driver {run.peak('driver'):,.0f} MB" + (
                     f", failed (exit {run.status})" if run.status else ""
                 )

@@ -1,5 +1,5 @@
 """`python -m lib build INPUT [--taxonomy FILE] [--out DIR] [--cache DIR] [--format FMT] [--embedder NAME] [--model PATH]
-[--timings FILE] [--workers N | --scheduler ADDRESS] [--partition-size N]`,
+[--timings FILE] [--workers N [--worker-memory GB] | --scheduler ADDRESS] [--partition-size N]`,
 `python -m lib extend MAP_DIR INPUT --out DIR [--taxonomy FILE]` and
 `python -m lib fetch [CONFERENCE | --url URL] [--sources S,...] [--out DIR] [--timeout S] [--quiet]` and
 `python -m lib passphrase` (the hashed passphrase that limits a served dashboard's editing to members)."""
@@ -29,6 +29,8 @@ from lib.store.fetch_settings import DEFAULT_TIMEOUT, SOURCES
 # Papers per keywords partition on Dask: enough that a task outweighs its scheduling, few enough
 # that a large conference's papers keep 2-64 workers busy.
 DASK_PARTITION_SIZE = 2000
+# A Dask worker takes some 150 MB before its first task.
+MIN_WORKER_MEMORY_GB = 0.5
 
 
 def parser() -> argparse.ArgumentParser:
@@ -91,6 +93,14 @@ def _add_build_command(commands: argparse._SubParsersAction) -> None:
     )
     cluster.add_argument(
         "--scheduler", default=None, help="run them on the existing Dask cluster at ADDRESS (such as tcp://host:8786)"
+    )
+    build_cmd.add_argument(
+        "--worker-memory",
+        type=float,
+        default=None,
+        metavar="GB",
+        help="memory each --workers process keeps to, spilling what it holds to disk past 60%% of it "
+        "(default: the machine's shared equally by the workers and the build)",
     )
     build_cmd.add_argument(
         "--partition-size",
@@ -163,12 +173,13 @@ def _build(args: argparse.Namespace) -> int:
     if args.partition_size is not None and args.partition_size < 1:
         raise ParameterError(f"--partition-size must be at least 1; got {args.partition_size}")
     dask = args.workers is not None or args.scheduler is not None
+    worker_memory = _worker_memory(args)
     partition_size = args.partition_size or (DASK_PARTITION_SIZE if dask else None)
     runner: AbstractContextManager[Runner | None]
     if dask:
         from lib.builder.cluster import DaskRunner
 
-        runner = DaskRunner(workers=args.workers, scheduler=args.scheduler)
+        runner = DaskRunner(workers=args.workers, scheduler=args.scheduler, worker_memory=worker_memory)
     else:
         runner = nullcontext(None)
     with bar, runner as running:
@@ -191,6 +202,17 @@ def _build(args: argparse.Namespace) -> int:
         args.timings.write_text(json.dumps({"seconds": result.seconds, "stages": stages}), encoding="utf-8")
     print(result.summary())
     return 0
+
+
+def _worker_memory(args: argparse.Namespace) -> int | None:
+    """`--worker-memory` in bytes (None: not given), checked before any work."""
+    if args.worker_memory is None:
+        return None
+    if args.workers is None:
+        raise ParameterError("--worker-memory sets the memory of --workers processes; give --workers too")
+    if not args.worker_memory >= MIN_WORKER_MEMORY_GB:  # `not >=`: NaN is refused too
+        raise ParameterError(f"--worker-memory must be at least {MIN_WORKER_MEMORY_GB} GB; got {args.worker_memory}")
+    return int(args.worker_memory * 2**30)
 
 
 def _progress_bar() -> tuple[AbstractContextManager[Any], Progress]:

@@ -112,6 +112,41 @@ def test_the_cli_builds_on_local_workers_the_map_it_builds_without(planted_file,
     pd.testing.assert_frame_equal(cli(), cli("--workers", "2", "--partition-size", "5"))
 
 
+def test_local_workers_keep_to_the_memory_given_and_by_default_leave_the_build_a_share():
+    import distributed
+
+    def limits(runner):
+        return [worker["memory_limit"] for worker in runner.client.scheduler_info()["workers"].values()]
+
+    def environment(*names):
+        return [os.environ.get(name) for name in names]
+
+    with DaskRunner(workers=1, worker_memory=2**30) as runner:
+        assert limits(runner) == [2**30]  # past 60% of it a worker spills what it holds to disk
+        # Freed memory goes back to the system; BLAS keeps its threads (the map's bits depend on them).
+        worker = list(runner.client.run(environment, "MALLOC_TRIM_THRESHOLD_", "OMP_NUM_THREADS").values())
+        assert worker == [["65536", os.environ.get("OMP_NUM_THREADS")]]
+    with DaskRunner(workers=2) as runner:
+        shares = limits(runner)
+    assert len(shares) == 2 and 3 * shares[0] <= distributed.system.MEMORY_LIMIT < 3 * shares[0] + 3
+
+
+@pytest.mark.parametrize(
+    ("flags", "problem"),
+    [
+        (["--workers", "1", "--worker-memory", "0.1"], "--worker-memory must be at least 0.5 GB; got 0.1"),
+        (["--workers", "1", "--worker-memory", "nan"], "--worker-memory must be at least 0.5 GB; got nan"),
+        (["--worker-memory", "4"], "--worker-memory sets the memory of --workers processes; give --workers too"),
+    ],
+)
+def test_a_worker_memory_the_cluster_cannot_keep_to_is_refused_before_any_work(
+    planted_file, tmp_path, capsys, flags, problem
+):
+    status = main(["build", str(planted_file), "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "c"), *flags])
+    assert status == 2 and capsys.readouterr().err == f"error: {problem}\n"
+    assert not (tmp_path / "out").exists() and not (tmp_path / "c").exists()
+
+
 def test_a_task_whose_workers_keep_dying_is_one_sentence():
     # Past `allowed-failures` deaths of the workers running one task the scheduler gives it up
     # (KilledWorker): the build says so in one sentence instead of a Dask traceback.

@@ -56,6 +56,42 @@ def _stage_importer(distributed: Any) -> Any:
     return ImportStages()
 
 
+def _local_cluster(workers: int, memory_limit: int) -> Any:
+    """A `LocalCluster` of `workers` one-thread processes, each keeping to `memory_limit` bytes.
+
+    Processes, not threads: the stages are pure Python, held by the GIL. A nanny writes its pre-spawn
+    variables (OMP_NUM_THREADS=1 and the like) into this process's own environment at every worker
+    start, restarts included, and leaves them: every process started later from here (a worker
+    interpreter, a test's CLI run) then computed with one BLAS thread, and the map's topics came out
+    differently. So none of those: the stages on the workers are pure Python, or limit BLAS
+    themselves (lib.stages.subfields). Only the allocator's trim threshold, which changes no result:
+    without it a worker kept much of the memory of the strings it had freed, which no spilling gives
+    back (Dask warned of it). The PYTHONHASHSEED a nanny adds as well only fixes later children's
+    string hashing; it is undone here after the first start.
+    """
+    dask, distributed = _dask()
+    environment = dict(os.environ)
+    try:
+        with dask.config.set({"distributed.nanny.pre-spawn-environ": {"MALLOC_TRIM_THRESHOLD_": 65536}}):
+            return distributed.LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",  # any free port
+                memory_limit=memory_limit,
+            )
+    finally:
+        os.environ.clear()
+        os.environ.update(environment)
+
+
+def default_worker_memory(workers: int) -> int:
+    """Bytes each of a local cluster's `workers` may use: the machine's memory (or this process's
+    limit on it), shared equally by the workers and the build's own process."""
+    _, distributed = _dask()
+    return int(distributed.system.MEMORY_LIMIT // (workers + 1))
+
+
 class _Future:
     """A Dask future whose failure is one sentence."""
 
@@ -80,42 +116,36 @@ class _Future:
 
 class DaskRunner:
     """Runs calls on a Dask cluster: a new `LocalCluster` of `workers` processes (one thread each), or
-    the one at `scheduler` (never started or stopped here). Use as a context manager."""
+    the one at `scheduler` (never started or stopped here). Use as a context manager.
+
+    Each local worker keeps to `worker_memory` bytes (default: the machine's memory shared equally by
+    the workers and this process, which loads the list and writes the map): past 60% of it a worker
+    spills the partitions' results it holds to its local disk, at 80% it takes no new task until it
+    is back under, at 95% its nanny restarts it and its tasks run again (Dask's thresholds)."""
 
     passes_handles = True
 
-    def __init__(self, *, workers: int | None = None, scheduler: str | None = None) -> None:
+    def __init__(
+        self, *, workers: int | None = None, scheduler: str | None = None, worker_memory: int | None = None
+    ) -> None:
         if (workers is None) == (scheduler is None):
             raise ValueError("give a number of workers or a scheduler address, one of them")
         if workers is not None and workers < 1:
             raise ClusterError(f"--workers must be at least 1; got {workers}")
-        self.workers, self.scheduler = workers, scheduler
+        if worker_memory is not None and scheduler is not None:
+            raise ClusterError(
+                "--worker-memory sets a local cluster's workers; the cluster at --scheduler sets its own"
+            )
+        self.workers, self.scheduler, self.worker_memory = workers, scheduler, worker_memory
         self.cluster: Any = None
         self.client: Any = None
         self.batches = 0  # batches sent so far: each one's priority
 
     def __enter__(self) -> DaskRunner:
-        dask, distributed = _dask()
-
+        _, distributed = _dask()
         try:
-            if self.scheduler is None:
-                # Processes, not threads: the stages are pure Python, held by the GIL. The dashboard on any free port.
-                # A nanny writes its pre-spawn variables (OMP_NUM_THREADS=1 and the like) into this
-                # process's own environment at every worker start, restarts included, and leaves them:
-                # every process started later from here (a worker interpreter, a test's CLI run) then
-                # computed with one BLAS thread, and the map's topics came out differently. So none:
-                # the stages on the workers are pure Python, or limit BLAS themselves (lib.stages.subfields).
-                # The PYTHONHASHSEED it adds as well only fixes later children's string hashing; it is
-                # undone here after the first start.
-                environment = dict(os.environ)
-                try:
-                    with dask.config.set({"distributed.nanny.pre-spawn-environ": {}}):
-                        self.cluster = distributed.LocalCluster(
-                            n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=":0"
-                        )
-                finally:
-                    os.environ.clear()
-                    os.environ.update(environment)
+            if self.workers is not None:
+                self.cluster = _local_cluster(self.workers, self.worker_memory or default_worker_memory(self.workers))
                 self.client = distributed.Client(self.cluster)
             else:
                 self.client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
