@@ -70,7 +70,8 @@ class BucketTerms(NamedTuple):
 
 
 class KeptTerms(NamedTuple):
-    """A bucket's kept terms, sorted by name: how many texts use each and where the list first does."""
+    """A bucket's kept terms (Python strings), sorted by name: how many texts use each and where the
+    list first does."""
 
     terms: np.ndarray
     users: np.ndarray
@@ -90,8 +91,9 @@ class TermLookup(NamedTuple):
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """The list's kept terms (sorted by name, the TF-IDF's columns), their IDF (float64), the number
-    of texts, and where the list first uses each term (ordered as `BucketTerms.first_use`)."""
+    """The list's kept terms (Python strings sorted by name, the TF-IDF's columns), their IDF
+    (float64), the number of texts, and where the list first uses each term (ordered as
+    `BucketTerms.first_use`)."""
 
     terms: np.ndarray
     idf: np.ndarray
@@ -139,14 +141,16 @@ def bucket_vocabulary(n_texts: int, *parts: BucketTerms) -> KeptTerms:
     first_row = first_uses(codes)
     first_use = np.concatenate([np.zeros(0, dtype=np.int64), *(part.first_use for part in parts)])[first_row]
     kept = kept_terms(users, n_texts, *term_users_kept(n_texts))
-    order = np.argsort(uniques[kept].astype(str), kind="stable")
-    return KeptTerms(uniques[kept[order]].astype(str), users[kept[order]], first_use[kept[order]])
+    # Python strings, sorted as NumPy sorts fixed-width ones (by code point): a fixed-width array of
+    # a million-paper list's kept terms gives each the longest one's four bytes a character.
+    order = np.argsort(uniques[kept], kind="stable")
+    return KeptTerms(uniques[kept[order]], users[kept[order]], first_use[kept[order]])
 
 
 def agree_vocabulary(n_texts: int, *buckets: KeptTerms) -> Vocabulary | None:
     """Step 3, on every bucket's kept terms; None when no term is kept (no text has a usable word),
     for which the whole list's fit has its own answer."""
-    terms = np.concatenate([np.zeros(0, dtype=str), *(bucket.terms for bucket in buckets)])
+    terms = np.concatenate([np.zeros(0, dtype=object), *(bucket.terms for bucket in buckets)])
     if len(terms) == 0:
         return None
     order = np.argsort(terms, kind="stable")  # no term is in two buckets
