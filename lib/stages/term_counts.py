@@ -61,7 +61,7 @@ def kept_terms(users: np.ndarray, n_texts: int, min_df: int, max_df: float) -> n
     return np.flatnonzero((users <= max_df * n_texts) & (users >= min_df))
 
 
-def spell_terms(keys: np.ndarray, words: list[str]) -> np.ndarray:
+def spell_terms(keys: np.ndarray, words: Sequence[str] | np.ndarray) -> np.ndarray:
     """The terms `first_met_term_keys` numbered `keys`, as text (str)."""
     return _spelled(keys, words) if len(keys) else np.zeros(0, dtype=str)
 
@@ -122,7 +122,7 @@ def _term_stream(codes: np.ndarray, lengths: np.ndarray, n_words: int, ngram_max
     return stream, ends
 
 
-def _spelled(keys: np.ndarray, words: list[str]) -> np.ndarray:
+def _spelled(keys: np.ndarray, words: Sequence[str] | np.ndarray) -> np.ndarray:
     """The terms numbered `keys` (`_term_stream`'s numbers) as text."""
     n = max(len(words), 1)
     vocabulary = np.array(words, dtype=object)

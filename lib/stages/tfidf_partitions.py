@@ -48,12 +48,12 @@ from lib.stages.term_counts import first_met_term_keys, kept_terms, spell_terms
 
 class PartitionTerms(NamedTuple):
     """A partition's counts: `counts` (texts x its terms) float32, each row's entries in first-use
-    order; its terms numbered as it first uses them, each a key (`keys`) into its `words`
-    (`lib.stages.term_counts.spell_terms`); `users`, its texts using each; `hashes` and `checks`,
-    each term's `term_hashes` with the default key and with `CHECK_KEY`."""
+    order; its terms numbered as it first uses them, each a key (`keys`) into its `words` (an object
+    array; `lib.stages.term_counts.spell_terms`); `users`, its texts using each; `hashes` and
+    `checks`, each term's `term_hashes` with the default key and with `CHECK_KEY`."""
 
     counts: sparse.csr_matrix
-    words: list[str]
+    words: np.ndarray
     keys: np.ndarray
     users: np.ndarray
     hashes: np.ndarray
@@ -120,7 +120,9 @@ def partition_terms(texts: Sequence[str], ngram_max: int) -> PartitionTerms:
     users = np.bincount(counts.indices, minlength=len(keys))
     # A cluster holds every partition's terms until the vocabulary is agreed: as keys, not spelled.
     terms = spell_terms(keys, words)
-    return PartitionTerms(counts, words, keys, users, term_hashes(terms), term_hashes(terms, CHECK_KEY))
+    # The words as an array, not a list: Dask sends a list of strings one string at a time.
+    held = np.array(words, dtype=object)
+    return PartitionTerms(counts, held, keys, users, term_hashes(terms), term_hashes(terms, CHECK_KEY))
 
 
 def bucket_terms(part: PartitionTerms, number: int, bucket: int, n_buckets: int) -> BucketTerms:
