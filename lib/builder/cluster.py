@@ -63,16 +63,16 @@ def _local_cluster(workers: int, memory_limit: int) -> Any:
     variables (OMP_NUM_THREADS=1 and the like) into this process's own environment at every worker
     start, restarts included, and leaves them: every process started later from here (a worker
     interpreter, a test's CLI run) then computed with one BLAS thread, and the map's topics came out
-    differently. So none of those: the stages on the workers are pure Python, or limit BLAS
-    themselves (lib.stages.subfields). Only the allocator's trim threshold, which changes no result:
-    without it a worker kept much of the memory of the strings it had freed, which no spilling gives
-    back (Dask warned of it). The PYTHONHASHSEED a nanny adds as well only fixes later children's
-    string hashing; it is undone here after the first start.
+    differently. So none: the stages on the workers are pure Python, or limit BLAS themselves
+    (lib.stages.subfields). Nor the allocator's trim threshold: setting it also stops glibc raising
+    its threshold for mapping large blocks, so NumPy's temporaries are mapped afresh, and placing a
+    map's papers and its topics took 1.2-1.6x the CPU (docs/cluster.md). The PYTHONHASHSEED a nanny
+    adds as well only fixes later children's string hashing; it is undone here after the first start.
     """
     dask, distributed = _dask()
     environment = dict(os.environ)
     try:
-        with dask.config.set({"distributed.nanny.pre-spawn-environ": {"MALLOC_TRIM_THRESHOLD_": 65536}}):
+        with dask.config.set({"distributed.nanny.pre-spawn-environ": {}}):
             return distributed.LocalCluster(
                 n_workers=workers,
                 threads_per_worker=1,
