@@ -81,7 +81,7 @@ def test_a_term_is_found_by_both_its_hashes_even_when_first_hashes_collide():
     from lib.stages import tfidf_partitions as steps
 
     # Planted first hashes: "a" and "b" collide, "e" shares "c"'s first hash but is not kept.
-    words = ["a", "b", "c", "d", "e"]
+    words = np.array(["a", "b", "c", "d", "e"], dtype=object)
     checks = steps.term_hashes(words, steps.CHECK_KEY)
     part = steps.PartitionTerms(
         None, words, np.arange(5), np.ones(5), np.array([5, 5, 9, 7, 9], dtype=np.uint64), checks
@@ -111,7 +111,7 @@ def test_term_hashes_are_fixed_values_not_this_processs():
 
 def test_a_partition_holds_its_terms_as_keys_into_its_words_not_spelled_out():
     # A cluster holds every partition's terms until the vocabulary is agreed: in memory, a spelled
-    # term costs a Python string (some 60 bytes), a key and its two hashes 24.
+    # term costs a Python string (some 60 bytes), its key, two hashes and count of texts 32.
     import tracemalloc
 
     from lib.stages import tfidf_partitions as steps
