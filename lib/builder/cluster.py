@@ -65,9 +65,9 @@ def _local_cluster(workers: int, memory_limit: int) -> Any:
     interpreter, a test's CLI run) then computed with one BLAS thread, and the map's topics came out
     differently. So none: the stages on the workers are pure Python, or limit BLAS themselves
     (lib.stages.subfields). Nor the allocator's trim threshold: setting it also stops glibc raising
-    its threshold for mapping large blocks, so NumPy's temporaries are mapped afresh, and placing a
-    map's papers and its topics took 1.2-1.6x the CPU (docs/cluster.md). The PYTHONHASHSEED a nanny
-    adds as well only fixes later children's string hashing; it is undone here after the first start.
+    its threshold for mapping large blocks, so NumPy's temporaries are mapped afresh, which slowed
+    the map's placement and the topics (docs/cluster.md). The PYTHONHASHSEED a nanny adds as well
+    only fixes later children's string hashing; it is undone here after the first start.
     """
     dask, distributed = _dask()
     environment = dict(os.environ)
