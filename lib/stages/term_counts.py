@@ -41,7 +41,7 @@ def count_terms(
     kept = kept_terms(users, len(texts), min_df, max_df)
     if len(kept) == 0:
         raise ValueError("After pruning, no terms remain. Try a lower min_df or a higher max_df.")
-    terms = _spelled(uniques[kept], vocabulary)
+    terms = spell_terms(uniques[kept], vocabulary).astype(str)
     order = np.argsort(terms, kind="stable")
     column = np.full(len(uniques), -1, dtype=np.int64)
     column[kept[order]] = np.arange(len(kept))
@@ -59,11 +59,6 @@ def kept_terms(users: np.ndarray, n_texts: int, min_df: int, max_df: float) -> n
     """The numbers of the terms used by at least `min_df` of `n_texts` texts and at most `max_df` of
     them (a share), `users` being each term's texts."""
     return np.flatnonzero((users <= max_df * n_texts) & (users >= min_df))
-
-
-def spell_terms(keys: np.ndarray, words: Sequence[str] | np.ndarray) -> np.ndarray:
-    """The terms `first_met_term_keys` numbered `keys`, as text (str)."""
-    return _spelled(keys, words) if len(keys) else np.zeros(0, dtype=str)
 
 
 def first_met_term_keys(texts: Sequence[str], ngram_max: int) -> tuple[sparse.csr_matrix, np.ndarray, list[str]]:
@@ -122,13 +117,14 @@ def _term_stream(codes: np.ndarray, lengths: np.ndarray, n_words: int, ngram_max
     return stream, ends
 
 
-def _spelled(keys: np.ndarray, words: Sequence[str] | np.ndarray) -> np.ndarray:
-    """The terms numbered `keys` (`_term_stream`'s numbers) as text."""
+def spell_terms(keys: np.ndarray, words: Sequence[str] | np.ndarray) -> np.ndarray:
+    """The terms `first_met_term_keys` numbered `keys` (`_term_stream`'s numbers), as an object array
+    of Python strings (each its own length, where a fixed-width array takes the longest one's)."""
     n = max(len(words), 1)
-    vocabulary = np.array(words, dtype=object)
+    vocabulary = np.asarray(words, dtype=object)
     single = keys < n
     spelled = np.empty(len(keys), dtype=object)
     spelled[single] = vocabulary[keys[single]]
     first, second = np.divmod(keys[~single] - n, n)
     spelled[~single] = [f"{a} {b}" for a, b in zip(vocabulary[first], vocabulary[second])]
-    return spelled.astype(str)
+    return spelled

@@ -118,17 +118,17 @@ def partition_terms(texts: Sequence[str], ngram_max: int) -> PartitionTerms:
     """Step 1, on each partition's texts (a list, or the object array a cluster holds them in)."""
     counts, keys, words = first_met_term_keys(list(texts), ngram_max)
     users = np.bincount(counts.indices, minlength=len(keys))
-    # A cluster holds every partition's terms until the vocabulary is agreed: as keys, not spelled.
-    terms = spell_terms(keys, words)
     # The words as an array, not a list: Dask sends a list of strings one string at a time.
     held = np.array(words, dtype=object)
+    # A cluster holds every partition's terms until the vocabulary is agreed: as keys, not spelled.
+    terms = spell_terms(keys, held)
     return PartitionTerms(counts, held, keys, users, term_hashes(terms), term_hashes(terms, CHECK_KEY))
 
 
 def bucket_terms(part: PartitionTerms, number: int, bucket: int, n_buckets: int) -> BucketTerms:
     """Step 2, on each partition (the `number`th) for each of `n_buckets` buckets: its terms in `bucket`."""
     inside = np.flatnonzero(part.hashes % np.uint64(n_buckets) == np.uint64(bucket))
-    terms = spell_terms(part.keys[inside], part.words).astype(object)
+    terms = spell_terms(part.keys[inside], part.words)
     return BucketTerms(terms, part.users[inside], (number << PLACE_BITS) + inside.astype(np.int64))
 
 
