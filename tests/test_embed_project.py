@@ -18,6 +18,7 @@ from lib.stages.embed import (
     TfidfSvdEmbedder,
     make_embedder,
     packaged_model_path,
+    sample_rows,
     tfidf_weights,
 )
 from lib.stages.load import load_papers
@@ -317,6 +318,19 @@ def test_the_query_model_embeds_the_corpus_as_the_fit_did():
     assert np.allclose(model.embed(planted_texts), vectors, atol=1e-5)
     assert np.allclose(model.embed(planted_texts[5:7]), vectors[5:7], atol=1e-5)  # a few texts: a few terms
     assert np.all(model.embed(["zzzz qqqq"]) == 0)
+
+
+def test_past_svd_sample_texts_the_query_model_keeps_the_samples_terms_and_embeds_as_the_fit_did():
+    texts = [r["abstract"] for r in planted_records(per_topic=60)]
+    embedder = TfidfSvdEmbedder(n_components=8, svd_sample=len(texts) // 4)
+    vectors, model = embedder.fit_embed(texts)
+    every_term = TfidfSvdEmbedder(n_components=8).fit(texts)  # the same vocabulary, all of it fitted
+    sample = sample_rows(len(texts), embedder.svd_sample, embedder.random_state)
+    sampled_terms = every_term.terms[np.unique(every_term._vectorizer.transform([texts[i] for i in sample]).indices)]
+    assert len(model.terms) < len(every_term.terms)
+    assert model.terms.tolist() == sampled_terms.tolist() and len(model.idf) == model.components.shape[1]
+    assert model.idf.tolist() == every_term.idf[np.isin(every_term.terms, sampled_terms)].tolist()
+    assert np.allclose(model.embed(texts), vectors, atol=1e-5)  # the terms left out had no direction
 
 
 def test_a_tfidf_cosine_splits_exactly_over_the_terms_it_rests_on():

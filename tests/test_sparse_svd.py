@@ -126,7 +126,12 @@ def test_a_fit_gives_any_slice_of_rows_the_bits_of_the_whole_matrixs_rows(tfidf,
     fit_rows = np.arange(0, tfidf.shape[0], 2) if sampled else None
     whole = truncated_svd(tfidf, 12, random_state=3, fit_rows=fit_rows)
     fitted = sparse_svd.fit_directions(tfidf if fit_rows is None else tfidf[fit_rows], 12, random_state=3)
-    assert fitted.components.tobytes() == whole.components.tobytes()
+    # Only the columns the fitted rows use: the others' share of every direction is zero.
+    np.testing.assert_array_equal(fitted.used, sparse_svd.columns_used(tfidf, fit_rows))
+    assert fitted.components.tobytes() == whole.components[:, fitted.used].tobytes()
+    assert not np.any(np.delete(whole.components, fitted.used, axis=1))
+    if sampled:
+        assert len(fitted.used) < tfidf.shape[1]  # the sample leaves some columns out
     assert np.array_equal(fitted.singular_values, whole.singular_values)
     slices = [tfidf[a : a + 10] for a in range(0, tfidf.shape[0], 10)]
     assert np.concatenate([sparse_svd.rows_in(rows, fitted) for rows in slices]).tobytes() == whole.rows.tobytes()

@@ -52,9 +52,12 @@ def tfidf_settings(ngram_max: int) -> dict[str, Any]:
 class TfidfSvdModel:
     """What `TfidfSvdEmbedder` learned from a corpus: enough to embed any text into the corpus's space.
 
-    terms: (n_terms,) str, the TF-IDF columns in order; idf: (n_terms,) float32;
-    components: (dim, n_terms) float32, the SVD directions (the identity when the corpus was too
-    small for SVD; no columns when the corpus had no usable word); ngram_max: the longest term's words.
+    terms: (n_terms,) str, the TF-IDF's columns the SVD was fitted on, in order (every kept term,
+    or those its sample of texts uses); idf: (n_terms,) float32; components: (dim, n_terms) float32,
+    the SVD directions (the identity when the corpus was too small for SVD; no columns when the
+    corpus had no usable word); ngram_max: the longest term's words. A corpus's other terms have no
+    share in any direction: in a query they would only lengthen its TF-IDF row, which `embed`
+    normalises away, and on a million papers they would be most of the model.
     """
 
     terms: np.ndarray
@@ -133,9 +136,10 @@ class TfidfSvdModel:
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         return {
-            "terms": self.terms.astype(str),
+            # As wide as the longest of these terms, not as one the model left out.
+            "terms": self.terms.astype(object).astype(str),
             "idf": self.idf,
-            "components": self.components,
+            "components": np.ascontiguousarray(self.components),  # a file's bytes do not depend on how it was cut
             "ngram_max": np.array(self.ngram_max),
         }
 
@@ -202,7 +206,7 @@ class TfidfSvdEmbedder:
         # Imported here, not above: a cache hit never fits and should not pay scikit-learn's import.
         from threadpoolctl import threadpool_limits
 
-        from lib.stages.sparse_svd import truncated_svd
+        from lib.stages.sparse_svd import columns_used, truncated_svd
         from lib.stages.term_counts import count_terms
 
         try:
@@ -219,20 +223,19 @@ class TfidfSvdEmbedder:
         n_components = self.components_for(*tfidf.shape)
         if n_components < 2:
             components, rows = np.eye(tfidf.shape[1], dtype=np.float32), tfidf.toarray()
+            used = np.arange(tfidf.shape[1])
         else:
             tfidf = tfidf.tocsc()  # by columns, as the SVD reads it a block of terms at a time; no CSR kept beside it
+            sample = sample_rows(tfidf.shape[0], self.svd_sample, self.random_state)
             # On one BLAS thread: its sparse products run in threads of their own, and its dense steps
             # are small, so a second BLAS thread mostly waits, spinning, on a core the build uses.
             with threadpool_limits(limits=1, user_api="blas"):
                 components, _, rows = truncated_svd(
-                    tfidf,
-                    n_components,
-                    self.random_state,
-                    self.n_iter,
-                    fit_rows=sample_rows(tfidf.shape[0], self.svd_sample, self.random_state),
+                    tfidf, n_components, self.random_state, self.n_iter, fit_rows=sample
                 )
+            used = columns_used(tfidf, sample)
         vectors = exact.snap(exact.unit_rows(rows)).astype(np.float32)  # grid points: exact in float32
-        return vectors, TfidfSvdModel(terms, idf, components, self.ngram_max)
+        return vectors, TfidfSvdModel(terms[used], idf[used], components[:, used], self.ngram_max)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.fit_embed(texts)[0]

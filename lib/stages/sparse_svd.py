@@ -90,10 +90,11 @@ def truncated_svd(
 
 
 class SvdDirections(NamedTuple):
-    """A truncated SVD's directions as `rows_in` takes them: components and singular values as in
-    `TruncatedSvd`; `used`, the columns the fitted rows use (sorted); `directions`, (len(used),
-    n_components) float64, those columns' share of the directions before they were rounded to the
-    components' float32 (the other columns' is exactly zero)."""
+    """A truncated SVD's directions as `rows_in` takes them, over the columns the fitted rows use
+    (`used`, sorted; the other columns' share of every direction is exactly zero): `components`,
+    (n_components, len(used)) float32, those columns of `TruncatedSvd.components`; singular values
+    as there; `directions`, (len(used), n_components) float64, the same before they were rounded to
+    float32. A corpus's vocabulary can be ten times its sample's, so nothing here is as wide as it."""
 
     components: np.ndarray
     singular_values: np.ndarray
@@ -110,30 +111,35 @@ def fit_directions(
 ) -> SvdDirections:
     """`truncated_svd`'s fit of `matrix` (the rows fitted), for other rows to be given in its directions
     a slice at a time (`rows_in`): the rows `truncated_svd(whole, ..., fit_rows=those rows)` gives,
-    bit for bit, when `matrix` is the whole matrix's `fit_rows`."""
+    bit for bit, when `matrix` is the whole matrix's `fit_rows`, and its components' used columns."""
     _check(n_components, n_iter, n_oversamples, *matrix.shape)
     terms = _TermBlocks(matrix)
     left, singular_values = _fit(terms, n_components, random_state, n_iter, n_oversamples)
-    components = np.empty((n_components, matrix.shape[1]), dtype=np.float32)
     used_directions = []  # a block at a time, the used columns' only: all would be as large as the TF-IDF
     for start in terms.starts:
         block = terms.block(start)
-        directions = block.T @ left
-        components[:, start : start + len(directions)] = directions.T
-        used_directions.append(directions[np.diff(block.indptr) > 0])
+        used_directions.append((block.T @ left)[np.diff(block.indptr) > 0])
     directions = np.concatenate(used_directions)
+    components = directions.T.astype(np.float32, order="C")
+    # The unused columns' zeros change no row's largest or smallest entry's sign test.
     flipped = _flipped(components)
     components[flipped] *= -1
     directions[:, flipped] *= -1  # negation is exact: flipped before the products, their sums come out flipped
-    used = np.flatnonzero(np.diff(terms.by_column.indptr))
-    return SvdDirections(components, singular_values, used, directions)
+    return SvdDirections(components, singular_values, columns_used(terms.by_column), directions)
+
+
+def columns_used(matrix: sparse.spmatrix | sparse.sparray, rows: np.ndarray | None = None) -> np.ndarray:
+    """The columns (sorted) in which `rows` of `matrix` (all when None) hold an entry: those a fit on
+    these rows gives directions for."""
+    chosen = sparse.csc_matrix(matrix if rows is None else matrix[rows])
+    return np.flatnonzero(np.diff(chosen.indptr))
 
 
 def rows_in(matrix: sparse.spmatrix | sparse.sparray, fitted: SvdDirections) -> np.ndarray:
     """(n_rows, n_components) float64: `matrix`'s rows (its columns are the fitted matrix's) in the
     directions of `fitted`, summed a block of `TERMS_PER_BLOCK` columns at a time in the blocks'
     order, as `truncated_svd` sums them: the same bits whatever slice of rows `matrix` is."""
-    rows = np.zeros((matrix.shape[0], fitted.components.shape[0]))
+    rows = np.zeros((matrix.shape[0], fitted.directions.shape[1]))
     by_column = sparse.csc_matrix(matrix, dtype=np.float32)
     for start in range(0, matrix.shape[1], TERMS_PER_BLOCK):
         inside = slice(*np.searchsorted(fitted.used, [start, start + TERMS_PER_BLOCK]))
