@@ -83,7 +83,7 @@ def truncated_svd(
         rows += part
     # Each row's largest entry positive, found by the row's extremes and flipped in place: np.abs
     # or a masked assignment would copy the whole output.
-    for flipped in _flipped(components):
+    for flipped in _flipped(components.max(axis=1), components.min(axis=1)):
         components[flipped] *= -1
         rows[:, flipped] *= -1
     return TruncatedSvd(components, singular_values, rows)
@@ -91,15 +91,19 @@ def truncated_svd(
 
 class SvdDirections(NamedTuple):
     """A truncated SVD's directions as `rows_in` takes them, over the columns the fitted rows use
-    (`used`, sorted; the other columns' share of every direction is exactly zero): `components`,
-    (n_components, len(used)) float32, those columns of `TruncatedSvd.components`; singular values
-    as there; `directions`, (len(used), n_components) float64, the same before they were rounded to
-    float32. A corpus's vocabulary can be ten times its sample's, so nothing here is as wide as it."""
+    (`used`, sorted; the other columns' share of every direction is exactly zero): `directions`,
+    (len(used), n_components) float64, those columns of the directions before they are rounded to
+    `TruncatedSvd.components`' float32 (`components`); singular values as there. A corpus's
+    vocabulary can be ten times its sample's, so nothing here is as wide as it."""
 
-    components: np.ndarray
     singular_values: np.ndarray
     used: np.ndarray
     directions: np.ndarray
+
+    @property
+    def components(self) -> np.ndarray:
+        """(n_components, len(used)) float32: the used columns of `TruncatedSvd.components`."""
+        return self.directions.T.astype(np.float32, order="C")
 
 
 def fit_directions(
@@ -115,17 +119,23 @@ def fit_directions(
     _check(n_components, n_iter, n_oversamples, *matrix.shape)
     terms = _TermBlocks(matrix)
     left, singular_values = _fit(terms, n_components, random_state, n_iter, n_oversamples)
-    used_directions = []  # a block at a time, the used columns' only: all would be as large as the TF-IDF
+    used = columns_used(terms.by_column)
+    # Filled a block at a time, the used columns' only: no second copy of them, no unused column.
+    directions = np.empty((len(used), n_components))
+    largest, smallest = np.full(n_components, -np.inf, np.float32), np.full(n_components, np.inf, np.float32)
+    filled = 0
     for start in terms.starts:
         block = terms.block(start)
-        used_directions.append((block.T @ left)[np.diff(block.indptr) > 0])
-    directions = np.concatenate(used_directions)
-    components = directions.T.astype(np.float32, order="C")
-    # The unused columns' zeros change no row's largest or smallest entry's sign test.
-    flipped = _flipped(components)
-    components[flipped] *= -1
+        part = (block.T @ left)[np.diff(block.indptr) > 0]
+        directions[filled : filled + len(part)] = part
+        filled += len(part)
+        if len(part):  # each direction's extremes as rounded to the components' float32
+            rounded = part.astype(np.float32)
+            largest, smallest = np.maximum(largest, rounded.max(axis=0)), np.minimum(smallest, rounded.min(axis=0))
+    # The unused columns' zeros would change no direction's sign test (`_flipped`).
+    flipped = _flipped(largest, smallest)
     directions[:, flipped] *= -1  # negation is exact: flipped before the products, their sums come out flipped
-    return SvdDirections(components, singular_values, columns_used(terms.by_column), directions)
+    return SvdDirections(singular_values, used, directions)
 
 
 def columns_used(matrix: sparse.spmatrix | sparse.sparray, rows: np.ndarray | None = None) -> np.ndarray:
@@ -182,9 +192,10 @@ def _fit(
     return basis @ (eigenvectors[:, top] * scale), np.where(present, singular_values, 0.0)
 
 
-def _flipped(components: np.ndarray) -> np.ndarray:
-    """The rows to negate so that each row's largest entry is positive (an exact tie keeps the sign found)."""
-    return np.flatnonzero(components.max(axis=1) < -components.min(axis=1))
+def _flipped(largest: np.ndarray, smallest: np.ndarray) -> np.ndarray:
+    """The rows to negate, given each row's `largest` and `smallest` entries, so that each row's
+    largest entry (in size) is positive (an exact tie keeps the sign found)."""
+    return np.flatnonzero(largest < -smallest)
 
 
 class _TermBlocks:
