@@ -246,5 +246,5 @@ def sampled_in(sample: np.ndarray | None, start: int, stop: int) -> np.ndarray |
 
 def model_of(vocabulary: Vocabulary, fitted: SvdDirections, ngram_max: int) -> TfidfSvdModel:
     """The query model the whole list's fit makes: the terms the SVD's sample uses, and their directions."""
-    idf = vocabulary.idf.astype(np.float32)[fitted.used]
+    idf = vocabulary.idf[fitted.used].astype(np.float32)
     return TfidfSvdModel(vocabulary.terms[fitted.used], idf, fitted.components, ngram_max)
