@@ -52,12 +52,11 @@ def tfidf_settings(ngram_max: int) -> dict[str, Any]:
 class TfidfSvdModel:
     """What `TfidfSvdEmbedder` learned from a corpus: enough to embed any text into the corpus's space.
 
-    terms: (n_terms,) str, the TF-IDF's columns the SVD was fitted on, in order (every kept term,
-    or those its sample of texts uses); idf: (n_terms,) float32; components: (dim, n_terms) float32,
-    the SVD directions (the identity when the corpus was too small for SVD; no columns when the
-    corpus had no usable word); ngram_max: the longest term's words. A corpus's other terms have no
-    share in any direction: in a query they would only lengthen its TF-IDF row, which `embed`
-    normalises away, and on a million papers they would be most of the model.
+    terms: (n_terms,) str, the TF-IDF's columns the SVD was fitted on (its sample's), in order;
+    idf: (n_terms,) float32; components: (dim, n_terms) float32, the SVD directions (the identity
+    when the corpus was too small for SVD; no columns when it had no usable word); ngram_max: the
+    longest term's words. Other terms have no share in any direction: in a query they would only
+    lengthen its TF-IDF row, which `embed` normalises away.
     """
 
     terms: np.ndarray
