@@ -59,18 +59,19 @@ class PhraseUse:
         column_of_phrase, keys = pd.factorize(
             np.array([singular(p) if p.endswith("s") else p for p in phrases], dtype=object)
         )
-        fold = sparse.csr_matrix(
-            (np.ones(len(phrases)), (np.arange(len(phrases)), column_of_phrase)), shape=(len(phrases), len(keys))
-        )
         phrase_uses = np.asarray(used.sum(axis=0)).ravel()
-        per_paper = (used @ fold).tocsr()  # how often each paper uses each phrase
-        del used, fold, counts  # the topics stage's peak: both side workers are alive then
+        per_paper = _folded(used, column_of_phrase, len(keys))  # how often each paper uses each phrase
+        del used, counts  # the topics stage's peak: both side workers are alive then
         enough = np.flatnonzero(per_paper.getnnz(axis=0) >= min_users)  # a stored count is a paper using the phrase
         # Keys are distinct: Python's sort of strings gives NumPy's order of them, in a third of its time.
         enough_keys = keys[enough].tolist()
         kept = enough[np.array(sorted(range(len(enough_keys)), key=enough_keys.__getitem__), dtype=np.intp)]
         self.counts, self.keys = per_paper[:, kept].tocsr(), keys[kept]
-        self.used = self.counts.sign()
+        del per_paper
+        # Each paper's use, 0 or 1: the counts' own rows (not a copy of them), each count a 1.
+        self.used = sparse.csr_matrix(
+            (np.ones_like(self.counts.data), self.counts.indices, self.counts.indptr), shape=self.counts.shape
+        )
         chunks = written_chunks(texts)  # read for the casing and for the verbs
         self.shown = _shown_forms(phrases, phrase_uses, column_of_phrase, kept, display_case(texts, chunks))
         self.overall = np.asarray(self.used.sum(axis=0)).ravel() / len(texts)
@@ -175,6 +176,18 @@ class PhraseUse:
 def dense_row(matrix: sparse.csr_matrix, row: int) -> np.ndarray:
     """Row `row` of a per-topic matrix (`PhraseUse.by_topic`) as a dense vector, one value per phrase."""
     return matrix[row].toarray().ravel()
+
+
+def _folded(used: sparse.csr_matrix, column_of: np.ndarray, n_columns: int) -> sparse.csr_matrix:
+    """`used` (papers x phrases) in `n_columns` columns, each phrase's in its `column_of` (plural twins
+    in one, their counts added). Renumbered, not multiplied by a 0/1 fold matrix: SciPy's product
+    made a float64 copy of a corpus's counts, and a float64 result, each twice their size."""
+    folded = sparse.csr_matrix(
+        (used.data.copy(), column_of.astype(np.int32)[used.indices], used.indptr.copy()),
+        shape=(used.shape[0], n_columns),
+    )
+    folded.sum_duplicates()  # sorts each row's entries in place: hence the copies, `used` is shared
+    return folded
 
 
 def _membership(topics: np.ndarray) -> tuple[list[int], sparse.csr_matrix]:
