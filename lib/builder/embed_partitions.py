@@ -8,7 +8,6 @@ same bits as `TfidfSvdEmbedder.fit_embed` in one process, from the texts already
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -53,12 +52,11 @@ def fit_embed_in_partitions(
 
 
 def _vocabulary(runner: Runner, parts: Sequence[Handle], n_texts: int) -> Handle:
-    """A handle on the list's `Vocabulary`, its terms counted in buckets by their hash, as many as the
-    square root of the number of partitions: each bucket's task holds its share of every partition's
-    terms, and partitions times buckets small tasks carry them there."""
+    """A handle on the list's `Vocabulary`, its terms counted in buckets by their hash (`bucket_count`)."""
+    from lib.builder.text_partitions import bucket_count
     from lib.stages import tfidf_partitions as steps
 
-    n_buckets = math.isqrt(len(parts) - 1) + 1 if parts else 1  # the square root, rounded up
+    n_buckets = bucket_count(len(parts))
     kept: list[Handle] = []
     for bucket in range(n_buckets):
         pieces = runner.map(

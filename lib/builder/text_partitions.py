@@ -8,6 +8,7 @@ A partition travels as a NumPy object array: Dask serializes a list of strings o
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -39,6 +40,13 @@ def joined(*parts: np.ndarray) -> np.ndarray:
     import numpy as np
 
     return np.concatenate([np.zeros(0, dtype=object), *parts])
+
+
+def bucket_count(n_partitions: int) -> int:
+    """How many buckets (by hash) a merge of `n_partitions` partitions' items takes: the square root,
+    rounded up, so that a bucket's task holds a small share of every partition's items, and
+    partitions times buckets small tasks carry them there."""
+    return math.isqrt(n_partitions - 1) + 1 if n_partitions else 1
 
 
 def send_texts(texts: Sequence[str], runner: Runner, partition_size: int | None) -> SentTexts:

@@ -1,14 +1,18 @@
 """`lib.stages.phrases.phrase_counts` a partition (a slice of the texts) at a time: the same matrix
-and phrases, each partition's counting done by its own task.
+and phrases, each partition's counting done by its own task, each bucket of the phrases (by a hash
+of the phrase) merged by its own.
 
 1. `partition_phrases`: `phrase_counts` of a partition's texts, its phrases numbered as the
-   partition first meets them;
-2. `agree_phrases` (one task, the partitions' phrase lists only): merged in partition order, so
-   numbered as the whole list first meets them, and each partition's columns among them;
-3. `renumbered`: a partition's counts in the list's columns, each row's entries ordered by column
+   partition first meets them; `phrase_buckets`: each one's bucket;
+2. `bucket_phrases` (a partition's, per bucket) and `merge_bucket` (per bucket): the phrases in a
+   bucket from every partition in order, each distinct one with where the list first meets it;
+3. `agree_phrases` (one task, the distinct phrases only): numbered as the whole list first meets
+   them; `bucket_columns` (per bucket) and `partition_columns` (per partition): each partition's
+   phrases' columns among them;
+4. `renumbered`: a partition's counts in the list's columns, each row's entries ordered by column
    as the whole list's are (SciPy's canonical form), so the partitions' rows stacked in order are
    the whole list's matrix, array for array;
-4. `stacked` (one task): those rows in order with the list's phrases, where the steps that take the
+5. `stacked` (one task): those rows in order with the list's phrases, where the steps that take the
    counts whole (subfields, topics) read them through `as_phrase_counts`.
 
 `lib.builder.phrase_partitions` runs the steps on a runner (a Dask cluster). What goes between
@@ -25,7 +29,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from lib.stages.phrases import PhraseCounts, phrase_counts
+from lib.stages.phrases import PhraseCounts, first_uses, phrase_counts
+from lib.stages.tfidf_partitions import PLACE_BITS, term_hashes
 
 
 class PartitionPhrases(NamedTuple):
@@ -35,8 +40,25 @@ class PartitionPhrases(NamedTuple):
     phrases: np.ndarray
 
 
+class BucketPhrases(NamedTuple):
+    """A partition's phrases in one bucket, in its first-met order, and where the list meets each
+    there: the partition's number above `PLACE_BITS`, the phrase's place in it below."""
+
+    phrases: np.ndarray
+    met: np.ndarray
+
+
+class MergedBucket(NamedTuple):
+    """One bucket's phrases from every partition: each distinct one as the bucket first meets them,
+    where the list first meets it, and each partition's phrases in the bucket as numbers among them."""
+
+    phrases: np.ndarray
+    first_met: np.ndarray
+    codes: tuple[np.ndarray, ...]
+
+
 class AgreedPhrases(NamedTuple):
-    """The list's phrases as it first meets them, and each partition's phrases' columns among them."""
+    """The list's phrases as it first meets them, and each bucket's distinct phrases' columns among them."""
 
     phrases: np.ndarray
     columns: tuple[np.ndarray, ...]
@@ -48,26 +70,59 @@ def partition_phrases(texts: Sequence[str]) -> PartitionPhrases:
     return PartitionPhrases(counts, np.array(phrases, dtype=object))
 
 
-def phrases_of(part: PartitionPhrases) -> np.ndarray:
-    """What step 2 needs of a partition's counts: its phrases, not its matrix."""
-    return part.phrases
+def phrase_buckets(part: PartitionPhrases, n_buckets: int) -> np.ndarray:
+    """Step 1: each of a partition's phrases' bucket of `n_buckets`, by its hash (the same on any machine)."""
+    return (term_hashes(part.phrases) % np.uint64(n_buckets)).astype(np.int32)
 
 
-def agree_phrases(*phrase_arrays: np.ndarray) -> AgreedPhrases:
-    """Step 2, on every partition's phrases in partition order."""
-    codes, uniques = pd.factorize(np.concatenate([np.zeros(0, dtype=object), *phrase_arrays]))
-    bounds = np.cumsum([0, *map(len, phrase_arrays)])
-    columns = tuple(codes[a:b].astype(np.int32) for a, b in zip(bounds[:-1], bounds[1:]))
-    return AgreedPhrases(np.asarray(uniques, dtype=object), columns)
+def bucket_phrases(part: PartitionPhrases, buckets: np.ndarray, number: int, bucket: int) -> BucketPhrases:
+    """Step 2, on each partition (the `number`th, `buckets` its `phrase_buckets`) for each bucket."""
+    inside = np.flatnonzero(buckets == bucket)
+    return BucketPhrases(part.phrases[inside], (number << PLACE_BITS) + inside.astype(np.int64))
+
+
+def merge_bucket(*parts: BucketPhrases) -> MergedBucket:
+    """Step 2, on one bucket's phrases from every partition in order."""
+    codes, uniques = pd.factorize(np.concatenate([np.zeros(0, dtype=object), *(part.phrases for part in parts)]))
+    # The parts come in partition order, each in its first-met order: a phrase's first row is its first meeting.
+    first_met = np.concatenate([np.zeros(0, dtype=np.int64), *(part.met for part in parts)])[first_uses(codes)]
+    bounds = np.cumsum([0, *(len(part.phrases) for part in parts)])
+    split = tuple(codes[a:b].astype(np.int32) for a, b in zip(bounds[:-1], bounds[1:]))
+    return MergedBucket(np.asarray(uniques, dtype=object), first_met, split)
+
+
+def agree_phrases(*buckets: MergedBucket) -> AgreedPhrases:
+    """Step 3, on every bucket's merged phrases: no phrase is in two buckets, so ordering them all by
+    where the list first meets each numbers them as the whole list does."""
+    order = np.argsort(np.concatenate([np.zeros(0, dtype=np.int64), *(b.first_met for b in buckets)]))
+    columns = np.empty(len(order), dtype=np.int32)
+    columns[order] = np.arange(len(order), dtype=np.int32)
+    phrases = np.concatenate([np.zeros(0, dtype=object), *(b.phrases for b in buckets)])[order]
+    bounds = np.cumsum([0, *(len(b.phrases) for b in buckets)])
+    return AgreedPhrases(phrases, tuple(columns[a:b] for a, b in zip(bounds[:-1], bounds[1:])))
 
 
 def agreed_phrases(agreed: AgreedPhrases) -> np.ndarray:
     return agreed.phrases
 
 
-def partition_columns(agreed: AgreedPhrases, index: int) -> np.ndarray:
-    """Partition `index`'s phrases' columns in the list's counts."""
-    return agreed.columns[index]
+def bucket_order(agreed: AgreedPhrases, bucket: int) -> np.ndarray:
+    """Bucket `bucket`'s distinct phrases' columns in the list's counts."""
+    return agreed.columns[bucket]
+
+
+def bucket_columns(merged: MergedBucket, order: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Step 3, per bucket (`order`: its `bucket_order`): each partition's phrases in it, as columns."""
+    return tuple(order[codes] for codes in merged.codes)
+
+
+def partition_columns(buckets: np.ndarray, number: int, *columns: tuple[np.ndarray, ...]) -> np.ndarray:
+    """Step 3: the `number`th partition's phrases' columns in the list's counts, from its
+    `phrase_buckets` and every bucket's `bucket_columns` in bucket order."""
+    placed = np.empty(len(buckets), dtype=np.int32)
+    for bucket, by_partition in enumerate(columns):
+        placed[buckets == bucket] = by_partition[number]  # both in the partition's first-met order
+    return placed
 
 
 def stacked(phrases: np.ndarray, *rows: sparse.csr_matrix) -> PartitionPhrases:
