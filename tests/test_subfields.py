@@ -12,7 +12,8 @@ from lib.errors import ParameterError, TaxonomyError
 from lib.paths import DEFAULT_TAXONOMY, REPO_ROOT
 from lib.schema import MAP_COLUMNS, analysis_texts
 from lib.stages.load import load_papers
-from lib.stages.phrases import candidate_phrases, phrase_counts, stacked_counts
+from lib.stages.phrases import candidate_phrases, counts_after, phrase_counts
+from lib.stages import subfields
 from lib.stages.subfields import SUBFIELD_COLUMNS, assign_subfields, entry_similarity, tfidf_rows
 from lib.stages.taxonomy import UNASSIGNED, load_taxonomy, parse_taxonomy
 
@@ -294,9 +295,12 @@ def test_counts_of_more_texts_stacked_on_a_lists_equal_the_counts_of_both():
     texts = analysis_texts(load_papers(SEED_SAMPLE).papers)
     more = [e.text for e in load_taxonomy(DEFAULT_TAXONOMY).entries]  # phrases of their own, and the seed's
     both, phrases = phrase_counts([*texts, *more])
-    stacked = stacked_counts(phrase_counts(texts), more)
-    assert stacked.shape == both.shape and len(phrases) > phrase_counts(texts)[0].shape[1]
-    assert (stacked != both).nnz == 0 and stacked.dtype == both.dtype
+    first = phrase_counts(texts)
+    after = counts_after(first, more)
+    assert after.shape == (len(more), both.shape[1]) and len(phrases) > first[0].shape[1]
+    widened = sparse.csr_matrix((first[0].data, first[0].indices, first[0].indptr), shape=(len(texts), both.shape[1]))
+    stacked = sparse.vstack([widened, after], format="csr")
+    assert (stacked != both).nnz == 0 and after.dtype == both.dtype
 
 
 def test_phrase_counts_made_beforehand_file_every_paper_the_same():
@@ -359,3 +363,17 @@ def test_ijcai_areas_hold_with_neighbours_from_a_corpus_sized_sample(shared_data
     right = (sampled["area"] == papers["primary_area"]).to_numpy()[labelled]
     assert right.mean() >= 0.55
     assert (sampled["area"] == exact["area"]).mean() >= 0.9
+
+
+@pytest.mark.parametrize("block", [1, 5, 10_000])
+def test_own_word_scores_in_blocks_of_papers_are_the_cosines_over_papers_and_entries_together(monkeypatch, block):
+    texts = [*analysis_texts(load_papers(SEED_SAMPLE).papers), "", *planted_texts(12)[0]]
+    taxonomy = load_taxonomy(DEFAULT_TAXONOMY)
+    entry_texts = [e.text for e in taxonomy.entries]
+    weights = tfidf_rows(phrase_counts([*texts, *entry_texts])[0])
+    cosines = (weights[: len(texts)] @ weights[len(texts) :].T).toarray()
+    monkeypatch.setattr(subfields, "SCORE_BLOCK", block)
+    own = entry_similarity(texts, taxonomy, phrase_counts(texts))
+    leaves = [i for i, e in enumerate(taxonomy.entries) if not taxonomy.children(e.name)]
+    assert own[:, leaves].tobytes() == cosines[:, leaves].tobytes()  # the same bits, block by block
+    assert (own >= cosines).all() and (own[:, leaves] > 0).any()

@@ -197,19 +197,17 @@ def content_words(text: str) -> list[str]:
     return [singular_word(word) for word in _TOKEN.findall(NOT_PROSE.sub(" . ", text.lower())) if word not in _BREAKS]
 
 
-def stacked_counts(first: PhraseCounts, texts: Sequence[str]) -> sparse.csr_matrix:
-    """`phrase_counts` of the texts counted in `first` followed by `texts`, from `first` (a list's
-    counts, made once for all its uses): the same matrix, counting only `texts`."""
-    counts, phrases = first
+def counts_after(first: PhraseCounts, texts: Sequence[str]) -> sparse.csr_matrix:
+    """The rows `phrase_counts` gives `texts` counted after the texts of `first` (a list's counts,
+    made once for all its uses): in `first`'s columns and, after them, the phrases new in `texts`, as
+    first met. `first`'s rows in that wider shape (the same arrays) stacked on them are the counts of both."""
+    _, phrases = first
     candidates = [candidate_phrases(text) for text in texts]
     used = set(chain.from_iterable(candidates))
     # Only the phrases `texts` use are looked up among `first`'s: numbering all of them took a dict of
-    # millions on a corpus. Phrases new in `texts` are numbered after `first`'s, as first met.
+    # millions on a corpus.
     column_of = Numbering({p: i for i, p in enumerate(phrases) if p in used}, first=len(phrases))
-    more = _counted(candidates, column_of)
-    # `first`'s rows lack only the columns of phrases new in `texts`: the same arrays, a wider shape.
-    widened = sparse.csr_matrix((counts.data, counts.indices, counts.indptr), shape=(counts.shape[0], more.shape[1]))
-    return sparse.vstack([widened, more], format="csr")
+    return _counted(candidates, column_of)
 
 
 def _counted(candidates: Iterable[list[str]], column_of: Numbering) -> sparse.csr_matrix:

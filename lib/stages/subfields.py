@@ -16,8 +16,8 @@ import scipy.sparse as sp
 from lib import exact
 from lib.errors import ParameterError
 from lib.neighbours import knn_graph, normalize_rows
-from lib.stages.embed import TfidfSvdEmbedder, sample_rows, tfidf_weights
-from lib.stages.phrases import PhraseCounts, phrase_counts, stacked_counts
+from lib.stages.embed import TfidfSvdEmbedder, sample_rows, smoothed_idf, tfidf_weights
+from lib.stages.phrases import PhraseCounts, counts_after, phrase_counts
 from lib.stages.taxonomy import UNASSIGNED, Taxonomy
 
 # The columns `assign_subfields` returns, with their dtypes (documented in lib/schema.py).
@@ -35,6 +35,9 @@ ZERO_SHOT_LEAD = 1.5
 # Past this many papers each paper's neighbours are sought among a seeded sample of this many, as
 # the map's layout and SVD are fitted on one (docs/meaning.md, "A corpus's neighbour graph on a sample").
 GRAPH_SAMPLE = 20_000
+# Papers whose own-words scores are made at a time (`entry_similarity`): all at once, a million
+# papers' TF-IDF rows were several float64 copies of their phrase counts.
+SCORE_BLOCK = 65_536
 
 
 def assign_subfields(
@@ -165,12 +168,19 @@ def entry_similarity(texts: Sequence[str], taxonomy: Taxonomy, counts: PhraseCou
     """(n_texts, n_entries) TF-IDF cosine of each text with each entry; an entry scores at least its
     best descendant. `counts`: `phrase_counts(texts)`, when made beforehand."""
     entries = taxonomy.entries
-    entry_texts = [e.text for e in entries]
+    first = phrase_counts(texts) if counts is None else counts
+    paper_counts, entry_counts = first[0], counts_after(first, [e.text for e in entries])
+    width = entry_counts.shape[1]
     # Weighted over papers and entries together so that IDF reflects this corpus's own vocabulary.
-    weights = tfidf_rows(
-        phrase_counts([*texts, *entry_texts])[0] if counts is None else stacked_counts(counts, entry_texts)
-    )
-    scores = (weights[: len(texts)] @ weights[len(texts) :].T).toarray()
+    users = np.bincount(paper_counts.indices, minlength=width) + np.bincount(entry_counts.indices, minlength=width)
+    idf = smoothed_idf(users, len(texts) + len(entries))
+    entry_weights = tfidf_rows(entry_counts, idf)
+    scores = np.empty((len(texts), len(entries)))
+    # Each paper's row is weighed and scored on its own, so a block of rows at a time gives the same
+    # bits as all at once, without float64 copies of a corpus's counts.
+    for start in range(0, len(texts), SCORE_BLOCK):
+        stop = min(start + SCORE_BLOCK, len(texts))
+        scores[start:stop] = (tfidf_rows(_row_block(paper_counts, start, stop, width), idf) @ entry_weights.T).toarray()
     column = {e.name: i for i, e in enumerate(entries)}
     # An entry fits as well as its best-fitting descendant: an area with many varied children
     # would be diluted if its words were pooled into one vector. Children come after parents.
@@ -181,11 +191,20 @@ def entry_similarity(texts: Sequence[str], taxonomy: Taxonomy, counts: PhraseCou
     return scores
 
 
-def tfidf_rows(counts: sp.csr_matrix) -> sp.csr_matrix:
-    """The TF-IDF weights of a (texts x phrases) counts matrix (`lib.stages.embed.tfidf_weights`).
-    Counted by `phrase_counts`, not the vectorizer: it sorted all of a corpus's phrases, millions, and
-    was slower."""
-    return tfidf_weights(counts)[0]
+def _row_block(counts: sp.csr_matrix, start: int, stop: int, width: int) -> sp.csr_matrix:
+    """Rows `start` to `stop` of `counts` in `width` columns (at least its own), on its arrays."""
+    first, last = counts.indptr[start], counts.indptr[stop]
+    return sp.csr_matrix(
+        (counts.data[first:last], counts.indices[first:last], counts.indptr[start : stop + 1] - first),
+        shape=(stop - start, width),
+    )
+
+
+def tfidf_rows(counts: sp.csr_matrix, idf: np.ndarray | None = None) -> sp.csr_matrix:
+    """The TF-IDF weights of a (texts x phrases) counts matrix (`lib.stages.embed.tfidf_weights`;
+    `idf`: its own when None). Counted by `phrase_counts`, not the vectorizer: it sorted all of a
+    corpus's phrases, millions, and was slower."""
+    return tfidf_weights(counts, idf)[0]
 
 
 def _spread(
