@@ -48,7 +48,7 @@ class PhraseUse:
         self.n_texts = len(texts)
         used, phrases = phrase_counts(texts) if counts is None else counts
         if not phrases:
-            self.keys, self.shown, self.used, self.counts = np.array([], dtype=object), [], None, None
+            self.keys, self.shown, self.counts = np.array([], dtype=object), [], None
             return
         # Fold plural twins into one column; show each as its most used form and the corpus's casing.
         # As Python strings: a fixed-width array of them takes its longest phrase's width for every one
@@ -68,13 +68,9 @@ class PhraseUse:
         kept = enough[np.array(sorted(range(len(enough_keys)), key=enough_keys.__getitem__), dtype=np.intp)]
         self.counts, self.keys = per_paper[:, kept].tocsr(), keys[kept]
         del per_paper
-        # Each paper's use, 0 or 1: the counts' own rows (not a copy of them), each count a 1.
-        self.used = sparse.csr_matrix(
-            (np.ones_like(self.counts.data), self.counts.indices, self.counts.indptr), shape=self.counts.shape
-        )
         chunks = written_chunks(texts)  # read for the casing and for the verbs
         self.shown = _shown_forms(phrases, phrase_uses, column_of_phrase, kept, display_case(texts, chunks))
-        self.overall = np.asarray(self.used.sum(axis=0)).ravel() / len(texts)
+        self.overall = np.bincount(self.counts.indices, minlength=len(kept)) / len(texts)  # a stored count is a user
         self.words = np.array([k.count(" ") + 1 for k in self.keys])
         self.multiword = self.words > 1
         self.one_word = ~self.multiword  # hyphenated words ("fine-tuning") count as one: one token of the text
@@ -83,15 +79,24 @@ class PhraseUse:
         self.nameable = nameable_phrases(self.keys, self.shown, texts, chunks)
         self.field = np.array([is_field_phrase(k) for k in self.keys], dtype=bool)
 
+    @property
+    def used(self) -> sparse.csr_matrix | None:
+        """Whether each paper uses each phrase, 0 or 1: the counts' own rows, each count a 1. Made when
+        asked, not held: a corpus's are as large as its counts."""
+        if self.counts is None:
+            return None
+        return sparse.csr_matrix(
+            (np.ones_like(self.counts.data), self.counts.indices, self.counts.indptr), shape=self.counts.shape
+        )
+
     def by_topic(self, topics: np.ndarray) -> tuple[list[int], np.ndarray, sparse.csr_matrix]:
         """Sorted topic ids, papers per topic, and per topic (row) the number of its papers using each
         phrase, sparse: dense, the fine topics by a corpus's 2 million phrases are too large
         (`dense_row` gives one topic's)."""
         topic_ids, membership = _membership(topics)
         sizes = np.asarray(membership.sum(axis=1)).ravel()
-        per_topic = (
-            (membership @ self.used).tocsr() if self.used is not None else sparse.csr_matrix((len(topic_ids), 0))
-        )
+        used = self.used
+        per_topic = (membership @ used).tocsr() if used is not None else sparse.csr_matrix((len(topic_ids), 0))
         return topic_ids, sizes, per_topic
 
     def ranked(self, users: np.ndarray, size: float, min_share: float) -> tuple[np.ndarray, np.ndarray]:
