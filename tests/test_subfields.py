@@ -11,9 +11,9 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from lib.errors import ParameterError, TaxonomyError
 from lib.paths import DEFAULT_TAXONOMY, REPO_ROOT
 from lib.schema import MAP_COLUMNS, analysis_texts
+from lib.stages import subfields
 from lib.stages.load import load_papers
 from lib.stages.phrases import candidate_phrases, counts_after, phrase_counts
-from lib.stages import subfields
 from lib.stages.subfields import SUBFIELD_COLUMNS, assign_subfields, entry_similarity, tfidf_rows
 from lib.stages.taxonomy import UNASSIGNED, load_taxonomy, parse_taxonomy
 
