@@ -35,8 +35,9 @@ def _stage_importer(distributed: Any) -> Any:
     A worker unpickles a large task's arguments (the subfields' phrase counts, a SciPy matrix) on a
     thread of its own while its task thread runs the keyword statistics, each importing SciPy and
     scikit-learn for the first time: Python's import locks then stopped one of them with a
-    `_DeadlockError` (one build in six of a 36-paper list on a 1-worker cluster). Made here, where
-    Dask is known to be installed; it reaches the workers pickled by value.
+    `_DeadlockError` (one build in six of a 36-paper list on a 1-worker cluster). It also tells the
+    worker what the partitions' results weigh (`lib.builder.sizes`), so that it spills them in time.
+    Made here, where Dask is known to be installed; it reaches the workers pickled by value.
     """
 
     class ImportStages(distributed.WorkerPlugin):
@@ -52,6 +53,9 @@ def _stage_importer(distributed: Any) -> Any:
             import lib.stages.tfidf_partitions
             import lib.stages.topic_labels
             import lib.stages.topics  # noqa: F401
+            from lib.builder.sizes import register_sizes
+
+            register_sizes()
 
     return ImportStages()
 
