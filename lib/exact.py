@@ -37,7 +37,11 @@ _EXP_SERIES = [1 / math.factorial(n) for n in range(13, -1, -1)]
 def snap(values: np.ndarray, bits: int = SNAP_BITS) -> np.ndarray:
     """`values` rounded to the nearest multiple of 2^-bits (ties to even), as float64."""
     scale = float(2**bits)
-    return np.round(np.asarray(values, dtype=np.float64) * scale) / scale
+    # One new array, rounded and scaled back in place: the subfields snap a million papers' vectors.
+    snapped = np.multiply(values, scale, dtype=np.float64, out=np.empty(np.shape(values)))
+    np.round(snapped, out=snapped)
+    snapped /= scale
+    return snapped
 
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:
