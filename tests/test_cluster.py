@@ -219,7 +219,7 @@ def test_a_worker_counts_what_a_partitions_texts_and_keyword_units_weigh():
     from lib.builder.sizes import register_sizes
     from lib.stages.keywords import partitions as steps
 
-    register_sizes()
+    register_sizes(sizeof)
     texts = [f"{r['title']}. {r['abstract']}" for r in planted_records(12)]
     held = np.array(texts, dtype=object)
     strings = sum(map(sys.getsizeof, texts))

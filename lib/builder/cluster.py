@@ -29,7 +29,7 @@ def _dask() -> tuple[Any, Any]:
     return dask, distributed
 
 
-def _stage_importer(distributed: Any) -> Any:
+def _stage_importer(dask: Any, distributed: Any) -> Any:
     """A worker plugin importing the stages' modules on each worker, restarted ones too, before its first task.
 
     A worker unpickles a large task's arguments (the subfields' phrase counts, a SciPy matrix) on a
@@ -55,7 +55,7 @@ def _stage_importer(distributed: Any) -> Any:
             import lib.stages.topics  # noqa: F401
             from lib.builder.sizes import register_sizes
 
-            register_sizes()
+            register_sizes(dask.sizeof.sizeof)
 
     return ImportStages()
 
@@ -146,14 +146,14 @@ class DaskRunner:
         self.batches = 0  # batches sent so far: each one's priority
 
     def __enter__(self) -> DaskRunner:
-        _, distributed = _dask()
+        dask, distributed = _dask()
         try:
             if self.workers is not None:
                 self.cluster = _local_cluster(self.workers, self.worker_memory or default_worker_memory(self.workers))
                 self.client = distributed.Client(self.cluster)
             else:
                 self.client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
-            self.client.register_plugin(_stage_importer(distributed))
+            self.client.register_plugin(_stage_importer(dask, distributed))
         except (OSError, TimeoutError) as error:
             self.__exit__(None)
             where = f"the Dask scheduler at {self.scheduler}" if self.scheduler else "a local Dask cluster"

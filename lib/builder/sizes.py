@@ -16,12 +16,12 @@ from typing import Any
 SAMPLE = 100
 
 
-def register_sizes() -> None:
-    """Teach `dask.sizeof` the sizes of object arrays and of the keyword rounds' dataclasses."""
+def register_sizes(sizeof: Any) -> None:
+    """Teach `sizeof` (`dask.sizeof.sizeof`, given by the caller, which has Dask) the sizes of object
+    arrays and of the keyword rounds' dataclasses."""
     from dataclasses import fields
 
     import numpy as np
-    from dask.sizeof import sizeof
 
     from lib.stages.keywords.counting import _Forms, _Phrases
     from lib.stages.keywords.units import _Units
