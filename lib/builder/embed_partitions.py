@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lib.builder.parallel import Handle, Runner, passed
+from lib.builder.text_partitions import SentTexts, bucket_count
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from lib.builder.text_partitions import SentTexts
     from lib.stages.embed import TfidfSvdEmbedder, TfidfSvdModel
 
 
@@ -53,7 +53,6 @@ def fit_embed_in_partitions(
 
 def _vocabulary(runner: Runner, parts: Sequence[Handle], n_texts: int) -> Handle:
     """A handle on the list's `Vocabulary`, its terms counted in buckets by their hash (`bucket_count`)."""
-    from lib.builder.text_partitions import bucket_count
     from lib.stages import tfidf_partitions as steps
 
     n_buckets = bucket_count(len(parts))

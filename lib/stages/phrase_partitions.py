@@ -107,7 +107,8 @@ def agreed_phrases(agreed: AgreedPhrases) -> np.ndarray:
 
 
 def bucket_order(agreed: AgreedPhrases, bucket: int) -> np.ndarray:
-    """Bucket `bucket`'s distinct phrases' columns in the list's counts."""
+    """Bucket `bucket`'s distinct phrases' columns in the list's counts: a task of its own, so that
+    each `bucket_columns` task is sent these numbers, not every phrase of the list."""
     return agreed.columns[bucket]
 
 
