@@ -12,6 +12,7 @@ from lib.builder.keyword_partitions import keywords_in_partitions
 from lib.builder.parallel import InProcess, partition_ranges
 from lib.builder.text_partitions import send_texts
 from lib.schema import analysis_texts
+from lib.stages import tallies
 from lib.stages.keywords import extract_keywords, keyword_statistics
 from lib.stages.keywords import partitions as steps
 from lib.stages.load import load_papers
@@ -75,12 +76,12 @@ def test_an_acronym_two_partitions_define_once_each_is_the_lists():
 
 
 def test_merged_tallies_add_counts_by_key_as_first_met():
-    first = steps.tally(["b", "a"], [[1, 2], [10, 20]])
-    second = steps.tally(["c", "a"], [[3, 4], [30, 40]])
-    together = steps.merged([first, second, steps.tally([], [[], []])])
+    first = tallies.tally(["b", "a"], [[1, 2], [10, 20]])
+    second = tallies.tally(["c", "a"], [[3, 4], [30, 40]])
+    together = tallies.merged([first, second, tallies.tally([], [[], []])])
     assert together.keys.tolist() == ["b", "a", "c"]
     assert together.counts.tolist() == [[1, 6, 3], [10, 60, 30]]
-    pairs = steps.merged([steps.tally([("x", "y")], [[1]]), steps.tally([("x", "y"), ("x", "z")], [[2, 5]])])
+    pairs = tallies.merged([tallies.tally([("x", "y")], [[1]]), tallies.tally([("x", "y"), ("x", "z")], [[2, 5]])])
     assert pairs.keys.tolist() == [("x", "y"), ("x", "z")] and pairs.counts.tolist() == [[3, 5]]
 
 

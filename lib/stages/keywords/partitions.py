@@ -24,40 +24,16 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from numpy.typing import ArrayLike
 
 from lib.stages.acronyms import acronym_definitions, acronym_uses, agreed_acronyms, long_form_index
 from lib.stages.phrases import display_forms, written_chunks, written_words
+from lib.stages.tallies import Tally, merged, tally
 
 from .counting import _described, _phrase_table, _phrase_totals, _Phrases, _tail_counts, _tail_of
 from .roles import _gerund_counts, _gerunds_of, _inside, _kept, _role_counts, _roles_of
 from .scoring import KeywordStatistics, _keyphrases
 from .units import _encode, _Units
 from .words import _tokens
-
-
-class Tally(NamedTuple):
-    """Counts per key: `counts[:, i]` are key `keys[i]`'s (an object array, keys as first met)."""
-
-    keys: np.ndarray
-    counts: np.ndarray
-
-
-def tally(keys: Sequence[object], counts: ArrayLike) -> Tally:
-    """A `Tally` of `keys` (strings or tuples) and their `counts`: a row per count, a column per key."""
-    array = np.empty(len(keys), dtype=object)
-    array[:] = list(keys)  # element by element: tuples stay keys, not rows
-    return Tally(array, np.asarray(counts, dtype=np.int64))
-
-
-def merged(tallies: Sequence[Tally]) -> Tally:
-    """The tallies' counts added up by key, keys as first met in the tallies' order."""
-    rows = tallies[0].counts.shape[0]
-    codes, keys = pd.factorize(np.concatenate([t.keys for t in tallies]))
-    counts = np.concatenate([t.counts for t in tallies], axis=1)
-    # Exact: float64 sums of integers below 2**53.
-    sums = [np.bincount(codes, weights=counts[row], minlength=len(keys)).astype(np.int64) for row in range(rows)]
-    return tally(list(keys), sums)
 
 
 class Lexicon(NamedTuple):
