@@ -15,6 +15,7 @@ from itertools import compress, filterfalse
 import numpy as np
 
 from lib.stages.phrases import singular, singular_word, written_chunks
+from lib.stages.tallies import Tally, merged, tally
 
 # Words that describe the whole field: a phrase made only of them ("deep neural networks") names no topic.
 # Every paper of the field has data, an algorithm, training and an analysis, so those words are the field's too.
@@ -95,14 +96,20 @@ _WORD = re.compile(r"[a-z][a-z0-9]*(?:[-+][a-z0-9]+)*")
 
 
 def verb_words(texts: Sequence[str], chunks: Counter | None = None) -> set[str]:
-    """One-word phrases (singular form) the texts use mostly as verbs: at least a third of their uses
-    follow a verb marker ("we", "to", "can", "has"), and more than follow an article. A verb names no topic.
+    """One-word phrases (singular form) the texts use mostly as verbs (`verbs_of` their `verb_counts`).
+
+    `chunks`: `written_chunks(texts)`, when counted beforehand."""
+    return verbs_of(verb_counts(texts, chunks))
+
+
+def verb_counts(texts: Sequence[str], chunks: Counter | None = None) -> Tally:
+    """Per lower-case word of the texts, as first met: its uses, its uses after a verb marker ("we",
+    "to", "can", "has") and after an article. Sums over slices of a list (`merged`) are the list's.
 
     `chunks`: `written_chunks(texts)`, when counted beforehand."""
     # The words (lower-cased) are read once per distinct chunk between white space, which no word
     # spans (`written_chunks`); the texts then only tell which chunk follows one ending in a marker
-    # or an article. Counted by word as written, then folded into singulars: one `singular` per
-    # distinct word, not one per word of every text.
+    # or an article.
     uses: Counter = Counter()
     after: dict[str, Counter] = {"marker": Counter(), "article": Counter()}
     first_word: dict[str, str] = {}
@@ -124,16 +131,21 @@ def verb_words(texts: Sequence[str], chunks: Counter | None = None) -> set[str]:
     for role, following in _chunks_after(texts, ending_in, wordless).items():
         for chunk, n in following.items():
             after[role][first_word[chunk]] += n
-    singulars = {word: singular(word) for word in uses}
+    # Every word after a role is one of the uses: the uses' words are all the keys.
+    return tally(list(uses), [list(uses.values()), *([role[word] for word in uses] for role in after.values())])
 
-    def folded(counts: Counter) -> Counter:
-        by_singular: Counter = Counter()
-        for word, n in counts.items():
-            by_singular[singulars[word]] += n
-        return by_singular
 
-    total, marker, article = folded(uses), folded(after["marker"]), folded(after["article"])
-    return {w for w, n in marker.items() if n and 3 * n >= total[w] and n > article[w]}
+def verbs_of(counts: Tally) -> set[str]:
+    """The verbs among `verb_counts`' words, singular: at least a third of their uses follow a verb
+    marker, and more than follow an article. A verb names no topic. Folded into singulars once the
+    uses are summed: one `singular` per distinct word, not one per word of every text."""
+    singulars = merged([Tally(np.array([singular(word) for word in counts.keys], dtype=object), counts.counts)])
+    total, marker, article = singulars.counts
+    return {
+        w
+        for w, n, t, a in zip(singulars.keys, marker.tolist(), total.tolist(), article.tolist())
+        if n and 3 * n >= t and n > a
+    }
 
 
 def _chunks_after(texts: Iterable[str], ending_in: dict[str, set[str]], wordless: set[str]) -> dict[str, Counter]:
@@ -150,12 +162,9 @@ def _chunks_after(texts: Iterable[str], ending_in: dict[str, set[str]], wordless
     return after
 
 
-def nameable_phrases(
-    keys: Iterable[str], shown: Iterable[str], texts: Sequence[str], chunks: Counter | None = None
-) -> np.ndarray:
-    """Which phrases (folded `keys`, and as `shown`) name a thing: none ending in a modifier, none the
-    `texts` use as verbs (`verb_words`; `chunks` as it takes them), none ending in an auxiliary verb."""
-    verbs = verb_words(texts, chunks)
+def nameable_phrases(keys: Iterable[str], shown: Iterable[str], verbs: set[str]) -> np.ndarray:
+    """Which phrases (folded `keys`, and as `shown`) name a thing: none ending in a modifier, none
+    of the list's `verbs` (`verb_words`), none ending in an auxiliary verb."""
     return np.array(
         [
             not _is_modifier(key) and key not in verbs and show.lower().rsplit(" ", 1)[-1] not in _AUXILIARY_VERBS

@@ -304,3 +304,27 @@ def display_forms(written: Mapping[str, int]) -> dict[str, str]:
             if form != lower:
                 shown[lower] = form
     return shown
+
+
+def shown_forms(
+    phrases: Sequence[str], uses: np.ndarray, column_of_phrase: np.ndarray, columns: np.ndarray, cased: dict[str, str]
+) -> list[str]:
+    """For each of the folded `columns`, its most used variant ("diffusion models" or "diffusion
+    model"), cased as the corpus writes it."""
+    # Only the phrases of those columns are compared, not a tuple for each of a corpus's 2 million.
+    slot_of_column = np.full(int(column_of_phrase.max()) + 1, -1)
+    slot_of_column[columns] = np.arange(len(columns))
+    slots = slot_of_column[column_of_phrase]
+    wanted = np.flatnonzero(slots >= 0)
+    # Most columns have one variant, which is their form; only the others' variants are compared.
+    alone = np.bincount(slots[wanted], minlength=len(columns))[slots[wanted]] == 1
+    forms: list[str] = [""] * len(columns)
+    for phrase, slot in zip(wanted[alone].tolist(), slots[wanted[alone]].tolist()):
+        forms[slot] = phrases[phrase]
+    shared = wanted[~alone]
+    best: dict[int, tuple[float, str]] = {}
+    for phrase, n_uses, slot in zip(shared.tolist(), uses[shared].tolist(), slots[shared].tolist()):
+        best[slot] = max(best.get(slot, (-1, "")), (n_uses, phrases[phrase]))
+    for slot, (_, form) in best.items():
+        forms[slot] = form
+    return [cased_form(form, cased) for form in forms]

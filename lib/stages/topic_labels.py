@@ -8,14 +8,15 @@ for each topic's keywords. Which phrases may be a label at all is `lib.stages.la
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from lib.stages.label_rules import is_field_phrase, nameable_phrases, vague_words
-from lib.stages.phrases import PhraseCounts, cased_form, display_case, phrase_counts, singular, written_chunks
+from lib.errors import ParameterError
+from lib.stages.label_rules import is_field_phrase, nameable_phrases, vague_words, verb_words
+from lib.stages.phrases import PhraseCounts, display_case, phrase_counts, shown_forms, singular, written_chunks
 
 if TYPE_CHECKING:
     from lib.stages.topics import TopicLevels
@@ -35,48 +36,79 @@ def fewest_users(*levels: np.ndarray) -> int:
     return int(min(2, smallest))
 
 
+class TopicUse(NamedTuple):
+    """A level's topics and their papers' use of `PhraseUse`'s phrases: sorted topic ids, papers per
+    topic, and per topic (row) the number of its papers using each phrase and its uses in all
+    (sparse, float64: the products `PhraseUse.by_topic` makes)."""
+
+    topic_ids: list[int]
+    sizes: np.ndarray
+    users: sparse.csr_matrix
+    occurrences: sparse.csr_matrix
+
+
 class PhraseUse:
     """Which candidate phrases (plural twins folded) each paper uses; `by_topic` turns that into per-topic shares.
 
     Phrases fewer than `min_users` papers use are left out (`fewest_users` tells how many labels and
     summaries need): over a corpus most phrases are one paper's, and judging each (its shown form, a
-    modifier or a verb, a whole-field phrase) is much of the topics stage's work.
+    modifier or a verb, a whole-field phrase) is much of the topics stage's work. `summed` makes one
+    from sums over slices of a list (`lib.stages.topic_tallies`) instead, for given topics only.
     """
 
     def __init__(self, texts: Sequence[str], min_users: int = 1, counts: PhraseCounts | None = None) -> None:
         """`counts`: `phrase_counts(texts)`, when made beforehand (the subfields' scorer counts the same)."""
         self.n_texts = len(texts)
+        self.levels: list[tuple[np.ndarray, TopicUse]] = []
+        self.counts: sparse.csr_matrix | None = None
+        self.shown: list[str]
         used, phrases = phrase_counts(texts) if counts is None else counts
         if not phrases:
-            self.keys, self.shown, self.counts = np.array([], dtype=object), [], None
+            self.keys, self.shown = np.array([], dtype=object), []
             return
         # Fold plural twins into one column; show each as its most used form and the corpus's casing.
-        # As Python strings: a fixed-width array of them takes its longest phrase's width for every one
-        # of a corpus's 2 million.
-        # Keys are numbered as first met (a hash table in C; np.unique sorted all 2 million of a corpus);
-        # only the kept ones are sorted, so columns run in alphabetical order of their keys.
-        # A phrase not ending in "s" is its own singular (`phrase_counts` gives none ending in a space).
-        column_of_phrase, keys = pd.factorize(
-            np.array([singular(p) if p.endswith("s") else p for p in phrases], dtype=object)
-        )
+        column_of_phrase, keys = phrase_keys(phrases)
         phrase_uses = np.asarray(used.sum(axis=0)).ravel()
-        per_paper = _folded(used, column_of_phrase, len(keys))  # how often each paper uses each phrase
+        per_paper = folded_counts(used, column_of_phrase, len(keys))  # how often each paper uses each phrase
         del used, counts  # the topics stage's peak: both side workers are alive then
-        enough = np.flatnonzero(per_paper.getnnz(axis=0) >= min_users)  # a stored count is a paper using the phrase
-        # Keys are distinct: Python's sort of strings gives NumPy's order of them, in a third of its time.
-        enough_keys = keys[enough].tolist()
-        kept = enough[np.array(sorted(range(len(enough_keys)), key=enough_keys.__getitem__), dtype=np.intp)]
-        self.counts, self.keys = per_paper[:, kept].tocsr(), keys[kept]
+        kept = kept_columns(keys, per_paper.getnnz(axis=0), min_users)  # a stored count is a paper using it
+        self.counts = per_paper[:, kept].tocsr()
         del per_paper
         chunks = written_chunks(texts)  # read for the casing and for the verbs
-        self.shown = _shown_forms(phrases, phrase_uses, column_of_phrase, kept, display_case(texts, chunks))
-        self.overall = np.bincount(self.counts.indices, minlength=len(kept)) / len(texts)  # a stored count is a user
+        shown = shown_forms(phrases, phrase_uses, column_of_phrase, kept, display_case(texts, chunks))
+        self._describe(
+            keys[kept], shown, np.bincount(self.counts.indices, minlength=len(kept)), verb_words(texts, chunks)
+        )
+
+    @classmethod
+    def summed(
+        cls,
+        n_texts: int,
+        keys: np.ndarray,
+        shown: list[str],
+        users: np.ndarray,
+        verbs: set[str],
+        levels: Sequence[tuple[np.ndarray, TopicUse]],
+    ) -> PhraseUse:
+        """A `PhraseUse` of `n_texts` papers from sums: its `keys` (sorted), their `shown` forms and
+        `users` (papers using each), the list's `verbs`, and for each topic array of `levels` (a
+        topic per paper) its `TopicUse`. It answers `by_topic` for those topics only."""
+        use = cls.__new__(cls)
+        use.n_texts, use.levels, use.counts = n_texts, list(levels), None
+        use._describe(keys, shown, users, verbs)
+        return use
+
+    def _describe(self, keys: np.ndarray, shown: list[str], users: np.ndarray, verbs: set[str]) -> None:
+        """What the labels judge of each kept phrase: `keys`, `shown` forms, share of papers using it
+        (`users` per key), length, and whether it may name a topic."""
+        self.keys, self.shown = keys, shown
+        self.overall = users / self.n_texts
         self.words = np.array([k.count(" ") + 1 for k in self.keys])
         self.multiword = self.words > 1
         self.one_word = ~self.multiword  # hyphenated words ("fine-tuning") count as one: one token of the text
         # "time series" over "series": a phrase a little rarer than the word inside it is the concept.
         self.length_bonus = 1 + 1.0 * (self.words - 1)
-        self.nameable = nameable_phrases(self.keys, self.shown, texts, chunks)
+        self.nameable = nameable_phrases(self.keys, self.shown, verbs)
         self.field = np.array([is_field_phrase(k) for k in self.keys], dtype=bool)
 
     @property
@@ -93,7 +125,10 @@ class PhraseUse:
         """Sorted topic ids, papers per topic, and per topic (row) the number of its papers using each
         phrase, sparse: dense, the fine topics by a corpus's 2 million phrases are too large
         (`dense_row` gives one topic's)."""
-        topic_ids, membership = _membership(topics)
+        summed = self._summed(topics)
+        if summed is not None:
+            return summed.topic_ids, summed.sizes, summed.users
+        topic_ids, membership = topic_membership(topics)
         sizes = np.asarray(membership.sum(axis=1)).ravel()
         used = self.used
         per_topic = (membership @ used).tocsr() if used is not None else sparse.csr_matrix((len(topic_ids), 0))
@@ -124,10 +159,22 @@ class PhraseUse:
 
     def occurrences_by_topic(self, topics: np.ndarray) -> sparse.csr_matrix:
         """Per topic (sorted ids, as `by_topic`, sparse), how many times its papers use each phrase in all."""
-        topic_ids, membership = _membership(topics)
+        summed = self._summed(topics)
+        if summed is not None:
+            return summed.occurrences
+        topic_ids, membership = topic_membership(topics)
         if self.counts is None:
             return sparse.csr_matrix((len(topic_ids), 0))
         return (membership @ self.counts).tocsr()
+
+    def _summed(self, topics: np.ndarray) -> TopicUse | None:
+        """The `TopicUse` summed for `topics`, if it was (`summed`); None when the counts answer any."""
+        for level, use in self.levels:
+            if np.array_equal(level, topics):
+                return use
+        if self.counts is None and len(self.keys):
+            raise ParameterError("this PhraseUse was summed for other topics; it has no paper's counts to count these")
+        return None
 
     def lift(self, users: np.ndarray, size: float, totals: np.ndarray) -> np.ndarray:
         """How many times more often a topic of `size` papers (`users` per phrase) uses each phrase
@@ -178,12 +225,33 @@ class PhraseUse:
         return order, share
 
 
+def phrase_keys(phrases: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Each phrase's key's number and the keys (an object array), as first met: plural twins share
+    one key, the phrase with its last word singular."""
+    # As Python strings: a fixed-width array of them takes its longest phrase's width for every one
+    # of a corpus's 2 million. Numbered as first met (a hash table in C; np.unique sorted all 2
+    # million of a corpus). A phrase not ending in "s" is its own singular (`phrase_counts` gives
+    # none ending in a space).
+    column_of_phrase, keys = pd.factorize(
+        np.array([singular(p) if p.endswith("s") else p for p in phrases], dtype=object)
+    )
+    return column_of_phrase, np.asarray(keys, dtype=object)
+
+
+def kept_columns(keys: np.ndarray, users: np.ndarray, min_users: int) -> np.ndarray:
+    """The key columns at least `min_users` papers use (`users` per key), in alphabetical order of their keys."""
+    enough = np.flatnonzero(users >= min_users)
+    # Keys are distinct: Python's sort of strings gives NumPy's order of them, in a third of its time.
+    enough_keys = keys[enough].tolist()
+    return enough[np.array(sorted(range(len(enough_keys)), key=enough_keys.__getitem__), dtype=np.intp)]
+
+
 def dense_row(matrix: sparse.csr_matrix, row: int) -> np.ndarray:
     """Row `row` of a per-topic matrix (`PhraseUse.by_topic`) as a dense vector, one value per phrase."""
     return matrix[row].toarray().ravel()
 
 
-def _folded(used: sparse.csr_matrix, column_of: np.ndarray, n_columns: int) -> sparse.csr_matrix:
+def folded_counts(used: sparse.csr_matrix, column_of: np.ndarray, n_columns: int) -> sparse.csr_matrix:
     """`used` (papers x phrases) in `n_columns` columns, each phrase's in its `column_of` (plural twins
     in one, their counts added). Renumbered, not multiplied by a 0/1 fold matrix: SciPy's product
     made a float64 copy of a corpus's counts, and a float64 result, each twice their size."""
@@ -195,9 +263,9 @@ def _folded(used: sparse.csr_matrix, column_of: np.ndarray, n_columns: int) -> s
     return folded
 
 
-def _membership(topics: np.ndarray) -> tuple[list[int], sparse.csr_matrix]:
-    """Sorted topic ids and the topics-by-papers 0/1 matrix of `topics`."""
-    topic_ids = sorted(set(int(t) for t in topics))
+def topic_membership(topics: np.ndarray, topic_ids: list[int] | None = None) -> tuple[list[int], sparse.csr_matrix]:
+    """Sorted topic ids (`topic_ids`, by default those of `topics`) and the topics-by-papers 0/1 matrix of `topics`."""
+    topic_ids = sorted(set(int(t) for t in topics)) if topic_ids is None else topic_ids
     rows = np.searchsorted(topic_ids, topics)
     membership = sparse.csr_matrix(
         (np.ones(len(topics)), (rows, np.arange(len(topics)))), shape=(len(topic_ids), len(topics))
@@ -280,30 +348,6 @@ def _assign(topic_ids: Sequence[int], candidates: Sequence[Sequence[tuple[str, f
         taken.add(labels[topic].lower())
         waiting.remove(row)
     return dict(sorted(labels.items()))
-
-
-def _shown_forms(
-    phrases: Sequence[str], uses: np.ndarray, column_of_phrase: np.ndarray, columns: np.ndarray, cased: dict[str, str]
-) -> list[str]:
-    """For each of the folded `columns`, its most used variant ("diffusion models" or "diffusion
-    model"), cased as the corpus writes it."""
-    # Only the phrases of those columns are compared, not a tuple for each of a corpus's 2 million.
-    slot_of_column = np.full(int(column_of_phrase.max()) + 1, -1)
-    slot_of_column[columns] = np.arange(len(columns))
-    slots = slot_of_column[column_of_phrase]
-    wanted = np.flatnonzero(slots >= 0)
-    # Most columns have one variant, which is their form; only the others' variants are compared.
-    alone = np.bincount(slots[wanted], minlength=len(columns))[slots[wanted]] == 1
-    forms: list[str] = [""] * len(columns)
-    for phrase, slot in zip(wanted[alone].tolist(), slots[wanted[alone]].tolist()):
-        forms[slot] = phrases[phrase]
-    shared = wanted[~alone]
-    best: dict[int, tuple[float, str]] = {}
-    for phrase, count, slot in zip(shared.tolist(), uses[shared].tolist(), slots[shared].tolist()):
-        best[slot] = max(best.get(slot, (-1, "")), (count, phrases[phrase]))
-    for slot, (_, form) in best.items():
-        forms[slot] = form
-    return [cased_form(form, cased) for form in forms]
 
 
 def _compose_label(ranked: Sequence[tuple[str, float]], taken: set[str]) -> str:
