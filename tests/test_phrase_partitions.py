@@ -20,7 +20,7 @@ def assert_same_counts(texts: list[str], partition_size: int | None) -> None:
     matrix, phrases = phrase_counts(texts)
     runner = InProcess()
     in_parts, parts_phrases = as_phrase_counts(
-        phrase_counts_in_partitions(runner, send_texts(texts, runner, partition_size)).result()
+        phrase_counts_in_partitions(runner, send_texts(texts, runner, partition_size)).whole().result()
     )
     assert parts_phrases == phrases
     assert in_parts.shape == matrix.shape

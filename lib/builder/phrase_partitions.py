@@ -1,40 +1,72 @@
 """The phrase counts the subfields and the topics' labels share, on a runner's workers (a Dask
 cluster) a partition of the texts per task: the steps of `lib.stages.phrase_partitions`, the same
 matrix and phrases as `lib.stages.phrases.phrase_counts` over the whole list in one process, from
-the texts already on the workers (`lib.builder.text_partitions`). One task stacks them, and they
-stay there: the subfields' and the topics' tasks take them whole, the build's process never.
+the texts already on the workers (`lib.builder.text_partitions`). They stay there: the topics sum
+each partition's (`lib.builder.topic_partitions`), the subfields' task takes them stacked by one
+task; the build's process never holds them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from lib.builder.parallel import Handle, Runner, passed
 from lib.builder.text_partitions import SentTexts, bucket_count
 
 
-def phrase_counts_in_partitions(runner: Runner, texts: SentTexts) -> Handle:
-    """A handle on the `phrase_counts` of the `texts` on `runner`, counted a partition per task and
-    kept where they were stacked (a `PartitionPhrases`: `as_phrase_counts` reads it)."""
+@dataclass
+class ClusterPhrases:
+    """The shared phrase counts on a runner (handles): each partition's own counts (a
+    `PartitionPhrases`), its phrases' columns among the list's, and the list's `phrases`. The topics
+    read them so; `whole` stacks every row for the subfields, once, when first asked."""
+
+    runner: Runner
+    parts: list[Handle]
+    columns: list[Handle]
+    phrases: Handle
+    stacked: Handle | None = None
+
+    def whole(self) -> Handle:
+        """The list's counts stacked on a worker (a `PartitionPhrases`: `as_phrase_counts` reads it)."""
+        from lib.stages import phrase_partitions as steps
+
+        if self.stacked is None:
+            if len(self.parts) == 1:  # one partition is the whole list
+                self.stacked = self.parts[0]
+            else:
+                n_phrases = self.runner.map([(len, (passed(self.runner, self.phrases),))])[0].result()
+                runner = self.runner
+                rows = runner.map(
+                    [
+                        (steps.renumbered, (passed(runner, part), passed(runner, column), n_phrases))
+                        for part, column in zip(self.parts, self.columns)
+                    ]
+                )
+                whole = (steps.stacked, (passed(runner, self.phrases), *[passed(runner, block) for block in rows]))
+                self.stacked = runner.map([whole])[0]
+        return self.stacked
+
+
+def phrase_counts_in_partitions(runner: Runner, texts: SentTexts) -> ClusterPhrases:
+    """The `phrase_counts` of the `texts` on `runner`, counted a partition per task and kept there."""
     from lib.stages import phrase_partitions as steps
 
     parts = runner.map([(steps.partition_phrases, (passed(runner, part),)) for part in texts.parts])
     if len(parts) < 2:  # one partition, or none for an empty list
-        return parts[0] if parts else runner.map([(steps.partition_phrases, ([],))])[0]
-    phrases, n_phrases, columns = _agreed_columns(runner, parts)
-    rows = runner.map(
-        [
-            (steps.renumbered, (passed(runner, part), passed(runner, column), n_phrases))
-            for part, column in zip(parts, columns)
-        ]
-    )
-    del parts, columns
-    return runner.map([(steps.stacked, (passed(runner, phrases), *[passed(runner, block) for block in rows]))])[0]
+        parts = parts or runner.map([(steps.partition_phrases, ([],))])
+        (own,) = parts
+        columns = runner.map([(steps.own_columns, (passed(runner, own),))])
+        return ClusterPhrases(
+            runner, list(parts), list(columns), runner.map([(steps.own_phrases, (passed(runner, own),))])[0]
+        )
+    phrases, columns = _agreed_columns(runner, parts)
+    return ClusterPhrases(runner, list(parts), columns, phrases)
 
 
-def _agreed_columns(runner: Runner, parts: Sequence[Handle]) -> tuple[Handle, int, list[Handle]]:
-    """The list's phrases (a handle), how many, and each partition's phrases' columns among them
-    (handles): the partitions' phrases merged in buckets by their hash (`bucket_count`)."""
+def _agreed_columns(runner: Runner, parts: Sequence[Handle]) -> tuple[Handle, list[Handle]]:
+    """The list's phrases (a handle) and each partition's phrases' columns among them (handles):
+    the partitions' phrases merged in buckets by their hash (`bucket_count`)."""
     from lib.stages import phrase_partitions as steps
 
     n_buckets = bucket_count(len(parts))
@@ -50,7 +82,6 @@ def _agreed_columns(runner: Runner, parts: Sequence[Handle]) -> tuple[Handle, in
         merged += runner.map([(steps.merge_bucket, tuple(passed(runner, piece) for piece in pieces))])
     (agreed,) = runner.map([(steps.agree_phrases, tuple(passed(runner, bucket) for bucket in merged))])
     (phrases,) = runner.map([(steps.agreed_phrases, (passed(runner, agreed),))])
-    n_phrases = runner.map([(len, (passed(runner, phrases),))])[0].result()
     orders = runner.map([(steps.bucket_order, (passed(runner, agreed), bucket)) for bucket in range(n_buckets)])
     by_bucket = runner.map(
         [(steps.bucket_columns, (passed(runner, m), passed(runner, order))) for m, order in zip(merged, orders)]
@@ -59,4 +90,4 @@ def _agreed_columns(runner: Runner, parts: Sequence[Handle]) -> tuple[Handle, in
     columns = runner.map(
         [(steps.partition_columns, (passed(runner, of_part), i, *shared)) for i, of_part in enumerate(buckets)]
     )
-    return phrases, n_phrases, list(columns)
+    return phrases, list(columns)

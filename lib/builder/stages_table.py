@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from lib.builder.parallel import Handle, Runner
     from lib.builder.pipeline import BuildParams
     from lib.stages.embed import Embedder
+    from lib.stages.topic_labels import PhraseUse
+    from lib.stages.topics import TopicLevels
 
 # Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
 # old artifacts are never reused (each bump's reason is in its commit). Kept here, not in the stage
@@ -316,30 +318,42 @@ def _topics(
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     if cluster is None:
         return topics_of(params, papers, coords, counts, texts)
-    # On a cluster, one task where the texts and the phrase counts already are: the build's process
-    # then neither holds the counts nor spends its time on the labels.
-    whole = passed(cluster.runner, cluster.whole_texts(texts))
-    call = (topics_of, (params, papers[["paper_id"]], coords, counts, whole))
-    return cluster.runner.map([call])[0].result()
+    # On a cluster, partition by partition where the texts and the phrase counts already are: the
+    # build's process neither holds the counts nor spends its time on the labels, and no worker
+    # holds every paper's.
+    from lib.builder.phrase_partitions import ClusterPhrases, phrase_counts_in_partitions
+    from lib.builder.topic_partitions import topics_in_partitions
+
+    sent = cluster.texts_on_workers(texts)
+    counted = counts if isinstance(counts, ClusterPhrases) else phrase_counts_in_partitions(cluster.runner, sent)
+    return topics_in_partitions(params, papers[["paper_id"]], coords, counted, sent, cluster.runner)
 
 
 def topics_of(
     params: BuildParams, papers: pd.DataFrame, coords: np.ndarray, counts: Any, texts: Sequence[str]
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The topics table of `papers` (their `paper_id`s) at `coords` and the levels' summaries (`counts`:
-    the texts' phrase counts, when made beforehand, or a cluster's; `texts` a list or an object array)."""
+    the texts' phrase counts, when made beforehand)."""
+    from lib.stages.topic_labels import PhraseUse, fewest_users
+    from lib.stages.topics import find_topics
+
+    levels = find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
+    # The labels' phrase counts serve the Topics page's summaries too: made here once, not per server.
+    return labelled_topics(papers, coords, levels, PhraseUse(texts, fewest_users(levels.coarse, levels.fine), counts))
+
+
+def labelled_topics(
+    papers: pd.DataFrame, coords: np.ndarray, levels: TopicLevels, use: PhraseUse
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The topics table of `papers` (their `paper_id`s) at `coords` in topics `levels`, and the levels'
+    summaries, labelled from the papers' phrase `use`."""
     import numpy as np
 
     from lib.map_folder import summary_records
-    from lib.stages.phrase_partitions import as_phrase_counts
-    from lib.stages.topic_labels import PhraseUse, fewest_users, label_levels
-    from lib.stages.topics import find_topics, level_summaries, topics_table
+    from lib.stages.topic_labels import label_levels
+    from lib.stages.topics import level_summaries, topics_table
 
-    texts, counts = list(texts), as_phrase_counts(counts)
-    levels = find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
-    # The labels' phrase counts serve the Topics page's summaries too: made here once, not per server.
-    use = PhraseUse(texts, fewest_users(levels.coarse, levels.fine), counts)
-    topics = topics_table(papers, levels, *label_levels(levels, texts, use=use))
+    topics = topics_table(papers, levels, *label_levels(levels, [], use=use))
     mapped = topics.assign(x=coords[:, 0].astype(np.float64), y=coords[:, 1].astype(np.float64))
     return topics, {"summaries": summary_records(level_summaries(mapped, use))}
 
@@ -362,5 +376,7 @@ def _start_subfields(
     taxonomy: Any,
     counts: Any,
 ) -> Handle:
-    on_workers = where.cluster.whole_texts(texts) if where.cluster is not None else texts
-    return start_subfields(papers, on_workers, vectors, taxonomy, params, where.runner, counts)
+    if where.cluster is None:
+        return start_subfields(papers, texts, vectors, taxonomy, params, where.runner, counts)
+    whole = counts.whole() if counts is not None else None  # the cluster's `ClusterPhrases`, stacked
+    return start_subfields(papers, where.cluster.whole_texts(texts), vectors, taxonomy, params, where.runner, whole)

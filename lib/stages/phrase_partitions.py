@@ -12,8 +12,9 @@ of the phrase) merged by its own.
 4. `renumbered`: a partition's counts in the list's columns, each row's entries ordered by column
    as the whole list's are (SciPy's canonical form), so the partitions' rows stacked in order are
    the whole list's matrix, array for array;
-5. `stacked` (one task): those rows in order with the list's phrases, where the steps that take the
-   counts whole (subfields, topics) read them through `as_phrase_counts`.
+5. `stacked` (one task): those rows in order with the list's phrases, where the step that takes the
+   counts whole (subfields) reads them through `as_phrase_counts`. The topics take each
+   partition's counts and columns instead (`lib.stages.topic_tallies`).
 
 `lib.builder.phrase_partitions` runs the steps on a runner (a Dask cluster). What goes between
 tasks holds phrases as NumPy arrays, never as lists: Dask serializes a list of strings one string at
@@ -100,6 +101,16 @@ def agree_phrases(*buckets: MergedBucket) -> AgreedPhrases:
     phrases = np.concatenate([np.zeros(0, dtype=object), *(b.phrases for b in buckets)])[order]
     bounds = np.cumsum([0, *(len(b.phrases) for b in buckets)])
     return AgreedPhrases(phrases, tuple(columns[a:b] for a, b in zip(bounds[:-1], bounds[1:])))
+
+
+def own_phrases(part: PartitionPhrases) -> np.ndarray:
+    """A list of one partition: its phrases are the list's."""
+    return part.phrases
+
+
+def own_columns(part: PartitionPhrases) -> np.ndarray:
+    """A list of one partition: its phrases' columns are their own."""
+    return np.arange(len(part.phrases), dtype=np.int32)
 
 
 def agreed_phrases(agreed: AgreedPhrases) -> np.ndarray:
