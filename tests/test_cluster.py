@@ -13,7 +13,7 @@ import pytest
 from conftest import HashingEmbedder, planted_records
 
 from lib.builder.cluster import DaskRunner
-from lib.builder.pipeline import build
+from lib.builder.pipeline import BuildParams, build
 from lib.cli import main
 from lib.errors import ClusterError
 from lib.map_folder import read_papers
@@ -64,6 +64,18 @@ def test_two_workers_give_the_map_of_one_process(planted_file, tmp_path, in_one_
 def test_one_worker_gives_the_same_map(planted_file, tmp_path, in_one_process):
     with DaskRunner(workers=1) as runner:
         pd.testing.assert_frame_equal(in_one_process, on_cluster(planted_file, tmp_path / "cache", runner, 7).papers)
+
+
+def test_topics_made_again_on_a_cluster_count_their_own_phrases(planted_file, tmp_path, two_workers):
+    # With the subfields in the cache, no phrases are counted for them: the topics count theirs there.
+    cache, params = tmp_path / "cache", BuildParams(n_topics=2)
+    on_cluster(planted_file, cache, two_workers, 7)
+    again = build(
+        planted_file, cache_dir=cache, embedder=HashingEmbedder(), runner=two_workers, partition_size=7, params=params
+    )
+    assert {run.name for run in again.stages if not run.cached} == {"topics", "write"}
+    alone = build(planted_file, cache_dir=tmp_path / "alone", embedder=HashingEmbedder(), params=params)
+    pd.testing.assert_frame_equal(alone.papers, again.papers)
 
 
 def test_a_worker_killed_mid_build_loses_no_paper(planted_file, tmp_path, in_one_process, two_workers):
@@ -175,7 +187,6 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     # map's placement a block at a time (lib.builder.project_partitions): 20 of the 36 papers sampled
     # for the SVD and for the map's fit, the other 16 placed in blocks of 5, as a corpus's are.
     import lib.stages.project
-    from lib.builder.pipeline import BuildParams
     from lib.stages.embed import TfidfSvdEmbedder
 
     monkeypatch.setattr(lib.stages.project, "PLACE_BLOCK", 5)

@@ -12,7 +12,6 @@ from lib.builder.parallel import partition_ranges
 from lib.errors import ParameterError
 from lib.schema import analysis_texts
 from lib.stages.load import load_papers
-from lib.stages.phrase_partitions import partition_phrases
 from lib.stages.phrases import phrase_counts
 from lib.stages.topic_labels import PhraseUse, fewest_users, label_levels, phrase_keys
 from lib.stages.topic_tallies import added, partition_tally, summed_use
@@ -21,18 +20,14 @@ from lib.stages.topics import TopicLevels, find_topics, level_summaries, topics_
 
 def summed_in_partitions(texts: list[str], levels: TopicLevels, partition_size: int | None, group: int) -> PhraseUse:
     """The list's `PhraseUse` from tallies of partitions of `partition_size`, added `group` at a time."""
-    _, phrases = phrase_counts(texts)
-    column_of = {phrase: column for column, phrase in enumerate(phrases)}
+    counts, phrases = phrase_counts(texts)
     key_of_phrase, keys = phrase_keys(phrases)
     topics = [levels.coarse, levels.fine]
     ids = [sorted(set(level.tolist())) for level in topics]
-    tallies = []
-    for a, b in partition_ranges(len(texts), partition_size):
-        part = partition_phrases(texts[a:b])
-        columns = np.array([column_of[p] for p in part.phrases], dtype=np.int32)
-        tallies.append(
-            partition_tally(texts[a:b], part.counts, columns, key_of_phrase, len(keys), [t[a:b] for t in topics], ids)
-        )
+    tallies = [
+        partition_tally(texts[a:b], counts[a:b], key_of_phrase, len(keys), [t[a:b] for t in topics], ids)
+        for a, b in partition_ranges(len(texts), partition_size)
+    ]
     groups = [added(*tallies[i : i + group]) for i in range(0, len(tallies), group)]
     return summed_use(added(*groups), phrases, key_of_phrase, keys, topics, ids, fewest_users(*topics))
 

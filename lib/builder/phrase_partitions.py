@@ -17,13 +17,12 @@ from lib.builder.text_partitions import SentTexts, bucket_count
 
 @dataclass
 class ClusterPhrases:
-    """The shared phrase counts on a runner (handles): each partition's own counts (a
-    `PartitionPhrases`), its phrases' columns among the list's, and the list's `phrases`. The topics
-    read them so; `whole` stacks every row for the subfields, once, when first asked."""
+    """The shared phrase counts on a runner (handles): each partition's rows in the list's columns,
+    and the list's `phrases`. The topics sum the rows where they are; `whole` stacks them for the
+    subfields, once, when first asked."""
 
     runner: Runner
-    parts: list[Handle]
-    columns: list[Handle]
+    rows: list[Handle]
     phrases: Handle
     stacked: Handle | None = None
 
@@ -32,36 +31,32 @@ class ClusterPhrases:
         from lib.stages import phrase_partitions as steps
 
         if self.stacked is None:
-            if len(self.parts) == 1:  # one partition is the whole list
-                self.stacked = self.parts[0]
-            else:
-                n_phrases = self.runner.map([(len, (passed(self.runner, self.phrases),))])[0].result()
-                runner = self.runner
-                rows = runner.map(
-                    [
-                        (steps.renumbered, (passed(runner, part), passed(runner, column), n_phrases))
-                        for part, column in zip(self.parts, self.columns)
-                    ]
-                )
-                whole = (steps.stacked, (passed(runner, self.phrases), *[passed(runner, block) for block in rows]))
-                self.stacked = runner.map([whole])[0]
+            runner = self.runner
+            call = (steps.stacked, (passed(runner, self.phrases), *[passed(runner, block) for block in self.rows]))
+            self.stacked = runner.map([call])[0]
         return self.stacked
 
 
 def phrase_counts_in_partitions(runner: Runner, texts: SentTexts) -> ClusterPhrases:
-    """The `phrase_counts` of the `texts` on `runner`, counted a partition per task and kept there."""
+    """The `phrase_counts` of the `texts` on `runner`, counted a partition per task and kept there,
+    each partition's rows renumbered into the list's columns (its phrases' strings then let go)."""
     from lib.stages import phrase_partitions as steps
 
     parts = runner.map([(steps.partition_phrases, (passed(runner, part),)) for part in texts.parts])
-    if len(parts) < 2:  # one partition, or none for an empty list
+    if len(parts) < 2:  # one partition, or none for an empty list: its phrases are the list's
         parts = parts or runner.map([(steps.partition_phrases, ([],))])
-        (own,) = parts
-        columns = runner.map([(steps.own_columns, (passed(runner, own),))])
-        return ClusterPhrases(
-            runner, list(parts), list(columns), runner.map([(steps.own_phrases, (passed(runner, own),))])[0]
-        )
-    phrases, columns = _agreed_columns(runner, parts)
-    return ClusterPhrases(runner, list(parts), columns, phrases)
+        phrases = runner.map([(steps.own_phrases, (passed(runner, parts[0]),))])[0]
+        columns = list(runner.map([(steps.own_columns, (passed(runner, parts[0]),))]))
+    else:
+        phrases, columns = _agreed_columns(runner, parts)
+    n_phrases = runner.map([(len, (passed(runner, phrases),))])[0].result()
+    rows = runner.map(
+        [
+            (steps.renumbered, (passed(runner, part), passed(runner, column), n_phrases))
+            for part, column in zip(parts, columns)
+        ]
+    )
+    return ClusterPhrases(runner, list(rows), phrases)
 
 
 def _agreed_columns(runner: Runner, parts: Sequence[Handle]) -> tuple[Handle, list[Handle]]:

@@ -16,6 +16,7 @@ from lib.builder.text_partitions import SentTexts, bucket_count
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    from scipy import sparse
 
     from lib.builder.phrase_partitions import ClusterPhrases
     from lib.stages.topic_tallies import PhraseTally
@@ -45,8 +46,8 @@ def topics_in_partitions(
     shared = (one(keys_of_phrases, keys), runner.map([(key_count, (keys,))])[0].result(), levels)
     tallies = runner.map(
         [
-            (tally_of, (*(passed(runner, h) for h in (text, part, column)), *shared, a, b, ids))
-            for text, part, column, (a, b) in zip(texts.parts, counted.parts, counted.columns, texts.ranges)
+            (tally_of, (passed(runner, text), passed(runner, rows), *shared, a, b, ids))
+            for text, rows, (a, b) in zip(texts.parts, counted.rows, texts.ranges)
         ]
     )
     # Added a group at a time, then the groups: no task takes every partition's sums.
@@ -86,8 +87,7 @@ def key_count(keys: PhraseKeys) -> int:
 
 def tally_of(
     texts: np.ndarray,
-    part: Any,
-    columns: np.ndarray,
+    counts: sparse.csr_matrix,
     key_of_phrase: np.ndarray,
     n_keys: int,
     levels: TopicLevels,
@@ -95,12 +95,12 @@ def tally_of(
     stop: int,
     ids: list[list[int]],
 ) -> PhraseTally:
-    """A partition's `partition_tally`: its texts (papers `start` to `stop`), its phrase counts
-    (`part`, a `PartitionPhrases`) and their `columns` among the list's."""
+    """A partition's `partition_tally`: its texts (papers `start` to `stop`) and their phrase
+    `counts` in the list's columns."""
     from lib.stages.topic_tallies import partition_tally
 
     topics = [levels.coarse[start:stop], levels.fine[start:stop]]
-    return partition_tally(texts.tolist(), part.counts, columns, key_of_phrase, n_keys, topics, ids)
+    return partition_tally(texts.tolist(), counts, key_of_phrase, n_keys, topics, ids)
 
 
 def labelled_from_sums(

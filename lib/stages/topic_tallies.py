@@ -16,8 +16,6 @@ gives the one-process values (`tests/test_topic_tallies.py`: labels and summarie
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import reduce
-from operator import add
 from typing import NamedTuple
 
 import numpy as np
@@ -53,30 +51,29 @@ class PhraseTally(NamedTuple):
 def partition_tally(
     texts: Sequence[str],
     counts: sparse.csr_matrix,
-    phrase_columns: np.ndarray,
     key_of_phrase: np.ndarray,
     n_keys: int,
     topics: Sequence[np.ndarray],
     topic_ids: Sequence[list[int]],
 ) -> PhraseTally:
-    """Step 2, on a partition: its `texts`, their `counts` (`phrase_counts`, the partition's own
-    phrases), those phrases' columns among the list's phrases, the list's `key_of_phrase` (of
-    `n_keys` keys), and per level its papers' topics and the level's sorted `topic_ids`."""
+    """Step 2, on a partition: its `texts`, their `counts` in the list's phrase columns (its rows of
+    `phrase_counts`), the list's `key_of_phrase` (of `n_keys` keys), and per level its papers'
+    topics and the level's sorted `topic_ids`."""
     texts = list(texts)
-    per_paper = folded_counts(counts, key_of_phrase[phrase_columns], n_keys)
+    per_paper = folded_counts(counts, key_of_phrase, n_keys)
     used = sparse.csr_matrix((np.ones_like(per_paper.data), per_paper.indices, per_paper.indptr), shape=per_paper.shape)
     levels = []
     for level_topics, ids in zip(topics, topic_ids):
         _, membership = topic_membership(level_topics, ids)
         sizes = np.asarray(membership.sum(axis=1)).ravel()
         levels.append(LevelTally(sizes, (membership @ used).tocsr(), (membership @ per_paper).tocsr()))
-    order = np.argsort(phrase_columns)
-    uses = np.asarray(counts.sum(axis=0)).ravel().astype(np.int64)
+    columns, slot = np.unique(counts.indices, return_inverse=True)
+    uses = np.bincount(slot, weights=counts.data, minlength=len(columns)).astype(np.int64)
     chunks = written_chunks(texts)
     written = written_words(chunks)
     return PhraseTally(
         len(texts),
-        (phrase_columns[order], uses[order]),
+        (columns.astype(np.int32), uses),
         tuple(levels),
         tally(list(written), [list(written.values())]),
         verb_counts(texts, chunks),
@@ -89,7 +86,12 @@ def added(*tallies: PhraseTally) -> PhraseTally:
     distinct, slot = np.unique(columns, return_inverse=True)
     uses = np.bincount(slot, weights=np.concatenate([t.phrase_uses[1] for t in tallies]), minlength=len(distinct))
     levels = tuple(
-        LevelTally(*(reduce(add, parts) for parts in zip(*level))) for level in zip(*(t.levels for t in tallies))
+        LevelTally(
+            np.sum([t.sizes for t in level], axis=0),
+            _sum([t.users for t in level]),
+            _sum([t.occurrences for t in level]),
+        )
+        for level in zip(*(t.levels for t in tallies))
     )
     return PhraseTally(
         sum(t.n_texts for t in tallies),
@@ -98,6 +100,14 @@ def added(*tallies: PhraseTally) -> PhraseTally:
         merged([t.written for t in tallies]),
         merged([t.verbs for t in tallies]),
     )
+
+
+def _sum(matrices: Sequence[sparse.csr_matrix]) -> sparse.csr_matrix:
+    """The sum of same-shaped matrices, in one product: SciPy adds two in time of their width, and
+    a level's are as wide as a corpus's phrases."""
+    rows = matrices[0].shape[0]
+    adder = sparse.hstack([sparse.identity(rows, format="csr")] * len(matrices), format="csr")
+    return (adder @ sparse.vstack(matrices, format="csr")).tocsr()
 
 
 def summed_use(
