@@ -335,11 +335,17 @@ def topics_of(
     """The topics table of `papers` (their `paper_id`s) at `coords` and the levels' summaries (`counts`:
     the texts' phrase counts, when made beforehand)."""
     from lib.stages.topic_labels import PhraseUse, fewest_users
-    from lib.stages.topics import find_topics
 
-    levels = find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
+    levels = found_topics(params, coords)
     # The labels' phrase counts serve the Topics page's summaries too: made here once, not per server.
     return labelled_topics(papers, coords, levels, PhraseUse(texts, fewest_users(levels.coarse, levels.fine), counts))
+
+
+def found_topics(params: BuildParams, coords: np.ndarray) -> TopicLevels:
+    """The topics of the map's points `coords` at the build's settings."""
+    from lib.stages.topics import find_topics
+
+    return find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
 
 
 def labelled_topics(

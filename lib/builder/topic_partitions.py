@@ -35,6 +35,7 @@ def topics_in_partitions(
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """`lib.builder.stages_table.topics_of`'s value on `runner`: the topics of `papers` (their
     `paper_id`s) at `coords`, from the phrase counts `counted` of the `texts` there, partition by partition."""
+    from lib.builder.stages_table import found_topics
     from lib.stages.topic_tallies import added
 
     def one(function: Callable[..., Any], *arguments: Any) -> Any:
@@ -50,19 +51,13 @@ def topics_in_partitions(
             for text, rows, (a, b) in zip(texts.parts, counted.rows, texts.ranges)
         ]
     )
-    # Added a group at a time, then the groups: no task takes every partition's sums.
+    # Added a group at a time, then the groups: no task takes every partition's sums, each of which
+    # repeats the list's common keys.
     size = bucket_count(len(tallies))
     groups = [one(added, *(passed(runner, t) for t in tallies[i : i + size])) for i in range(0, len(tallies), size)]
     total = one(added, *groups)
     call = (labelled_from_sums, (papers, coords, levels, total, passed(runner, counted.phrases), keys, ids))
     return runner.map([call])[0].result()
-
-
-def found_topics(params: Any, coords: np.ndarray) -> TopicLevels:
-    """The topics of the map's points at the build's settings (`params`, a `BuildParams`)."""
-    from lib.stages.topics import find_topics
-
-    return find_topics(coords, params.n_topics, params.random_state, n_fine_topics=params.n_fine_topics)
 
 
 def level_ids(levels: TopicLevels) -> list[list[int]]:
