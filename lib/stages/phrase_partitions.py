@@ -13,8 +13,8 @@ of the phrase) merged by its own.
    as the whole list's are (SciPy's canonical form), so the partitions' rows stacked in order are
    the whole list's matrix, array for array;
 5. `stacked` (one task): those rows in order with the list's phrases, where the step that takes the
-   counts whole (subfields) reads them through `as_phrase_counts`. The topics take each
-   partition's counts and columns instead (`lib.stages.topic_tallies`).
+   counts whole (subfields) reads them through `as_phrase_counts`. The topics sum each
+   partition's renumbered rows instead (`lib.stages.topic_tallies`).
 
 `lib.builder.phrase_partitions` runs the steps on a runner (a Dask cluster). What goes between
 tasks holds phrases as NumPy arrays, never as lists: Dask serializes a list of strings one string at
