@@ -9,8 +9,8 @@ process holds every paper's phrase counts: the same `PhraseUse` answers, for the
 4. `summed_use`: the `PhraseUse` of the list from them, the keys fewer than `min_users` papers use
    left out as `PhraseUse` leaves them.
 
-Every sum is of integers (float64 below 2**53 where SciPy's products make floats), so any grouping
-gives the one-process values (`tests/test_topic_tallies.py`: labels and summaries equal).
+Every sum is of integers (32-bit, made float64 at the end as the one-process products are), so
+any grouping gives the one-process values (`tests/test_topic_tallies.py`: labels and summaries equal).
 """
 
 from __future__ import annotations
@@ -140,8 +140,8 @@ def summed_use(
     phrase_uses[tallied.phrase_uses[0]] = tallied.phrase_uses[1]
     cased = display_forms(dict(zip(tallied.written.keys.tolist(), tallied.written.counts[0].tolist())))
     shown = shown_forms(phrases, phrase_uses, key_of_phrase, kept, cased) if len(kept) else []
-    levels = [
-        (level, TopicUse(ids, sums.sizes.astype(np.float64), *(_as_products(m[:, kept]) for m in sums[1:])))
-        for level, ids, sums in zip(topics, topic_ids, tallied.levels)
-    ]
+    levels = []
+    for level, ids, sums in zip(topics, topic_ids, tallied.levels):
+        level_users, level_uses = (_as_products(matrix[:, kept]) for matrix in (sums.users, sums.occurrences))
+        levels.append((level, TopicUse(ids, sums.sizes.astype(np.float64), level_users, level_uses)))
     return PhraseUse.summed(tallied.n_texts, keys[kept], shown, users[kept], verbs_of(tallied.verbs), levels)
