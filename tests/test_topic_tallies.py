@@ -68,3 +68,8 @@ def test_a_summed_phrase_use_refuses_topics_it_was_not_summed_for():
     summed.by_topic(levels.fine.copy())  # equal topics, another array: answered
     with pytest.raises(ParameterError, match="summed for other topics"):
         summed.by_topic(np.zeros(len(texts), dtype=np.int64))
+
+
+@pytest.mark.parametrize("texts", [["graph neural networks"], ["", "the of", "graph nets"], ["", "the of"]])
+def test_tiny_lists_and_lists_without_phrases(texts):
+    assert_same_topics(texts, 1, group=2)

@@ -61,10 +61,9 @@ class PhraseUse:
         self.n_texts = len(texts)
         self.levels: list[tuple[np.ndarray, TopicUse]] = []
         self.counts: sparse.csr_matrix | None = None
-        self.shown: list[str]
         used, phrases = phrase_counts(texts) if counts is None else counts
         if not phrases:
-            self.keys, self.shown = np.array([], dtype=object), []
+            self._describe(np.array([], dtype=object), [], np.zeros(0), set())
             return
         # Fold plural twins into one column; show each as its most used form and the corpus's casing.
         column_of_phrase, keys = phrase_keys(phrases)
