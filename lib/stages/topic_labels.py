@@ -114,11 +114,7 @@ class PhraseUse:
     def used(self) -> sparse.csr_matrix | None:
         """Whether each paper uses each phrase, 0 or 1: the counts' own rows, each count a 1. Made when
         asked, not held: a corpus's are as large as its counts."""
-        if self.counts is None:
-            return None
-        return sparse.csr_matrix(
-            (np.ones_like(self.counts.data), self.counts.indices, self.counts.indptr), shape=self.counts.shape
-        )
+        return None if self.counts is None else uses_of(self.counts)
 
     def by_topic(self, topics: np.ndarray) -> tuple[list[int], np.ndarray, sparse.csr_matrix]:
         """Sorted topic ids, papers per topic, and per topic (row) the number of its papers using each
@@ -243,6 +239,11 @@ def kept_columns(keys: np.ndarray, users: np.ndarray, min_users: int) -> np.ndar
     # Keys are distinct: Python's sort of strings gives NumPy's order of them, in a third of its time.
     enough_keys = keys[enough].tolist()
     return enough[np.array(sorted(range(len(enough_keys)), key=enough_keys.__getitem__), dtype=np.intp)]
+
+
+def uses_of(counts: sparse.csr_matrix) -> sparse.csr_matrix:
+    """`counts` (papers x phrases) as 0 or 1, whether each paper uses each phrase: its own rows, each count a 1."""
+    return sparse.csr_matrix((np.ones_like(counts.data), counts.indices, counts.indptr), shape=counts.shape)
 
 
 def dense_row(matrix: sparse.csr_matrix, row: int) -> np.ndarray:

@@ -26,7 +26,7 @@ from scipy import sparse
 from lib.stages.label_rules import verb_counts, verbs_of
 from lib.stages.phrases import display_forms, shown_forms, written_chunks, written_words
 from lib.stages.tallies import Tally, merged, tally
-from lib.stages.topic_labels import PhraseUse, TopicUse, folded_counts, kept_columns, topic_membership
+from lib.stages.topic_labels import PhraseUse, TopicUse, folded_counts, kept_columns, topic_membership, uses_of
 
 
 class LevelTally(NamedTuple):
@@ -63,20 +63,18 @@ def partition_tally(
     topics and the level's sorted `topic_ids`."""
     texts = list(texts)
     per_paper = folded_counts(counts, key_of_phrase, n_keys)
-    used = sparse.csr_matrix((np.ones_like(per_paper.data), per_paper.indices, per_paper.indptr), shape=per_paper.shape)
+    used = uses_of(per_paper)
     levels = []
     for level_topics, ids in zip(topics, topic_ids):
         _, membership = topic_membership(level_topics, ids)
         membership = membership.astype(np.int32)
         sizes = np.asarray(membership.sum(axis=1)).ravel()
         levels.append(LevelTally(sizes, _canonical(membership @ used), _canonical(membership @ per_paper)))
-    columns, slot = np.unique(counts.indices, return_inverse=True)
-    uses = np.bincount(slot, weights=counts.data, minlength=len(columns)).astype(np.int64)
     chunks = written_chunks(texts)
     written = written_words(chunks)
     return PhraseTally(
         len(texts),
-        (columns.astype(np.int32), uses),
+        _summed_by(counts.indices, counts.data),
         tuple(levels),
         tally(list(written), [list(written.values())]),
         verb_counts(texts, chunks),
@@ -85,9 +83,7 @@ def partition_tally(
 
 def added(*tallies: PhraseTally) -> PhraseTally:
     """Step 3: the sums of `tallies` (of consecutive slices, in order)."""
-    columns = np.concatenate([t.phrase_uses[0] for t in tallies])
-    distinct, slot = np.unique(columns, return_inverse=True)
-    uses = np.bincount(slot, weights=np.concatenate([t.phrase_uses[1] for t in tallies]), minlength=len(distinct))
+    columns, uses = zip(*(t.phrase_uses for t in tallies))
     levels = tuple(
         LevelTally(
             np.sum([t.sizes for t in level], axis=0),
@@ -98,11 +94,18 @@ def added(*tallies: PhraseTally) -> PhraseTally:
     )
     return PhraseTally(
         sum(t.n_texts for t in tallies),
-        (distinct, uses.astype(np.int64)),
+        _summed_by(np.concatenate(columns), np.concatenate(uses)),
         levels,
         merged([t.written for t in tallies]),
         merged([t.verbs for t in tallies]),
     )
+
+
+def _summed_by(columns: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct `columns`, sorted (32-bit), and the sum of `values` at each: a phrase's uses."""
+    distinct, slot = np.unique(columns, return_inverse=True)
+    sums = np.bincount(slot, weights=values, minlength=len(distinct)).astype(np.int64)  # exact below 2**53
+    return distinct.astype(np.int32), sums
 
 
 def _as_products(matrix: sparse.csr_matrix) -> sparse.csr_matrix:
