@@ -224,20 +224,41 @@ def knn_graph(vectors: np.ndarray, n_neighbors: int, candidates: np.ndarray | No
     one BLAS thread: these tall, thin products gain little from BLAS's own, and on a busy laptop
     its spinning threads made this step several times slower.
     """
-    n = len(vectors)
-    pool = np.arange(n) if candidates is None else np.asarray(candidates, dtype=np.int64)
-    k = min(n_neighbors, len(pool) - 1)
+    if candidates is not None:
+        pool = np.asarray(candidates, dtype=np.int64)
+        return picks_graph(
+            nearest_candidates(vectors, 0, vectors[pool], pool, n_neighbors, GRAPH_THREADS), len(vectors)
+        )
+    k = min(n_neighbors, len(vectors) - 1)
+    with threadpool_limits(
+        limits=1, user_api="blas"
+    ):  # a paper comes first among its own nearest: the others follow it
+        found, similarities = _nearest(vectors, vectors, k + 1, self_query=True, threads=GRAPH_THREADS)
+    return picks_graph((found[:, 1:], similarities[:, 1:]), len(vectors))
+
+
+def nearest_candidates(
+    queries: np.ndarray, first_row: int, candidates: np.ndarray, pool: np.ndarray, k: int, threads: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """Row numbers and similarities of the `k` nearest `candidates` (rows `pool` of the list, sorted)
+    of each of `queries` (the list's rows from `first_row` on), the query's own row left out: a
+    block of `knn_graph(vectors, k, pool)`'s picks, each row's the same whatever the block."""
+    k = min(k, len(pool) - 1)
     with threadpool_limits(limits=1, user_api="blas"):
-        if candidates is None:  # a paper comes first among its own nearest: the others follow it
-            found, similarities = _nearest(vectors, vectors, k + 1, self_query=True, threads=GRAPH_THREADS)
-            nearest, similarities = found[:, 1:], similarities[:, 1:]
-        else:  # a candidate may find itself, anywhere among its k + 1 nearest (a duplicate ties with it)
-            found, similarities = _nearest(vectors, vectors[pool], k + 1, self_query=False, threads=GRAPH_THREADS)
-            found = pool[found]
-            others = np.argsort(found == np.arange(n)[:, None], axis=1, kind="stable")[:, :k]
-            nearest, similarities = np.take_along_axis(found, others, 1), np.take_along_axis(similarities, others, 1)
+        found, similarities = _nearest(queries, candidates, k + 1, self_query=False, threads=threads)
+    found = pool[found]
+    # A candidate may find itself, anywhere among its k + 1 nearest (a duplicate ties with it).
+    rows = np.arange(first_row, first_row + len(queries))
+    others = np.argsort(found == rows[:, None], axis=1, kind="stable")[:, :k]
+    return np.take_along_axis(found, others, 1), np.take_along_axis(similarities, others, 1)
+
+
+def picks_graph(picks: tuple[np.ndarray, np.ndarray], n: int) -> sp.csr_matrix:
+    """The symmetric graph of `n` rows from each row's picked neighbours and similarities (`picks`):
+    an edge, weighted by its similarity, where either end picked the other."""
+    nearest, similarities = picks
     weights = np.maximum(similarities.ravel(), 0)  # unrelated papers are not neighbours
-    graph = sp.csr_matrix((weights, (np.repeat(np.arange(n), k), nearest.ravel())), shape=(n, n))
+    graph = sp.csr_matrix((weights, (np.repeat(np.arange(n), nearest.shape[1]), nearest.ravel())), shape=(n, n))
     graph.eliminate_zeros()
     return graph.maximum(graph.T).tocsr()
 

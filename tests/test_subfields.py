@@ -296,7 +296,7 @@ def test_counts_of_more_texts_stacked_on_a_lists_equal_the_counts_of_both():
     more = [e.text for e in load_taxonomy(DEFAULT_TAXONOMY).entries]  # phrases of their own, and the seed's
     both, phrases = phrase_counts([*texts, *more])
     first = phrase_counts(texts)
-    after = counts_after(first, more)
+    after = counts_after(first[1], more)
     assert after.shape == (len(more), both.shape[1]) and len(phrases) > first[0].shape[1]
     widened = sparse.csr_matrix((first[0].data, first[0].indices, first[0].indptr), shape=(len(texts), both.shape[1]))
     stacked = sparse.vstack([widened, after], format="csr")

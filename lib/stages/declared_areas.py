@@ -90,17 +90,32 @@ def file_papers(
     `inferred_area` is always the classifier's area. `vectors`, `random_state` and `counts` are the
     classifier's (`lib.stages.subfields.assign_subfields`).
     """
+    filing, entry_of = filing_taxonomy(papers, taxonomy, declared_from, use_declared)
+    filed = assign_subfields(texts, filing, min_score, vectors=vectors, random_state=random_state, counts=counts)
+    return with_declared(papers, filed, entry_of)
+
+
+def filing_taxonomy(
+    papers: pd.DataFrame, taxonomy: Taxonomy, declared_from: pd.DataFrame | None = None, use_declared: bool = True
+) -> tuple[Taxonomy, dict[tuple[str, str], str] | None]:
+    """The taxonomy `file_papers` files `papers` in, and each declared (area, subarea)'s entry in it
+    (None: the classifier files every paper in `taxonomy`)."""
     if not use_declared:
         declared_from = None
     elif declared_from is None and declares_areas(papers):
         declared_from = papers
     if declared_from is None:
-        filed = assign_subfields(texts, taxonomy, min_score, vectors=vectors, random_state=random_state, counts=counts)
+        return taxonomy, None
+    return declared_taxonomy(pd.concat([declared_from, papers])[["declared_area", "declared_subarea"]], taxonomy)
+
+
+def with_declared(
+    papers: pd.DataFrame, filed: pd.DataFrame, entry_of: dict[tuple[str, str], str] | None
+) -> pd.DataFrame:
+    """`file_papers`' table from the classifier's (`filed`, in `filing_taxonomy`'s taxonomy): each
+    paper with a declared area filed there when `entry_of` is given."""
+    if entry_of is None:
         return filed.assign(subfield_inferred=True, inferred_area=filed["area"]).astype(FILED_COLUMNS)
-    declared_tax, entry_of = declared_taxonomy(
-        pd.concat([declared_from, papers])[["declared_area", "declared_subarea"]], taxonomy
-    )
-    filed = assign_subfields(texts, declared_tax, min_score, vectors=vectors, random_state=random_state, counts=counts)
     inferred_area = filed["area"].to_numpy()
     has = (papers["declared_area"] != "").to_numpy()
     entries = [entry_of.get((a, s), a) for a, s in zip(papers["declared_area"], papers["declared_subarea"])]

@@ -197,11 +197,10 @@ def content_words(text: str) -> list[str]:
     return [singular_word(word) for word in _TOKEN.findall(NOT_PROSE.sub(" . ", text.lower())) if word not in _BREAKS]
 
 
-def counts_after(first: PhraseCounts, texts: Sequence[str]) -> sparse.csr_matrix:
-    """The rows `phrase_counts` gives `texts` counted after the texts of `first` (a list's counts,
-    made once for all its uses): in `first`'s columns and, after them, the phrases new in `texts`, as
-    first met. `first`'s rows in that wider shape (the same arrays) stacked on them are the counts of both."""
-    _, phrases = first
+def counts_after(phrases: Sequence[str], texts: Sequence[str]) -> sparse.csr_matrix:
+    """The rows `phrase_counts` gives `texts` counted after a list's texts whose `phrase_counts`
+    found `phrases`: in their columns and, after them, the phrases new in `texts`, as first met. The
+    list's rows in that wider shape (the same arrays) stacked on them are the counts of both."""
     candidates = [candidate_phrases(text) for text in texts]
     used = set(chain.from_iterable(candidates))
     # Only the phrases `texts` use are looked up among `first`'s: numbering all of them took a dict of

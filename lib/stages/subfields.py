@@ -8,6 +8,7 @@ there), and each paper's nearest neighbours, over which the first two are spread
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,10 @@ ZERO_SHOT_LEAD = 1.5
 # Past this many papers each paper's neighbours are sought among a seeded sample of this many, as
 # the map's layout and SVD are fitted on one (docs/meaning.md, "A corpus's neighbour graph on a sample").
 GRAPH_SAMPLE = 20_000
+# The neighbour graph's and the spreading's defaults (reasoned in `assign_subfields`).
+N_NEIGHBORS = 10
+ALPHA = 0.5
+MIN_PAPERS = 30
 # Papers whose own-words scores are made at a time (`entry_similarity`): all at once, a million
 # papers' TF-IDF rows were several float64 copies of their phrase counts.
 SCORE_BLOCK = 65_536
@@ -46,9 +51,9 @@ def assign_subfields(
     min_score: float = 0.03,
     *,
     vectors: np.ndarray | None = None,
-    n_neighbors: int = 10,
-    alpha: float = 0.5,
-    min_papers: int = 30,
+    n_neighbors: int = N_NEIGHBORS,
+    alpha: float = ALPHA,
+    min_papers: int = MIN_PAPERS,
     random_state: int = 42,
     counts: PhraseCounts | None = None,
     graph_sample: int = GRAPH_SAMPLE,
@@ -97,7 +102,19 @@ def assign_subfields(
             vectors = TfidfSvdEmbedder(random_state=random_state).embed(texts)
         vectors = normalize_rows(vectors)
         corpus = vectors, knn_graph(vectors, n_neighbors, sample_rows(len(texts), graph_sample, random_state))
+    return filed_by_scores(taxonomy, own, corpus, min_score, alpha, min_papers)
 
+
+def filed_by_scores(
+    taxonomy: Taxonomy,
+    own: np.ndarray,
+    corpus: tuple[np.ndarray, sp.csr_matrix] | None,
+    min_score: float,
+    alpha: float,
+    min_papers: int,
+) -> pd.DataFrame:
+    """`assign_subfields`' table from the papers' own-word scores (`entry_similarity`) and `corpus`,
+    their unit vectors and neighbour graph (None: too few papers for them)."""
     column = {e.name: i for i, e in enumerate(taxonomy.entries)}
     scores, confident = _score_tree(taxonomy, column, own, corpus, alpha, min_papers)
     names = [e.name for e in taxonomy.entries]
@@ -167,28 +184,62 @@ def _score_tree(
 def entry_similarity(texts: Sequence[str], taxonomy: Taxonomy, counts: PhraseCounts | None = None) -> np.ndarray:
     """(n_texts, n_entries) TF-IDF cosine of each text with each entry; an entry scores at least its
     best descendant. `counts`: `phrase_counts(texts)`, when made beforehand."""
+    paper_counts, phrases = phrase_counts(texts) if counts is None else counts
+    scorer = entry_scorer(phrase_users(paper_counts), len(texts), entry_counts(phrases, taxonomy), taxonomy)
+    return scorer.scores(paper_counts)
+
+
+def phrase_users(*counts: sp.csr_matrix) -> np.ndarray:
+    """How many texts use each phrase (column) of these (texts x phrases) counts, all of one width."""
+    return np.bincount(np.concatenate([part.indices for part in counts]), minlength=counts[0].shape[1])
+
+
+def entry_counts(phrases: Sequence[str], taxonomy: Taxonomy) -> sp.csr_matrix:
+    """The `taxonomy` entries' texts' phrase counts (a row each) in the columns of a list's `phrases`
+    and, after them, the phrases only the entries use."""
+    return counts_after(phrases, [e.text for e in taxonomy.entries])
+
+
+@dataclass(frozen=True)
+class EntryScorer:
+    """Scores papers' phrase counts against a taxonomy's entries (`scores`): the IDF over a list's
+    papers and the entries, the entries' TF-IDF rows, and each entry's parent's column, deepest first."""
+
+    idf: np.ndarray
+    entry_weights: sp.csr_matrix
+    parents: list[tuple[int, int]]  # (entry, its parent)
+
+    def scores(self, paper_counts: sp.csr_matrix) -> np.ndarray:
+        """(papers, entries) cosines of the papers whose counts these are (in the list's columns)."""
+        width = self.entry_weights.shape[1]
+        scores = np.empty((paper_counts.shape[0], self.entry_weights.shape[0]))
+        # Each paper's row is weighed and scored on its own, so a block of rows at a time (and a
+        # partition of the list at a time) gives the same bits as all at once, without float64
+        # copies of a corpus's counts.
+        for start in range(0, len(scores), SCORE_BLOCK):
+            stop = min(start + SCORE_BLOCK, len(scores))
+            block = tfidf_rows(_row_block(paper_counts, start, stop, width), self.idf)
+            scores[start:stop] = (block @ self.entry_weights.T).toarray()
+        # An entry fits as well as its best-fitting descendant: an area with many varied children
+        # would be diluted if its words were pooled into one vector.
+        for entry, parent in self.parents:
+            scores[:, parent] = np.maximum(scores[:, parent], scores[:, entry])
+        return scores
+
+
+def entry_scorer(users: np.ndarray, n_texts: int, entry_counts: sp.csr_matrix, taxonomy: Taxonomy) -> EntryScorer:
+    """The `EntryScorer` of a list of `n_texts` papers, `users` of each of its phrases
+    (`phrase_users`), and its `entry_counts`."""
     entries = taxonomy.entries
-    first = phrase_counts(texts) if counts is None else counts
-    paper_counts, entry_counts = first[0], counts_after(first, [e.text for e in entries])
-    width = entry_counts.shape[1]
     # Weighted over papers and entries together so that IDF reflects this corpus's own vocabulary.
-    users = np.bincount(paper_counts.indices, minlength=width) + np.bincount(entry_counts.indices, minlength=width)
-    idf = smoothed_idf(users, len(texts) + len(entries))
-    entry_weights = tfidf_rows(entry_counts, idf)
-    scores = np.empty((len(texts), len(entries)))
-    # Each paper's row is weighed and scored on its own, so a block of rows at a time gives the same
-    # bits as all at once, without float64 copies of a corpus's counts.
-    for start in range(0, len(texts), SCORE_BLOCK):
-        stop = min(start + SCORE_BLOCK, len(texts))
-        scores[start:stop] = (tfidf_rows(_row_block(paper_counts, start, stop, width), idf) @ entry_weights.T).toarray()
+    users = np.bincount(entry_counts.indices, minlength=entry_counts.shape[1]) + np.pad(
+        users, (0, entry_counts.shape[1] - len(users))
+    )
+    idf = smoothed_idf(users, n_texts + len(entries))
     column = {e.name: i for i, e in enumerate(entries)}
-    # An entry fits as well as its best-fitting descendant: an area with many varied children
-    # would be diluted if its words were pooled into one vector. Children come after parents.
-    for entry in reversed(entries):
-        if entry.parent is not None:
-            parent = column[entry.parent]
-            scores[:, parent] = np.maximum(scores[:, parent], scores[:, column[entry.name]])
-    return scores
+    # Children come after parents: the deepest first, so a grandchild's score reaches its grandparent.
+    parents = [(column[e.name], column[e.parent]) for e in reversed(entries) if e.parent is not None]
+    return EntryScorer(idf, tfidf_rows(entry_counts, idf), parents)
 
 
 def _row_block(counts: sp.csr_matrix, start: int, stop: int, width: int) -> sp.csr_matrix:
