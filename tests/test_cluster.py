@@ -216,8 +216,10 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     assert sum(name.startswith("scored") for name in names) == 8
     # The texts went to the workers once, a partition per task, for the keywords, the embedding and the phrase counts.
     assert sum(name.startswith("held-") for name in names) == 8
-    # The phrase counts and the texts stacked and joined there once, for the subfields.
-    assert [sum(name.startswith(f"{task}-") for name in names) for task in ("stacked", "joined")] == [1, 1]
+    # The subfields: the phrases' users summed three partitions at a time, each five's own-word
+    # scores made where its counts are, then the papers filed in one task; nothing stacked or joined.
+    subfields = ("entry_counts", "phrase_users", "scorer_of", "scores", "filed_table", "stacked", "joined")
+    assert [sum(name.startswith(f"{task}-") for name in names) for task in subfields] == [1, 3, 1, 8, 1, 0, 0]
     # The topics found in one task, their phrase use summed a five at a time, added three at a
     # time (3 buckets of 8 partitions) then in all, and labelled in one task.
     topics = ("found_topics", "tally_of", "added", "labelled_from_sums")

@@ -6,23 +6,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import planted_records
+from scipy import sparse
 
 from lib.builder.parallel import InProcess
 from lib.builder.phrase_partitions import phrase_counts_in_partitions
 from lib.builder.text_partitions import send_texts
 from lib.schema import analysis_texts
 from lib.stages.load import load_papers
-from lib.stages.phrase_partitions import as_phrase_counts
 from lib.stages.phrases import phrase_counts
 
 
 def assert_same_counts(texts: list[str], partition_size: int | None) -> None:
     matrix, phrases = phrase_counts(texts)
     runner = InProcess()
-    in_parts, parts_phrases = as_phrase_counts(
-        phrase_counts_in_partitions(runner, send_texts(texts, runner, partition_size)).whole().result()
-    )
-    assert parts_phrases == phrases
+    counted = phrase_counts_in_partitions(runner, send_texts(texts, runner, partition_size))
+    in_parts = sparse.vstack([rows.result() for rows in counted.rows], format="csr")
+    assert counted.phrases.result().tolist() == phrases
     assert in_parts.shape == matrix.shape
     for name in ("data", "indices", "indptr"):
         got, expected = getattr(in_parts, name), getattr(matrix, name)

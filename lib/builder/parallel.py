@@ -103,14 +103,13 @@ def subfields_table(
     papers: pd.DataFrame, texts: list[str], vectors: np.ndarray, taxonomy: Any, params: Any, counts: Any = None
 ) -> pd.DataFrame:
     """The subfields table of the whole list, its papers compared by `vectors` (`params` is the build's
-    `BuildParams`; `counts` the texts' `lib.stages.phrases.phrase_counts`, when made beforehand, or a
-    cluster's; `texts` a list, or a cluster's object array)."""
+    `BuildParams`; `counts` the texts' `lib.stages.phrases.phrase_counts`, when made beforehand; on a
+    cluster, `lib.builder.subfield_partitions` instead)."""
     from lib.stages.declared_areas import file_papers
-    from lib.stages.phrase_partitions import as_phrase_counts
 
-    counts, declared = as_phrase_counts(counts), params.declared_areas
+    declared = params.declared_areas
     return file_papers(
-        papers, list(texts), taxonomy, params.subfield_min_score, vectors=vectors, use_declared=declared, counts=counts
+        papers, texts, taxonomy, params.subfield_min_score, vectors=vectors, use_declared=declared, counts=counts
     )
 
 
@@ -318,7 +317,7 @@ def start_keywords(
 
 def start_subfields(
     papers: pd.DataFrame,
-    texts: list[str] | Handle,
+    texts: list[str],
     vectors: np.ndarray,
     taxonomy: Any,
     params: Any,

@@ -2,8 +2,8 @@
 cluster) a partition of the texts per task: the steps of `lib.stages.phrase_partitions`, the same
 matrix and phrases as `lib.stages.phrases.phrase_counts` over the whole list in one process, from
 the texts already on the workers (`lib.builder.text_partitions`). They stay there: the topics sum
-each partition's (`lib.builder.topic_partitions`), the subfields' task takes them stacked by one
-task; the build's process never holds them.
+each partition's (`lib.builder.topic_partitions`) and the subfields score them
+(`lib.builder.subfield_partitions`); neither a task nor the build's process holds them all.
 """
 
 from __future__ import annotations
@@ -15,26 +15,13 @@ from lib.builder.parallel import Handle, Runner, passed
 from lib.builder.text_partitions import SentTexts, bucket_count
 
 
-@dataclass
+@dataclass(frozen=True)
 class ClusterPhrases:
     """The shared phrase counts on a runner (handles): each partition's rows in the list's columns,
-    and the list's `phrases`. The topics sum the rows where they are; `whole` stacks them for the
-    subfields, once, when first asked."""
+    and the list's `phrases`."""
 
-    runner: Runner
     rows: list[Handle]
     phrases: Handle
-    stacked: Handle | None = None
-
-    def whole(self) -> Handle:
-        """The list's counts stacked on a worker (a `PartitionPhrases`: `as_phrase_counts` reads it)."""
-        from lib.stages import phrase_partitions as steps
-
-        if self.stacked is None:
-            runner = self.runner
-            call = (steps.stacked, (passed(runner, self.phrases), *[passed(runner, block) for block in self.rows]))
-            self.stacked = runner.map([call])[0]
-        return self.stacked
 
 
 def phrase_counts_in_partitions(runner: Runner, texts: SentTexts) -> ClusterPhrases:
@@ -56,7 +43,7 @@ def phrase_counts_in_partitions(runner: Runner, texts: SentTexts) -> ClusterPhra
             for part, column in zip(parts, columns)
         ]
     )
-    return ClusterPhrases(runner, list(rows), phrases)
+    return ClusterPhrases(list(rows), phrases)
 
 
 def _agreed_columns(runner: Runner, parts: Sequence[Handle]) -> tuple[Handle, list[Handle]]:

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from lib.builder.cache import make_key
-from lib.builder.parallel import passed, start_keywords, start_subfields
-from lib.builder.text_partitions import SentTexts, joined, send_texts
+from lib.builder.parallel import SIDE_COLUMNS, start_keywords, start_subfields
+from lib.builder.text_partitions import SentTexts, send_texts
 from lib.errors import InputError
 from lib.map_folder import OUTPUT_FILES
 from lib.schema import OUTPUT_COLUMNS
@@ -94,20 +94,12 @@ class ClusterRun:
     runner: Runner
     partition_size: int | None = None
     sent: SentTexts | None = None
-    whole: Handle | None = None
 
     def texts_on_workers(self, texts: Sequence[str]) -> SentTexts:
         """The build's `texts` on the cluster: sent by the first partitioned step, read by the others."""
         if self.sent is None:
             self.sent = send_texts(texts, self.runner, self.partition_size)
         return self.sent
-
-    def whole_texts(self, texts: Sequence[str]) -> Handle:
-        """The build's `texts` joined on one worker, from their partitions there: for the steps that read the whole list."""
-        if self.whole is None:
-            parts = self.texts_on_workers(texts).parts
-            self.whole = self.runner.map([(joined, tuple(passed(self.runner, part) for part in parts))])[0]
-        return self.whole
 
 
 @dataclass(frozen=True)
@@ -384,5 +376,11 @@ def _start_subfields(
 ) -> Handle:
     if where.cluster is None:
         return start_subfields(papers, texts, vectors, taxonomy, params, where.runner, counts)
-    whole = counts.whole() if counts is not None else None  # the cluster's `ClusterPhrases`, stacked
-    return start_subfields(papers, where.cluster.whole_texts(texts), vectors, taxonomy, params, where.runner, whole)
+    from lib.builder.phrase_partitions import ClusterPhrases, phrase_counts_in_partitions
+    from lib.builder.subfield_partitions import subfields_in_partitions
+
+    sent = where.cluster.texts_on_workers(texts)
+    counted = counts if isinstance(counts, ClusterPhrases) else phrase_counts_in_partitions(where.runner, sent)
+    min_score, declared = params.subfield_min_score, params.declared_areas
+    side = papers[SIDE_COLUMNS]
+    return subfields_in_partitions(side, vectors, taxonomy, min_score, declared, counted, sent.ranges, where.runner)

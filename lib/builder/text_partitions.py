@@ -1,7 +1,6 @@
 """A build's texts sent to a runner's workers once, a partition per task, where every partitioned
 step on a cluster (the keywords' rounds, the embedding, the shared phrase counts) reads them: sent
-once instead of once per step, and read where they went. The steps that read the whole list (the
-subfields, the topics) take them `joined` on a worker from there.
+once instead of once per step, and read where they went.
 
 A partition travels as a NumPy object array: Dask serializes a list of strings one string at a time.
 """
@@ -33,13 +32,6 @@ class SentTexts:
 def held(texts: np.ndarray) -> np.ndarray:
     """A task whose value is its argument: a partition's texts, kept by the worker they went to."""
     return texts
-
-
-def joined(*parts: np.ndarray) -> np.ndarray:
-    """A task's value: the partitions' texts in one array, for a step that reads the whole list."""
-    import numpy as np
-
-    return np.concatenate([np.zeros(0, dtype=object), *parts])
 
 
 def bucket_count(n_partitions: int) -> int:

@@ -11,10 +11,9 @@ of the phrase) merged by its own.
    phrases' columns among them;
 4. `renumbered`: a partition's counts in the list's columns, each row's entries ordered by column
    as the whole list's are (SciPy's canonical form), so the partitions' rows stacked in order are
-   the whole list's matrix, array for array;
-5. `stacked` (one task): those rows in order with the list's phrases, where the step that takes the
-   counts whole (subfields) reads them through `as_phrase_counts`. The topics sum each
-   partition's renumbered rows instead (`lib.stages.topic_tallies`).
+   the whole list's matrix, array for array. The subfields score each partition's rows
+   (`lib.builder.subfield_partitions`) and the topics sum them (`lib.stages.topic_tallies`) where
+   they are: no step stacks them.
 
 `lib.builder.phrase_partitions` runs the steps on a runner (a Dask cluster). What goes between
 tasks holds phrases as NumPy arrays, never as lists: Dask serializes a list of strings one string at
@@ -30,7 +29,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from lib.stages.phrases import PhraseCounts, first_uses, phrase_counts
+from lib.stages.phrases import first_uses, phrase_counts
 from lib.stages.tfidf_partitions import PLACE_BITS, term_hashes
 
 
@@ -135,18 +134,6 @@ def partition_columns(buckets: np.ndarray, number: int, *columns: tuple[np.ndarr
     for bucket, by_partition in enumerate(columns):
         placed[buckets == bucket] = by_partition[number]  # both in the partition's first-met order
     return placed
-
-
-def stacked(phrases: np.ndarray, *rows: sparse.csr_matrix) -> PartitionPhrases:
-    """The list's counts, from every partition's `renumbered` rows in order, and its `phrases`."""
-    return PartitionPhrases(sparse.vstack(rows, format="csr"), phrases)
-
-
-def as_phrase_counts(counts: PartitionPhrases | PhraseCounts | None) -> PhraseCounts | None:
-    """`phrase_counts`' value, from a cluster's counts (`stacked`, its phrases an array) or itself."""
-    if isinstance(counts, PartitionPhrases):
-        return counts.counts, counts.phrases.tolist()
-    return counts
 
 
 def renumbered(part: PartitionPhrases, columns: np.ndarray, n_phrases: int) -> sparse.csr_matrix:
