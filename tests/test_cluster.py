@@ -216,14 +216,15 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     assert sum(name.startswith("scored") for name in names) == 8
     # The texts went to the workers once, a partition per task, for the keywords, the embedding and the phrase counts.
     assert sum(name.startswith("held-") for name in names) == 8
-    # The subfields: the phrases' users summed three partitions at a time, each five's own-word
-    # scores made where its counts are, then the papers filed in one task; nothing stacked or joined.
-    subfields = ("entry_counts", "phrase_users", "scorer_of", "scores", "filed_table", "stacked", "joined")
-    assert [sum(name.startswith(f"{task}-") for name in names) for task in subfields] == [1, 3, 1, 8, 1, 0, 0]
-    # The topics found in one task, their phrase use summed a five at a time, added three at a
-    # time (3 buckets of 8 partitions) then in all, and labelled in one task.
+    # The subfields: the phrases' users summed in one task (8 partitions: one of the sums' tree),
+    # each five's own-word scores made where its counts are, then the papers filed in one task;
+    # nothing stacked or joined.
+    subfields = ("entry_counts", "phrase_users", "entry_scorer", "scores", "filed_table", "stacked", "joined")
+    assert [sum(name.startswith(f"{task}-") for name in names) for task in subfields] == [1, 1, 1, 8, 1, 0, 0]
+    # The topics found in one task, their phrase use summed a five at a time, added in one task of
+    # the sums' tree, and labelled in one task.
     topics = ("found_topics", "tally_of", "added", "labelled_from_sums")
-    assert [sum(name.startswith(f"{task}-") for name in names) for task in topics] == [1, 8, 4, 1]
+    assert [sum(name.startswith(f"{task}-") for name in names) for task in topics] == [1, 8, 1, 1]
     assert on_workers == built("one-process")
 
 

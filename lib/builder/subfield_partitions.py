@@ -1,6 +1,6 @@
 """The subfields stage on a runner's workers (a Dask cluster): each partition's own-word scores
-made where its phrase counts are, against the IDF of the list's phrase users summed a group of
-partitions at a time; each partition's papers' nearest among the graph's seeded sample found a
+made where its phrase counts are, against the IDF of the list's phrase users summed in a tree of
+small tasks (`lib.builder.reductions`); each partition's papers' nearest among the graph's seeded sample found a
 partition per task; then one task spreads the scores over the graph and files the papers
 (`lib.stages.subfields.filed_by_scores`). No task holds the list's texts or phrase counts; the table
 is `lib.stages.declared_areas.file_papers`' (`tests/test_subfield_partitions.py`).
@@ -12,15 +12,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from lib.builder.parallel import Handle, Runner, passed
-from lib.builder.text_partitions import bucket_count, held
+from lib.builder.reductions import FAN_IN, added_up, total
+from lib.builder.text_partitions import held
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
-    from scipy import sparse
 
     from lib.builder.phrase_partitions import ClusterPhrases
-    from lib.stages.subfields import EntryScorer
     from lib.stages.taxonomy import Taxonomy
 
 
@@ -51,7 +50,7 @@ def subfields_in_partitions(
     `runner` (partitions `ranges`); `graph_sample`: `assign_subfields`' (None: its default)."""
     from lib.stages.declared_areas import filing_taxonomy
     from lib.stages.embed import sample_rows
-    from lib.stages.subfields import GRAPH_SAMPLE, MIN_PAPERS, EntryScorer, entry_counts, phrase_users
+    from lib.stages.subfields import GRAPH_SAMPLE, MIN_PAPERS, EntryScorer, entry_counts, entry_scorer, phrase_users
 
     def one(function: Callable[..., Any], *arguments: Any) -> Any:
         """A task of `function`, as the later tasks' argument; as every task here, in the background
@@ -61,10 +60,9 @@ def subfields_in_partitions(
     filing, entry_of = filing_taxonomy(papers, taxonomy, use_declared=use_declared)
     entries = one(entry_counts, passed(runner, counted.phrases), filing)
     rows = [passed(runner, part) for part in counted.rows]
-    # The users summed a group at a time, then the groups: no task takes every partition's counts.
-    size = bucket_count(len(rows))
-    groups = [one(phrase_users, *rows[i : i + size]) for i in range(0, len(rows), size)]
-    scorer = one(scorer_of, entries, len(papers), filing, *groups)
+    groups = runner.map([(phrase_users, tuple(rows[i : i + FAN_IN])) for i in range(0, len(rows), FAN_IN)], True)
+    users = added_up(runner, [passed(runner, group) for group in groups], total, background=True)
+    scorer = one(entry_scorer, users, len(papers), entries, filing)
     own = runner.map([(EntryScorer.scores, (scorer, part)) for part in rows], background=True)
     sample = sample_rows(len(papers), graph_sample or GRAPH_SAMPLE, SEED)
     picks: list[Handle] = []
@@ -74,13 +72,6 @@ def subfields_in_partitions(
     parts = [passed(runner, part) for part in (*own, *picks)]
     call = (filed_table, (papers, vectors, filing, entry_of, min_score, len(own), *parts))
     return runner.map([call], background=True)[0]
-
-
-def scorer_of(entries: sparse.csr_matrix, n_texts: int, taxonomy: Taxonomy, *users: np.ndarray) -> EntryScorer:
-    """The `EntryScorer` of a list of `n_texts` papers from its groups of partitions' phrase `users`."""
-    from lib.stages.subfields import entry_scorer
-
-    return entry_scorer(sum(users[1:], users[0]), n_texts, entries, taxonomy)
 
 
 def _units(vectors: np.ndarray) -> np.ndarray:

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from lib.builder.parallel import Runner, passed
-from lib.builder.text_partitions import SentTexts, bucket_count
+from lib.builder.reductions import added_up
+from lib.builder.text_partitions import SentTexts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,11 +52,9 @@ def topics_in_partitions(
             for text, rows, (a, b) in zip(texts.parts, counted.rows, texts.ranges)
         ]
     )
-    # Added a group at a time, then the groups: no task takes every partition's sums, each of which
-    # repeats the list's common keys.
-    size = bucket_count(len(tallies))
-    groups = [one(added, *(passed(runner, t) for t in tallies[i : i + size])) for i in range(0, len(tallies), size)]
-    total = one(added, *groups)
+    # Added in a tree of small tasks: no task takes every partition's sums, each of which repeats
+    # the list's common keys.
+    total = added_up(runner, [passed(runner, tally) for tally in tallies], added)
     call = (labelled_from_sums, (papers, coords, levels, total, passed(runner, counted.phrases), keys, ids))
     return runner.map([call])[0].result()
 
