@@ -230,9 +230,8 @@ def knn_graph(vectors: np.ndarray, n_neighbors: int, candidates: np.ndarray | No
             nearest_candidates(vectors, 0, vectors[pool], pool, n_neighbors, GRAPH_THREADS), len(vectors)
         )
     k = min(n_neighbors, len(vectors) - 1)
-    with threadpool_limits(
-        limits=1, user_api="blas"
-    ):  # a paper comes first among its own nearest: the others follow it
+    # A paper comes first among its own nearest: the others follow it.
+    with threadpool_limits(limits=1, user_api="blas"):
         found, similarities = _nearest(vectors, vectors, k + 1, self_query=True, threads=GRAPH_THREADS)
     return picks_graph((found[:, 1:], similarities[:, 1:]), len(vectors))
 

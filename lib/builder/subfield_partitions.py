@@ -1,9 +1,9 @@
 """The subfields stage on a runner's workers (a Dask cluster): each partition's own-word scores
 made where its phrase counts are, against the IDF of the list's phrase users summed in a tree of
-small tasks (`lib.builder.reductions`); each partition's papers' nearest among the graph's seeded sample found a
-partition per task; then one task spreads the scores over the graph and files the papers
-(`lib.stages.subfields.filed_by_scores`). No task holds the list's texts or phrase counts; the table
-is `lib.stages.declared_areas.file_papers`' (`tests/test_subfield_partitions.py`).
+small tasks (`lib.builder.reductions`); each partition's papers' nearest among the graph's seeded
+sample found a partition per task; then one task spreads the scores over the graph and files the
+papers (`lib.stages.subfields.filed_by_scores`). No task holds the list's texts or phrase counts;
+the table is `lib.stages.declared_areas.file_papers`' (`tests/test_subfield_partitions.py`).
 """
 
 from __future__ import annotations
@@ -60,8 +60,9 @@ def subfields_in_partitions(
     filing, entry_of = filing_taxonomy(papers, taxonomy, use_declared=use_declared)
     entries = one(entry_counts, passed(runner, counted.phrases), filing)
     rows = [passed(runner, part) for part in counted.rows]
-    groups = runner.map([(phrase_users, tuple(rows[i : i + FAN_IN])) for i in range(0, len(rows), FAN_IN)], True)
-    users = added_up(runner, [passed(runner, group) for group in groups], total, background=True)
+    calls = [(phrase_users, tuple(rows[i : i + FAN_IN])) for i in range(0, len(rows), FAN_IN)]
+    groups = [passed(runner, group) for group in runner.map(calls, background=True)]
+    users = added_up(runner, groups, total, background=True)
     scorer = one(entry_scorer, users, len(papers), entries, filing)
     own = runner.map([(EntryScorer.scores, (scorer, part)) for part in rows], background=True)
     sample = sample_rows(len(papers), graph_sample or GRAPH_SAMPLE, SEED)
