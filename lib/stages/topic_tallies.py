@@ -5,7 +5,8 @@ process holds every paper's phrase counts: the same `PhraseUse` answers, for the
    folded;
 2. `partition_tally`, on each partition: its papers' use of each key summed by topic at every
    level, its phrases' uses, how its texts case words and use them as verbs;
-3. `added` (partitions in order, a group at a time, then the groups): the list's sums;
+3. `added` (partitions in order, some at a time, then those sums: `lib.builder.reductions`): the
+   list's sums;
 4. `summed_use`: the `PhraseUse` of the list from them, the keys fewer than `min_users` papers use
    left out as `PhraseUse` leaves them.
 
