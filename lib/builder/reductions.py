@@ -1,7 +1,8 @@
 """Sums of many partitions' results on a runner, in a tree of small tasks: no task takes more than
-`FAN_IN` of them. Taking every partition's at once, or a square root's worth of groups, one
-task held hundreds of megabytes of inputs at a million papers (the subfields' phrase users, 23
-arrays of 56 MB), and a worker was restarted for it.
+`FAN_IN` of them. A task adding every partition's results, or groups of a square root's worth of
+them, takes inputs that grow with the number of partitions (the subfields' phrase users are an
+array as long as the list's phrases, per group); on a worker already holding its share of the
+partitions, that pushed it past its memory limit (docs/cluster.md).
 """
 
 from __future__ import annotations
