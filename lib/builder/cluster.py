@@ -36,7 +36,8 @@ def _stage_importer(dask: Any, distributed: Any) -> Any:
     thread of its own while its task thread runs the keyword statistics, each importing SciPy and
     scikit-learn for the first time: Python's import locks then stopped one of them with a
     `_DeadlockError` (one build in six of a 36-paper list on a 1-worker cluster). It also tells the
-    worker what the partitions' results weigh (`lib.builder.sizes`), so that it spills them in time.
+    worker what the partitions' results weigh (`lib.builder.sizes`), so that it spills them in time,
+    and after each task or result let go gives back the memory they freed (`lib.builder.heap`).
     Made here, where Dask is known to be installed; it reaches the workers pickled by value.
     """
 
@@ -53,9 +54,15 @@ def _stage_importer(dask: Any, distributed: Any) -> Any:
             import lib.stages.tfidf_partitions
             import lib.stages.topic_labels
             import lib.stages.topics  # noqa: F401
+            from lib.builder.heap import Trimmer
             from lib.builder.sizes import register_sizes
 
             register_sizes(dask.sizeof.sizeof)
+            self.trim = Trimmer()
+
+        def transition(self, key: Any, start: str, finish: str, **kwargs: Any) -> None:
+            if start in ("executing", "memory") and finish in ("memory", "released", "error"):
+                self.trim()  # a task's temporaries or a result freed
 
     return ImportStages()
 

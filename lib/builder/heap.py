@@ -1,0 +1,70 @@
+"""A Dask worker's freed memory given back to the system (`Trimmer`), so that what it holds between
+tasks is what it keeps, not what its last task once used.
+
+glibc keeps the memory a task freed inside its heap for the next allocations, and returns it only
+from the heap's top: a worker that had run the subfields' neighbour search held its peak between
+tasks, memory Dask counts as "unmanaged" and never spills. `malloc_trim` returns every free page.
+It is called only when much was freed (`mallinfo2`): each trim makes the next task fault its pages in
+again, which on every task slowed the build (docs/cluster.md).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import logging
+from functools import cache
+
+log = logging.getLogger(__name__)
+
+SLACK_BYTES = 64 * 2**20  # free bytes inside the heap past which a trim pays for its page faults
+
+
+class _Mallinfo2(ctypes.Structure):
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks")
+    ] + [("keepcost", ctypes.c_size_t)]
+
+
+@cache
+def _glibc() -> ctypes.CDLL | None:
+    """The C library when it is glibc 2.33 or later (which has `mallinfo2`), else None."""
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name)
+        libc.mallinfo2.restype = _Mallinfo2
+        libc.malloc_trim.argtypes = [ctypes.c_size_t]
+    except (OSError, AttributeError, TypeError):
+        log.debug("no glibc with mallinfo2 here (%s): freed memory stays with the allocator", name)
+        return None
+    return libc
+
+
+def free_heap_bytes() -> int | None:
+    """Bytes freed but kept inside this process's malloc heaps (all arenas); None without glibc."""
+    libc = _glibc()
+    return None if libc is None else int(libc.mallinfo2().fordblks)
+
+
+class Trimmer:
+    """Gives this process's free heap pages back to the system (`malloc_trim`) each time the heap has
+    freed more than `slack` bytes since its fullest use: since the last trim, or the least free seen
+    after it. A trim leaves the freed bytes counted free (their pages are given back, not the heap's
+    bookkeeping), so the free count alone would call it again and again for nothing."""
+
+    def __init__(self, slack: int = SLACK_BYTES) -> None:
+        self.slack = slack
+        self.least_free = free_heap_bytes()
+
+    def __call__(self) -> bool:
+        """Trim if the heap freed more than `slack` since its fullest use; whether it did."""
+        free = free_heap_bytes()
+        if free is None or self.least_free is None:
+            return False
+        if free - self.least_free <= self.slack:
+            self.least_free = min(self.least_free, free)
+            return False
+        _glibc().malloc_trim(0)  # type: ignore[union-attr]  # free_heap_bytes found it
+        self.least_free = free
+        return True
