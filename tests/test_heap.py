@@ -3,6 +3,7 @@ heap lowers the process's resident memory, and a second call with nothing newly 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ BLOCK = 4096  # bytes per object: past Python's small-object allocator, so each 
 
 
 def resident_bytes() -> int:
-    return int(Path("/proc/self/statm").read_text().split()[1]) * BLOCK
+    return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
 def freed_inside_heap(total: int) -> list[bytes]:
