@@ -140,6 +140,6 @@ def agree_statistics(
     )
 
 
-def scored(paper_ids: np.ndarray, part: CountedPhrases, statistics: KeywordStatistics, top_n: int) -> pd.DataFrame:
-    """A partition's keywords table (as `keywords_table`), from its round 4 phrases."""
+def scored(part: CountedPhrases, paper_ids: np.ndarray, statistics: KeywordStatistics, top_n: int) -> pd.DataFrame:
+    """A partition's keywords table (as `keywords_table`), from its round 4 phrases and its papers' ids."""
     return pd.DataFrame({"paper_id": paper_ids, "keywords": _keyphrases(part.table, statistics, top_n)})
