@@ -228,20 +228,17 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     assert on_workers == built("one-process")
 
 
-def test_a_worker_counts_what_a_partitions_texts_and_keyword_units_weigh():
-    # Dask spills what it counts: it counted a partition's texts by their pointers and its keyword
-    # units as one small object, and a worker holding a million papers' went past its limit.
+def test_a_worker_counts_what_a_partitions_texts_weigh():
+    # Dask spills what it counts: it counted a partition's texts by their pointers, and a worker
+    # holding a million papers' went past its limit.
     from dask.sizeof import sizeof
 
     from lib.builder.sizes import register_sizes
-    from lib.stages.keywords import partitions as steps
 
     register_sizes(sizeof)
     texts = [f"{r['title']}. {r['abstract']}" for r in planted_records(12)]
     held = np.array(texts, dtype=object)
     strings = sum(map(sys.getsizeof, texts))
     assert 0.8 * strings < sizeof(held) - held.nbytes < 1.25 * strings
-    units = steps.partition_units(texts, steps.agree_lexicon(steps.first_counts(texts)))
-    assert sizeof(units) > units.ids.nbytes + units.sentences.nbytes + sum(map(sys.getsizeof, units.vocab))
     numbers = np.arange(1000, dtype=np.float32)
     assert sizeof(numbers) == numbers.nbytes
