@@ -18,13 +18,12 @@ from functools import cache
 log = logging.getLogger(__name__)
 
 SLACK_BYTES = 64 * 2**20  # free bytes inside the heap past which a trim pays for its page faults
+# glibc's struct mallinfo2, field by field in order.
+_MALLINFO2_FIELDS = "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()
 
 
 class _Mallinfo2(ctypes.Structure):
-    _fields_ = [
-        (name, ctypes.c_size_t)
-        for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks")
-    ] + [("keepcost", ctypes.c_size_t)]
+    _fields_ = [(name, ctypes.c_size_t) for name in _MALLINFO2_FIELDS]
 
 
 @cache
