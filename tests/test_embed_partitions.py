@@ -109,13 +109,13 @@ def test_term_hashes_are_fixed_values_not_this_processs():
     assert elsewhere.stdout.strip() == str(term_hashes(["graph neural", "x"]).tolist())
 
 
-def test_a_partition_holds_its_terms_as_keys_into_its_words_not_spelled_out():
+def test_a_partition_and_its_buckets_hold_their_terms_as_keys_or_packed_not_spelled_out():
     # A cluster holds every partition's terms until the vocabulary is agreed: in memory, a spelled
     # term costs a Python string (some 60 bytes), its key, two hashes and count of texts 32.
     import tracemalloc
 
     from lib.stages import tfidf_partitions as steps
-    from lib.stages.term_counts import spell_terms
+    from lib.stages.term_counts import spell_terms, unpacked_terms
 
     chosen = np.random.default_rng(0).integers(0, 400, size=(300, 40))
     texts = [" ".join(f"word{n}" for n in row) for row in chosen]
@@ -123,12 +123,15 @@ def test_a_partition_holds_its_terms_as_keys_into_its_words_not_spelled_out():
     try:
         part = steps.partition_terms(texts, 2)
         held = tracemalloc.get_traced_memory()[0]
-        spelled = spell_terms(part.keys, part.words).astype(object)
+        spelled = spell_terms(part.keys, unpacked_terms(part.words)).astype(object)
         held_spelled = tracemalloc.get_traced_memory()[0] - held
+        pieces = [steps.bucket_terms(part, 0, bucket, 4) for bucket in range(4)]
+        held_pieces = tracemalloc.get_traced_memory()[0] - held - held_spelled
     finally:
         tracemalloc.stop()
     assert len(spelled) > 10_000 and len(set(spelled)) == len(spelled)
     assert held < held_spelled  # the whole partition, its counts too, costs less than its terms spelled
-    # The pieces spell the terms out: every bucket's, together, are the partition's terms.
-    pieces = [steps.bucket_terms(part, 0, bucket, 4) for bucket in range(4)]
-    assert sorted(np.concatenate([piece.terms for piece in pieces])) == sorted(spelled)
+    # The pieces, which wait for their bucket's count, hold the terms packed with their counts and
+    # first uses in less than the terms spelled alone; every bucket's, together, are the partition's terms.
+    assert held_pieces < held_spelled
+    assert sorted(np.concatenate([unpacked_terms(piece.terms) for piece in pieces])) == sorted(spelled)

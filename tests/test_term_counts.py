@@ -77,3 +77,13 @@ def test_stop_words_are_scikit_learns_list_read_without_importing_it():
     from lib.stages.stop_words import ENGLISH_STOP_WORDS
 
     assert ENGLISH_STOP_WORDS == sklearn_stop_words and len(ENGLISH_STOP_WORDS) > 300
+
+
+@pytest.mark.parametrize("ngram_max", [1, 2])
+def test_packed_terms_unpack_to_every_term_of_real_texts_in_order(ngram_max):
+    # Terms of letters in other scripts and digits too; none holds the line break that separates them.
+    counts, keys, words = term_counts.first_met_term_keys(PLANTED, ngram_max)
+    spelled = term_counts.spell_terms(keys, words)
+    unpacked = term_counts.unpacked_terms(term_counts.packed_terms(spelled))
+    assert unpacked.dtype == object and unpacked.tolist() == spelled.tolist()
+    assert term_counts.unpacked_terms(term_counts.packed_terms([])).tolist() == []

@@ -128,3 +128,16 @@ def spell_terms(keys: np.ndarray, words: Sequence[str] | np.ndarray) -> np.ndarr
     first, second = np.divmod(keys[~single] - n, n)
     spelled[~single] = [f"{a} {b}" for a, b in zip(vocabulary[first], vocabulary[second])]
     return spelled
+
+
+def packed_terms(terms: Sequence[str] | np.ndarray) -> bytes:
+    """`terms` as one UTF-8 buffer, a line each (a term has no line break: it is words and spaces).
+    A worker holding many partitions' terms holds one buffer each, not millions of short strings
+    that pin Python's small-object arenas once freed among other objects (docs/cluster.md); UTF-8,
+    as one string with a single Greek letter would take two bytes for every character."""
+    return "\n".join(terms).encode()
+
+
+def unpacked_terms(packed: bytes) -> np.ndarray:
+    """The terms `packed_terms` packed, as an object array of Python strings."""
+    return np.array(packed.decode().split("\n") if packed else [], dtype=object)

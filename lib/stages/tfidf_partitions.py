@@ -5,6 +5,8 @@ task, a bucket of the terms (by a hash of the term) by each vocabulary task, the
 Each partition, then each bucket of terms, then the small global fits, then each partition again:
 1. `partition_terms`: a partition's terms, as it first uses them (as keys into its words: spelled
    out only where a step needs them), how many of its texts use each, and each term's two hashes;
+   what a worker holds of a partition's or a bucket's terms is packed (`packed_terms`), one
+   buffer each, from step 1 to step 3;
 2. `bucket_terms` (a partition's, per bucket) and `bucket_vocabulary` (per bucket): the terms whose
    hash falls in a bucket, from every partition in order, counted together and pruned by how many
    texts use them, each kept term with the place where the list first uses it;
@@ -43,17 +45,17 @@ from lib.stages.embed import (
 )
 from lib.stages.phrases import first_uses
 from lib.stages.sparse_svd import SvdDirections, fit_directions, rows_in
-from lib.stages.term_counts import first_met_term_keys, kept_terms, spell_terms
+from lib.stages.term_counts import first_met_term_keys, kept_terms, packed_terms, spell_terms, unpacked_terms
 
 
 class PartitionTerms(NamedTuple):
     """A partition's counts: `counts` (texts x its terms) float32, each row's entries in first-use
-    order; its terms numbered as it first uses them, each a key (`keys`) into its `words` (an object
-    array; `lib.stages.term_counts.spell_terms`); `users`, its texts using each; `hashes` and
+    order; its terms numbered as it first uses them, each a key (`keys`) into its `words` (packed,
+    `lib.stages.term_counts.packed_terms`; `spell_terms`); `users`, its texts using each; `hashes` and
     `checks`, each term's `term_hashes` with the default key and with `CHECK_KEY`."""
 
     counts: sparse.csr_matrix
-    words: np.ndarray
+    words: bytes
     keys: np.ndarray
     users: np.ndarray
     hashes: np.ndarray
@@ -61,19 +63,19 @@ class PartitionTerms(NamedTuple):
 
 
 class BucketTerms(NamedTuple):
-    """A partition's terms in one bucket, in its first-use order: the terms, their users, and where
-    the list first uses each (`first_use`: the partition's number, then the term's in the partition)."""
+    """A partition's terms in one bucket, in its first-use order: the terms (packed), their users, and
+    where the list first uses each (`first_use`: the partition's number, then the term's in the partition)."""
 
-    terms: np.ndarray
+    terms: bytes
     users: np.ndarray
     first_use: np.ndarray
 
 
 class KeptTerms(NamedTuple):
-    """A bucket's kept terms (Python strings), sorted by name: how many texts use each and where the
-    list first does."""
+    """A bucket's kept terms (packed), sorted by name: how many texts use each and where the list
+    first does."""
 
-    terms: np.ndarray
+    terms: bytes
     users: np.ndarray
     first_use: np.ndarray
 
@@ -118,23 +120,21 @@ def partition_terms(texts: Sequence[str], ngram_max: int) -> PartitionTerms:
     """Step 1, on each partition's texts (a list, or the object array a cluster holds them in)."""
     counts, keys, words = first_met_term_keys(list(texts), ngram_max)
     users = np.bincount(counts.indices, minlength=len(keys))
-    # The words as an array, not a list: Dask sends a list of strings one string at a time.
-    held = np.array(words, dtype=object)
     # A cluster holds every partition's terms until the vocabulary is agreed: as keys, not spelled.
-    terms = spell_terms(keys, held)
-    return PartitionTerms(counts, held, keys, users, term_hashes(terms), term_hashes(terms, CHECK_KEY))
+    terms = spell_terms(keys, words)
+    return PartitionTerms(counts, packed_terms(words), keys, users, term_hashes(terms), term_hashes(terms, CHECK_KEY))
 
 
 def bucket_terms(part: PartitionTerms, number: int, bucket: int, n_buckets: int) -> BucketTerms:
     """Step 2, on each partition (the `number`th) for each of `n_buckets` buckets: its terms in `bucket`."""
     inside = np.flatnonzero(part.hashes % np.uint64(n_buckets) == np.uint64(bucket))
-    terms = spell_terms(part.keys[inside], part.words)
-    return BucketTerms(terms, part.users[inside], (number << PLACE_BITS) + inside.astype(np.int64))
+    terms = spell_terms(part.keys[inside], unpacked_terms(part.words))
+    return BucketTerms(packed_terms(terms), part.users[inside], (number << PLACE_BITS) + inside.astype(np.int64))
 
 
 def bucket_vocabulary(n_texts: int, *parts: BucketTerms) -> KeptTerms:
     """Step 2, on one bucket's terms from every partition in order: those the list keeps."""
-    terms = np.concatenate([np.zeros(0, dtype=object), *(np.asarray(part.terms, dtype=object) for part in parts)])
+    terms = np.concatenate([np.zeros(0, dtype=object), *(unpacked_terms(part.terms) for part in parts)])
     codes, uniques = pd.factorize(terms)
     users = np.bincount(
         codes, weights=np.concatenate([np.zeros(0), *(part.users for part in parts)]), minlength=len(uniques)
@@ -146,13 +146,13 @@ def bucket_vocabulary(n_texts: int, *parts: BucketTerms) -> KeptTerms:
     # Python strings, sorted as NumPy sorts fixed-width ones (by code point): a fixed-width array of
     # a million-paper list's kept terms gives each the longest one's four bytes a character.
     order = np.argsort(uniques[kept], kind="stable")
-    return KeptTerms(uniques[kept[order]], users[kept[order]], first_use[kept[order]])
+    return KeptTerms(packed_terms(uniques[kept[order]]), users[kept[order]], first_use[kept[order]])
 
 
 def agree_vocabulary(n_texts: int, *buckets: KeptTerms) -> Vocabulary | None:
     """Step 3, on every bucket's kept terms; None when no term is kept (no text has a usable word),
     for which the whole list's fit has its own answer."""
-    terms = np.concatenate([np.zeros(0, dtype=object), *(bucket.terms for bucket in buckets)])
+    terms = np.concatenate([np.zeros(0, dtype=object), *(unpacked_terms(bucket.terms) for bucket in buckets)])
     if len(terms) == 0:
         return None
     order = np.argsort(terms, kind="stable")  # no term is in two buckets
