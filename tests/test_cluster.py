@@ -221,10 +221,12 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     # nothing stacked or joined.
     subfields = ("entry_counts", "phrase_users", "entry_scorer", "scores", "filed_table", "stacked", "joined")
     assert [sum(name.startswith(f"{task}-") for name in names) for task in subfields] == [1, 1, 1, 8, 1, 0, 0]
-    # The topics found in one task, their phrase use summed a five at a time, added in one task of
-    # the sums' tree, and labelled in one task.
-    topics = ("found_topics", "tally_of", "added", "labelled_from_sums")
-    assert [sum(name.startswith(f"{task}-") for name in names) for task in topics] == [1, 8, 1, 1]
+    # The topics found in one task; their texts' sums a five at a time, and their phrase keys' in 3
+    # ranges (8 partitions), each range's a five at a time; each added in one task of its sums'
+    # tree, the ranges' rarest keys let go; labelled in one task.
+    topics = ("found_topics", "text_sums_of", "added_texts", "key_sums_of", "added_keys", "pruned")
+    assert [sum(name.startswith(f"{task}-") for name in names) for task in topics] == [1, 8, 1, 24, 3, 3]
+    assert sum(name.startswith("labelled_from_sums-") for name in names) == 1
     assert on_workers == built("one-process")
 
 

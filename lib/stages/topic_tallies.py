@@ -2,13 +2,15 @@
 process holds every paper's phrase counts: the same `PhraseUse` answers, for the given topics.
 
 1. `phrase_keys` (`lib.stages.topic_labels`, once): each of the list's phrases' key, plural twins
-   folded;
-2. `partition_tally`, on each partition: its papers' use of each key summed by topic at every
-   level, its phrases' uses, how its texts case words and use them as verbs;
-3. `added` (partitions in order, some at a time, then those sums: `lib.builder.reductions`): the
-   list's sums;
-4. `summed_use`: the `PhraseUse` of the list from them, the keys fewer than `min_users` papers use
-   left out as `PhraseUse` leaves them.
+   folded; `key_ranges`, the keys cut into consecutive ranges;
+2. on each partition, `text_sums`: its papers per topic at every level, how its texts case words and
+   use them as verbs; and for each range of keys, `key_sums`: its papers' use of each key of the
+   range summed by topic at every level, and the uses of those keys' phrases;
+3. `added_texts` and, per range, `added_keys` (partitions in order, some at a time, then those sums:
+   `lib.builder.reductions`): the list's sums; then `pruned`, a range's keys fewer than `min_users`
+   papers use let go, as `PhraseUse` leaves them out. A task adds one range's keys: the list's
+   common keys, repeated in every partition's sums, are not all in one task;
+4. `summed_use`: the `PhraseUse` of the list from the sums of every range.
 
 Every sum is of integers (32-bit, made float64 at the end as the one-process products are), so
 any grouping gives the one-process values (`tests/test_topic_tallies.py`: labels and summaries equal).
@@ -30,76 +32,108 @@ from lib.stages.tallies import Tally, merged, tally
 from lib.stages.topic_labels import PhraseUse, TopicUse, folded_counts, kept_columns, topic_membership, uses_of
 
 
-class LevelTally(NamedTuple):
-    """One level's sums: papers per topic, and per topic (row) and key its papers using the key and
-    their uses of it (32-bit integers: a third less to hold and send than float64)."""
-
-    sizes: np.ndarray
-    users: sparse.csr_matrix
-    occurrences: sparse.csr_matrix
-
-
-class PhraseTally(NamedTuple):
-    """What `summed_use` needs of some papers: how many, each phrase's uses (the list's phrase
-    columns they use, sorted, and their uses), a `LevelTally` per level, the words as written
-    (`written_words`) and the verb counts (`verb_counts`)."""
+class TextSums(NamedTuple):
+    """What `summed_use` needs of some papers' texts: how many, per level the papers per topic, the
+    words as written (`written_words`) and the verb counts (`verb_counts`)."""
 
     n_texts: int
-    phrase_uses: tuple[np.ndarray, np.ndarray]
-    levels: tuple[LevelTally, ...]
+    sizes: tuple[np.ndarray, ...]
     written: Tally
     verbs: Tally
 
 
-def partition_tally(
-    texts: Sequence[str],
-    counts: sparse.csr_matrix,
-    key_of_phrase: np.ndarray,
-    n_keys: int,
-    topics: Sequence[np.ndarray],
-    topic_ids: Sequence[list[int]],
-) -> PhraseTally:
-    """Step 2, on a partition: its `texts`, their `counts` in the list's phrase columns (its rows of
-    `phrase_counts`), the list's `key_of_phrase` (of `n_keys` keys), and per level its papers'
-    topics and the level's sorted `topic_ids`."""
+class KeySums(NamedTuple):
+    """Some papers' sums for the list's keys `start` to `start` + the matrices' width: the uses of
+    those keys' phrases (the list's phrase columns, sorted, and their uses), and per level, per topic
+    (row) and key (column, from `start`) its papers using the key and their uses of it (32-bit
+    integers: a third less to hold and send than float64)."""
+
+    start: int
+    phrase_uses: tuple[np.ndarray, np.ndarray]
+    users: tuple[sparse.csr_matrix, ...]
+    occurrences: tuple[sparse.csr_matrix, ...]
+
+
+def key_ranges(n_keys: int, n_ranges: int) -> list[tuple[int, int]]:
+    """`n_keys` keys cut into `n_ranges` consecutive `(start, stop)` ranges as even as can be (at least one)."""
+    bounds = [n_keys * i // max(n_ranges, 1) for i in range(max(n_ranges, 1) + 1)]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def text_sums(texts: Sequence[str], topics: Sequence[np.ndarray], topic_ids: Sequence[list[int]]) -> TextSums:
+    """Step 2, on a partition: its `texts`, and per level its papers' topics and the level's sorted `topic_ids`."""
     texts = list(texts)
-    per_paper = folded_counts(counts, key_of_phrase, n_keys)
-    used = uses_of(per_paper)
-    levels = []
-    for level_topics, ids in zip(topics, topic_ids):
-        _, membership = topic_membership(level_topics, ids)
-        membership = membership.astype(np.int32)
-        sizes = np.asarray(membership.sum(axis=1)).ravel()
-        levels.append(LevelTally(sizes, _canonical(membership @ used), _canonical(membership @ per_paper)))
+    sizes = tuple(np.bincount(np.searchsorted(ids, level), minlength=len(ids)) for level, ids in zip(topics, topic_ids))
     chunks = written_chunks(texts)
     written = written_words(chunks)
-    return PhraseTally(
-        len(texts),
-        _summed_by(counts.indices, counts.data),
-        tuple(levels),
-        tally(list(written), [list(written.values())]),
-        verb_counts(texts, chunks),
+    return TextSums(len(texts), sizes, tally(list(written), [list(written.values())]), verb_counts(texts, chunks))
+
+
+def key_sums(
+    counts: sparse.csr_matrix,
+    key_of_phrase: np.ndarray,
+    start: int,
+    stop: int,
+    topics: Sequence[np.ndarray],
+    topic_ids: Sequence[list[int]],
+) -> KeySums:
+    """Step 2, on a partition for the keys `start` to `stop`: its texts' `counts` in the list's phrase
+    columns (its rows of `phrase_counts`), the list's `key_of_phrase`, and per level its papers'
+    topics and the level's sorted `topic_ids`."""
+    key = key_of_phrase[counts.indices]
+    in_range = _only(counts, (key >= start) & (key < stop))
+    per_paper = folded_counts(in_range, key_of_phrase - start, stop - start)
+    used = uses_of(per_paper)
+    memberships = [topic_membership(level, ids)[1].astype(np.int32) for level, ids in zip(topics, topic_ids)]
+    return KeySums(
+        start,
+        _summed_by(in_range.indices, in_range.data),
+        tuple(_canonical(membership @ used) for membership in memberships),
+        tuple(_canonical(membership @ per_paper) for membership in memberships),
     )
 
 
-def added(*tallies: PhraseTally) -> PhraseTally:
-    """Step 3: the sums of `tallies` (of consecutive slices, in order)."""
-    columns, uses = zip(*(t.phrase_uses for t in tallies))
-    levels = tuple(
-        LevelTally(
-            np.sum([t.sizes for t in level], axis=0),
-            _sum([t.users for t in level]),
-            _sum([t.occurrences for t in level]),
-        )
-        for level in zip(*(t.levels for t in tallies))
+def added_texts(*sums: TextSums) -> TextSums:
+    """Step 3: the sums of some papers' `text_sums` (of consecutive slices, in order)."""
+    return TextSums(
+        sum(s.n_texts for s in sums),
+        tuple(np.sum(level, axis=0) for level in zip(*(s.sizes for s in sums))),
+        merged([s.written for s in sums]),
+        merged([s.verbs for s in sums]),
     )
-    return PhraseTally(
-        sum(t.n_texts for t in tallies),
+
+
+def added_keys(*sums: KeySums) -> KeySums:
+    """Step 3: the sums of one range's `key_sums` (of consecutive slices, in order)."""
+    columns, uses = zip(*(s.phrase_uses for s in sums))
+    return KeySums(
+        sums[0].start,
         _summed_by(np.concatenate(columns), np.concatenate(uses)),
-        levels,
-        merged([t.written for t in tallies]),
-        merged([t.verbs for t in tallies]),
+        tuple(_sum(level) for level in zip(*(s.users for s in sums))),
+        tuple(_sum(level) for level in zip(*(s.occurrences for s in sums))),
     )
+
+
+def pruned(sums: KeySums, key_of_phrase: np.ndarray, min_users: int) -> KeySums:
+    """Step 3: the list's sums of a range with the keys fewer than `min_users` papers use (and their
+    phrases) let go: `summed_use` leaves them out, as `PhraseUse` does."""
+    # Each paper is in one topic of a level: a key's users are its column's sum at any level.
+    few = np.asarray(sums.users[0].sum(axis=0)).ravel() < min_users
+    columns, uses = sums.phrase_uses
+    kept_phrases = ~few[key_of_phrase[columns] - sums.start]
+    return KeySums(
+        sums.start,
+        (columns[kept_phrases], uses[kept_phrases]),
+        tuple(_only(matrix, ~few[matrix.indices]) for matrix in sums.users),
+        tuple(_only(matrix, ~few[matrix.indices]) for matrix in sums.occurrences),
+    )
+
+
+def _only(matrix: sparse.csr_matrix, kept: np.ndarray) -> sparse.csr_matrix:
+    """`matrix` (CSR) with only its entries where `kept` (a mask over them, in storage order), its shape kept."""
+    rows = np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr))[kept]
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=matrix.shape[0]))])
+    return sparse.csr_matrix((matrix.data[kept], matrix.indices[kept], indptr), shape=matrix.shape)
 
 
 def _summed_by(columns: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -107,6 +141,11 @@ def _summed_by(columns: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.
     distinct, slot = np.unique(columns, return_inverse=True)
     sums = np.bincount(slot, weights=values, minlength=len(distinct)).astype(np.int64)  # exact below 2**53
     return distinct.astype(np.int32), sums
+
+
+def _side_by_side(ranges: Sequence[tuple[sparse.csr_matrix, ...]]) -> list[sparse.csr_matrix]:
+    """Per level, the ranges' matrices (each range's tuple a matrix per level) side by side: every key's column."""
+    return [sparse.hstack(level, format="csr") for level in zip(*ranges)]
 
 
 def _as_products(matrix: sparse.csr_matrix) -> sparse.csr_matrix:
@@ -128,7 +167,8 @@ def _sum(matrices: Sequence[sparse.csr_matrix]) -> sparse.csr_matrix:
 
 
 def summed_use(
-    tallied: PhraseTally,
+    texts: TextSums,
+    ranges: Sequence[KeySums],
     phrases: Sequence[str],
     key_of_phrase: np.ndarray,
     keys: np.ndarray,
@@ -136,16 +176,24 @@ def summed_use(
     topic_ids: Sequence[list[int]],
     min_users: int,
 ) -> PhraseUse:
-    """Step 4: the list's `PhraseUse` from its sums (`tallied`), its `phrases` and their keys
-    (`phrase_keys`), for its papers' `topics` per level (`topic_ids` each level's sorted ids)."""
-    users = np.asarray(tallied.levels[0].users.sum(axis=0)).ravel()  # each paper is in one topic of a level
+    """Step 4: the list's `PhraseUse` from its sums (`texts`, and `ranges`: every range's, in order),
+    its `phrases` and their keys (`phrase_keys`), for its papers' `topics` per level (`topic_ids`
+    each level's sorted ids)."""
+    level_users = _side_by_side([r.users for r in ranges])
+    level_uses = _side_by_side([r.occurrences for r in ranges])
+    users = np.asarray(level_users[0].sum(axis=0)).ravel()  # each paper is in one topic of a level
     kept = kept_columns(keys, users, min_users)
     phrase_uses = np.zeros(len(phrases), dtype=np.int64)
-    phrase_uses[tallied.phrase_uses[0]] = tallied.phrase_uses[1]
-    cased = display_forms(dict(zip(tallied.written.keys.tolist(), tallied.written.counts[0].tolist())))
+    for r in ranges:
+        phrase_uses[r.phrase_uses[0]] = r.phrase_uses[1]
+    cased = display_forms(dict(zip(texts.written.keys.tolist(), texts.written.counts[0].tolist())))
     shown = shown_forms(phrases, phrase_uses, key_of_phrase, kept, cased) if len(kept) else []
     levels = []
-    for level, ids, sums in zip(topics, topic_ids, tallied.levels):
-        level_users, level_uses = (_as_products(matrix[:, kept]) for matrix in (sums.users, sums.occurrences))
-        levels.append((level, TopicUse(ids, sums.sizes.astype(np.float64), level_users, level_uses)))
-    return PhraseUse.summed(tallied.n_texts, keys[kept], shown, users[kept], verbs_of(tallied.verbs), levels)
+    for level, ids, sizes, by_topic, uses in zip(topics, topic_ids, texts.sizes, level_users, level_uses):
+        levels.append(
+            (
+                level,
+                TopicUse(ids, sizes.astype(np.float64), _as_products(by_topic[:, kept]), _as_products(uses[:, kept])),
+            )
+        )
+    return PhraseUse.summed(texts.n_texts, keys[kept], shown, users[kept], verbs_of(texts.verbs), levels)
