@@ -255,9 +255,13 @@ def folded_counts(used: sparse.csr_matrix, column_of: np.ndarray, n_columns: int
     """`used` (papers x phrases) in `n_columns` columns, each phrase's in its `column_of` (plural twins
     in one, their counts added). Renumbered, not multiplied by a 0/1 fold matrix: SciPy's product
     made a float64 copy of a corpus's counts, and a float64 result, each twice their size."""
+    return folded_entries(used, column_of[used.indices], n_columns)
+
+
+def folded_entries(used: sparse.csr_matrix, columns: np.ndarray, n_columns: int) -> sparse.csr_matrix:
+    """`folded_counts` given each of `used`'s entries' column (`columns`, in storage order)."""
     folded = sparse.csr_matrix(
-        (used.data.copy(), column_of.astype(np.int32)[used.indices], used.indptr.copy()),
-        shape=(used.shape[0], n_columns),
+        (used.data.copy(), columns.astype(np.int32), used.indptr.copy()), shape=(used.shape[0], n_columns)
     )
     folded.sum_duplicates()  # sorts each row's entries in place: hence the copies, `used` is shared
     return folded

@@ -29,7 +29,7 @@ from scipy import sparse
 from lib.stages.label_rules import verb_counts, verbs_of
 from lib.stages.phrases import display_forms, shown_forms, written_chunks, written_words
 from lib.stages.tallies import Tally, merged, tally
-from lib.stages.topic_labels import PhraseUse, TopicUse, folded_counts, kept_columns, topic_membership, uses_of
+from lib.stages.topic_labels import PhraseUse, TopicUse, folded_entries, kept_columns, topic_membership, uses_of
 
 
 class TextSums(NamedTuple):
@@ -81,8 +81,10 @@ def key_sums(
     columns (its rows of `phrase_counts`), the list's `key_of_phrase`, and per level its papers'
     topics and the level's sorted `topic_ids`."""
     key = key_of_phrase[counts.indices]
-    in_range = _only(counts, (key >= start) & (key < stop))
-    per_paper = folded_counts(in_range, key_of_phrase - start, stop - start)
+    inside = (key >= start) & (key < stop)
+    in_range = _only(counts, inside)
+    # Renumbered from each entry's key: a copy of the list's `key_of_phrase` per range would cost more.
+    per_paper = folded_entries(in_range, key[inside] - start, stop - start)
     used = uses_of(per_paper)
     memberships = [topic_membership(level, ids)[1].astype(np.int32) for level, ids in zip(topics, topic_ids)]
     return KeySums(
