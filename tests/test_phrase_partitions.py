@@ -14,6 +14,7 @@ from lib.builder.text_partitions import send_texts
 from lib.schema import analysis_texts
 from lib.stages.load import load_papers
 from lib.stages.phrases import phrase_counts
+from lib.stages.term_counts import unpacked_terms
 
 
 def assert_same_counts(texts: list[str], partition_size: int | None) -> None:
@@ -45,9 +46,33 @@ def test_tiny_and_empty_lists(texts):
 
 
 def test_a_partition_renumbered_into_the_lists_columns_sorts_each_row():
-    from lib.stages.phrase_partitions import PartitionPhrases, renumbered
+    from lib.stages.phrase_partitions import partition_phrases, renumbered
 
-    counts = phrase_counts(["graph model graph"])  # graph (twice), model, graph model, model graph, all three
-    moved = renumbered(PartitionPhrases(*counts), np.array([4, 0, 3, 1, 2], dtype=np.int32), 6)
+    part = partition_phrases(["graph model graph"])  # graph (twice), model, graph model, model graph, all three
+    moved = renumbered(part, np.array([4, 0, 3, 1, 2], dtype=np.int32), 6)
     assert moved.indices.tolist() == [0, 1, 2, 3, 4] and moved.has_canonical_format
     assert moved.data.tolist() == [1, 1, 1, 1, 2]  # "graph"'s 2 moved to column 4
+
+
+def test_a_partition_and_its_buckets_hold_their_phrases_packed(shared_data):
+    # A worker holds every partition's phrases and bucket pieces until the buckets are merged: as
+    # short strings they pinned its small-object arenas, a million papers' some 1,500 per worker.
+    import tracemalloc
+
+    from lib.stages import phrase_partitions as steps
+
+    texts = analysis_texts(load_papers(shared_data / "ijcai2023.json").papers)[:500]
+    tracemalloc.start()
+    try:
+        part = steps.partition_phrases(texts)
+        buckets = steps.phrase_buckets(part, 4)
+        pieces = [steps.bucket_phrases(part, buckets, 0, bucket) for bucket in range(4)]
+        held = tracemalloc.get_traced_memory()[0]
+        spelled = np.array(phrase_counts(texts)[1], dtype=object)
+        held_spelled = tracemalloc.get_traced_memory()[0] - held
+    finally:
+        tracemalloc.stop()
+    assert len(spelled) > 10_000
+    assert held < held_spelled  # the partition, its counts, buckets and pieces, under its phrases spelled
+    merged = steps.merge_bucket(pieces[0])
+    assert sorted(unpacked_terms(merged.phrases)) == sorted(spelled[buckets == 0])

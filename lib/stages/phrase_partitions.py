@@ -15,9 +15,10 @@ of the phrase) merged by its own.
    (`lib.builder.subfield_partitions`) and the topics sum them (`lib.stages.topic_tallies`) where
    they are: no step stacks them.
 
-`lib.builder.phrase_partitions` runs the steps on a runner (a Dask cluster). What goes between
-tasks holds phrases as NumPy arrays, never as lists: Dask serializes a list of strings one string at
-a time, and 2 million phrases took minutes to send.
+`lib.builder.phrase_partitions` runs the steps on a runner (a Dask cluster). What a worker holds of
+a partition's or a bucket's phrases is packed (`lib.stages.term_counts.packed_terms`), one buffer
+each: millions of short strings pinned Python's small-object arenas once freed among other objects,
+and Dask sends a list of strings one string at a time. The list's phrases are an object array.
 """
 
 from __future__ import annotations
@@ -30,29 +31,31 @@ import pandas as pd
 from scipy import sparse
 
 from lib.stages.phrases import first_uses, phrase_counts
+from lib.stages.term_counts import packed_terms, unpacked_terms
 from lib.stages.tfidf_partitions import PLACE_BITS, term_hashes
 
 
 class PartitionPhrases(NamedTuple):
-    """A partition's `phrase_counts`: its counts and its phrases (str, as an object array)."""
+    """A partition's `phrase_counts`: its counts and its phrases (packed)."""
 
     counts: sparse.csr_matrix
-    phrases: np.ndarray
+    phrases: bytes
 
 
 class BucketPhrases(NamedTuple):
-    """A partition's phrases in one bucket, in its first-met order, and where the list meets each
-    there: the partition's number above `PLACE_BITS`, the phrase's place in it below."""
+    """A partition's phrases in one bucket (packed), in its first-met order, and where the list meets
+    each there: the partition's number above `PLACE_BITS`, the phrase's place in it below."""
 
-    phrases: np.ndarray
+    phrases: bytes
     met: np.ndarray
 
 
 class MergedBucket(NamedTuple):
-    """One bucket's phrases from every partition: each distinct one as the bucket first meets them,
-    where the list first meets it, and each partition's phrases in the bucket as numbers among them."""
+    """One bucket's phrases from every partition: each distinct one as the bucket first meets them
+    (packed), where the list first meets it, and each partition's phrases in the bucket as numbers
+    among them."""
 
-    phrases: np.ndarray
+    phrases: bytes
     first_met: np.ndarray
     codes: tuple[np.ndarray, ...]
 
@@ -67,28 +70,32 @@ class AgreedPhrases(NamedTuple):
 def partition_phrases(texts: Sequence[str]) -> PartitionPhrases:
     """Step 1, on each partition's texts (a list, or the object array a cluster holds them in)."""
     counts, phrases = phrase_counts(list(texts))
-    return PartitionPhrases(counts, np.array(phrases, dtype=object))
+    return PartitionPhrases(counts, packed_terms(phrases))
 
 
 def phrase_buckets(part: PartitionPhrases, n_buckets: int) -> np.ndarray:
     """Step 1: each of a partition's phrases' bucket of `n_buckets`, by its hash (the same on any machine)."""
-    return (term_hashes(part.phrases) % np.uint64(n_buckets)).astype(np.int32)
+    return (term_hashes(unpacked_terms(part.phrases)) % np.uint64(n_buckets)).astype(np.int32)
 
 
 def bucket_phrases(part: PartitionPhrases, buckets: np.ndarray, number: int, bucket: int) -> BucketPhrases:
     """Step 2, on each partition (the `number`th, `buckets` its `phrase_buckets`) for each bucket."""
     inside = np.flatnonzero(buckets == bucket)
-    return BucketPhrases(part.phrases[inside], (number << PLACE_BITS) + inside.astype(np.int64))
+    return BucketPhrases(
+        packed_terms(unpacked_terms(part.phrases)[inside]), (number << PLACE_BITS) + inside.astype(np.int64)
+    )
 
 
 def merge_bucket(*parts: BucketPhrases) -> MergedBucket:
     """Step 2, on one bucket's phrases from every partition in order."""
-    codes, uniques = pd.factorize(np.concatenate([np.zeros(0, dtype=object), *(part.phrases for part in parts)]))
+    codes, uniques = pd.factorize(
+        np.concatenate([np.zeros(0, dtype=object), *(unpacked_terms(p.phrases) for p in parts)])
+    )
     # The parts come in partition order, each in its first-met order: a phrase's first row is its first meeting.
     first_met = np.concatenate([np.zeros(0, dtype=np.int64), *(part.met for part in parts)])[first_uses(codes)]
-    bounds = np.cumsum([0, *(len(part.phrases) for part in parts)])
+    bounds = np.cumsum([0, *(len(part.met) for part in parts)])
     split = tuple(codes[a:b].astype(np.int32) for a, b in zip(bounds[:-1], bounds[1:]))
-    return MergedBucket(np.asarray(uniques, dtype=object), first_met, split)
+    return MergedBucket(packed_terms(uniques), first_met, split)
 
 
 def agree_phrases(*buckets: MergedBucket) -> AgreedPhrases:
@@ -97,19 +104,19 @@ def agree_phrases(*buckets: MergedBucket) -> AgreedPhrases:
     order = np.argsort(np.concatenate([np.zeros(0, dtype=np.int64), *(b.first_met for b in buckets)]))
     columns = np.empty(len(order), dtype=np.int32)
     columns[order] = np.arange(len(order), dtype=np.int32)
-    phrases = np.concatenate([np.zeros(0, dtype=object), *(b.phrases for b in buckets)])[order]
-    bounds = np.cumsum([0, *(len(b.phrases) for b in buckets)])
+    phrases = np.concatenate([np.zeros(0, dtype=object), *(unpacked_terms(b.phrases) for b in buckets)])[order]
+    bounds = np.cumsum([0, *(len(b.first_met) for b in buckets)])
     return AgreedPhrases(phrases, tuple(columns[a:b] for a, b in zip(bounds[:-1], bounds[1:])))
 
 
 def own_phrases(part: PartitionPhrases) -> np.ndarray:
     """A list of one partition: its phrases are the list's."""
-    return part.phrases
+    return unpacked_terms(part.phrases)
 
 
 def own_columns(part: PartitionPhrases) -> np.ndarray:
     """A list of one partition: its phrases' columns are their own."""
-    return np.arange(len(part.phrases), dtype=np.int32)
+    return np.arange(part.counts.shape[1], dtype=np.int32)
 
 
 def agreed_phrases(agreed: AgreedPhrases) -> np.ndarray:
