@@ -102,3 +102,17 @@ def test_only_the_partitions_asked_for_are_scored():
     ]
     whole = extract_keywords(texts, 10)
     assert [k for h in handles for k in h.result()["keywords"]] == [k for i in (1, 3) for k in whole[slice(*ranges[i])]]
+
+
+def test_a_partitions_role_and_gerund_tallies_carry_only_units_that_can_move_a_decision(shared_data):
+    # The agreements merge every partition's tallies in one task: at a million papers, every
+    # partition's whole vocabulary took a worker past its memory limit.
+    texts = analysis_texts(load_papers(shared_data / "ijcai2023.json").papers)[:400]
+    lexicon = steps.agree_lexicon(steps.first_counts(texts))
+    units = steps.partition_units(texts, lexicon)
+    roles_tally = steps.role_counts(units)
+    assert 0 < len(roles_tally.keys) < len(units.vocab) and roles_tally.counts.any(axis=0).all()
+    assert "" not in set(roles_tally.keys) and "," not in set(roles_tally.keys)  # punctuation: no word
+    gerunds = steps.gerund_counts(units, steps.agree_roles(roles_tally))
+    assert 0 < len(gerunds.keys) < len(units.vocab) / 10
+    assert all(word.endswith("ing") for word in gerunds.keys) and (gerunds.counts[0] > 0).all()

@@ -19,7 +19,7 @@ on a runner (a Dask cluster). Words and phrases travel as NumPy object arrays (s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -82,7 +82,13 @@ def partition_units(texts: Sequence[str], lexicon: Lexicon) -> _Units:
 
 
 def role_counts(units: _Units) -> Tally:
-    return tally(units.vocab, _role_counts(units))
+    """Round 2, on a partition's units: the words' role counts."""
+    return _used(units.vocab, _role_counts(units), _role_counts_in_use)
+
+
+def _role_counts_in_use(counts: np.ndarray) -> np.ndarray:
+    """Role counts that can move a decision: a word's (every row counts words only)."""
+    return np.asarray(counts.any(axis=0))
 
 
 def agree_roles(*tallies: Tally) -> Roles:
@@ -93,7 +99,19 @@ def agree_roles(*tallies: Tally) -> Roles:
 
 def gerund_counts(units: _Units, roles: Roles) -> Tally:
     """Round 3, on a partition's units."""
-    return tally(units.vocab, _gerund_counts(units, _inside(units, roles.verbs, roles.maybe_verbs)))
+    return _used(units.vocab, _gerund_counts(units, _inside(units, roles.verbs, roles.maybe_verbs)), _gerund_uses)
+
+
+def _gerund_uses(counts: np.ndarray) -> np.ndarray:
+    """Gerund counts that can move a decision: an -ing word's used inside a run (its heads are among those uses)."""
+    return counts[0] > 0
+
+
+def _used(vocab: Sequence[str], counts: np.ndarray, in_use: Callable[[np.ndarray], np.ndarray]) -> Tally:
+    """A tally of the units `in_use` marks: a partition's other units add nothing to any sum the
+    agreement decides from, and its task would merge every partition's whole vocabulary."""
+    kept = np.flatnonzero(in_use(counts))
+    return tally(np.asarray(vocab, dtype=object)[kept].tolist(), counts[:, kept])
 
 
 def agree_gerunds(*tallies: Tally) -> frozenset[str]:
