@@ -207,15 +207,16 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     names = [task["key"] for task in tasks.data]
     assert sum(name.startswith("partition_vectors") for name in names) == 8  # 36 papers in fives
     assert sum(name.startswith("bucket_vocabulary") for name in names) == 3  # terms in 3 buckets (8 partitions)
-    assert sum(name.startswith("place_block") for name in names) == 4  # 16 placed papers in fives
+    assert sum(name.startswith("placed_rows") for name in names) == 4  # 16 placed papers in fives
     assert sum(name.startswith("renumbered") for name in names) == 8  # the shared phrase counts, in fives
     # The keywords' statistics in fives too, agreed in one small task per round, then each five scored.
     assert sum(name.startswith("count_phrases") for name in names) == 8
     rounds = ("agree_lexicon", "agree_roles", "agree_gerunds", "agree_statistics")
     assert [sum(name.startswith(f"{agree}-") for name in names) for agree in rounds] == [1, 1, 1, 1]
     assert sum(name.startswith("scored") for name in names) == 8
-    # The texts went to the workers once, a partition per task, for the keywords, the embedding and the phrase counts.
-    assert sum(name.startswith("held-") for name in names) == 8
+    # The texts went to the workers once, a partition per task, for the keywords, the embedding and
+    # the phrase counts; the vectors once, for the map's placement and the subfields.
+    assert sum(name.startswith("held-") for name in names) == 8 + 8
     # The subfields: the phrases' users summed in one task (8 partitions: one of the sums' tree),
     # each five's own-word scores made where its counts are, then the papers filed in one task;
     # nothing stacked or joined.

@@ -175,6 +175,21 @@ def test_placement_blocks_give_the_same_map_placed_in_any_order(bigger_planted, 
     assert not np.array_equal(place_block(vectors[plan.blocks[0]], fitted, 1, settings), coords[plan.blocks[0]])
 
 
+@pytest.mark.parametrize("partition_size", [1, 7, 50, None])
+def test_a_blocks_rows_from_the_partitions_covering_them_are_its_vectors(bigger_planted, partition_size):
+    # A cluster places each block from the partitions' vectors already on the workers.
+    from lib.builder.parallel import InProcess
+    from lib.builder.text_partitions import send_vectors
+
+    vectors, _ = bigger_planted
+    sent = send_vectors(vectors, InProcess(), partition_size)
+    for start, stop in [(0, 1), (0, len(vectors)), (6, 7), (7, 14), (49, 101), (len(vectors) - 1, len(vectors))]:
+        first_row, parts = sent.covering(start, stop)
+        held = np.concatenate([part.result() for part in parts])
+        assert np.array_equal(held[start - first_row : stop - first_row], vectors[start:stop])
+        assert len(held) - (stop - start) < 2 * (partition_size or len(vectors))  # no partition it does not need
+
+
 def test_place_new_puts_a_paper_beside_its_near_duplicates_and_moves_nothing(bigger_planted):
     vectors, labels = bigger_planted
     old, new = np.arange(0, 360, 2), np.array([1, 121, 241])  # one new paper from each topic

@@ -14,7 +14,7 @@ from conftest import planted_records
 from lib.builder.parallel import InProcess
 from lib.builder.phrase_partitions import phrase_counts_in_partitions
 from lib.builder.subfield_partitions import subfields_in_partitions
-from lib.builder.text_partitions import send_texts
+from lib.builder.text_partitions import send_texts, send_vectors
 from lib.paths import DEFAULT_TAXONOMY
 from lib.schema import analysis_texts
 from lib.stages.declared_areas import file_papers, with_declared
@@ -30,8 +30,9 @@ def in_partitions(papers: pd.DataFrame, vectors, partition_size: int | None, gra
     sent = send_texts(texts, runner, partition_size)
     counted = phrase_counts_in_partitions(runner, sent)
     taxonomy = load_taxonomy(DEFAULT_TAXONOMY)
+    on_runner = send_vectors(vectors, runner, partition_size)
     handle = subfields_in_partitions(
-        papers, vectors, taxonomy, 0.03, declared, counted, sent.ranges, runner, graph_sample
+        papers, vectors, on_runner, taxonomy, 0.03, declared, counted, runner, graph_sample
     )
     return handle.result()
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from lib.builder.parallel import Handle, Runner, passed
-from lib.builder.text_partitions import SentTexts, bucket_count
+from lib.builder.text_partitions import SentParts, bucket_count
 
 if TYPE_CHECKING:
     import numpy as np
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def fit_embed_in_partitions(
-    embedder: TfidfSvdEmbedder, texts: Sequence[str], runner: Runner, sent: SentTexts
+    embedder: TfidfSvdEmbedder, texts: Sequence[str], runner: Runner, sent: SentParts
 ) -> tuple[np.ndarray, TfidfSvdModel]:
     """`embedder.fit_embed(texts)`, its work a partition of the texts `sent` to `runner` at a time."""
     import numpy as np

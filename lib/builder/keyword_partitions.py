@@ -16,11 +16,11 @@ from lib.builder.parallel import Handle, Runner, passed
 if TYPE_CHECKING:
     import pandas as pd
 
-    from lib.builder.text_partitions import SentTexts
+    from lib.builder.text_partitions import SentParts
 
 
 def keywords_in_partitions(
-    papers: pd.DataFrame, texts: SentTexts, scored: Sequence[int], top_n: int, runner: Runner
+    papers: pd.DataFrame, texts: SentParts, scored: Sequence[int], top_n: int, runner: Runner
 ) -> list[Handle]:
     """Handles on the keywords tables of the partitions numbered `scored` of the `texts` on `runner`
     (all of them counted for the list's statistics; `papers` in the same order), a partition per task."""

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from lib.builder.cache import ArtifactCache
-    from lib.builder.text_partitions import SentTexts
+    from lib.builder.text_partitions import SentParts
 
 # How the worker is started; tests replace it with a command that fails.
 WORKER_COMMAND = [sys.executable, "-m", "lib.builder.parallel"]
@@ -282,7 +282,7 @@ def start_keywords(
     cache: ArtifactCache,
     keywords_key: str,
     partition_size: int | None = None,
-    sent: SentTexts | None = None,
+    sent: SentParts | None = None,
 ) -> Handle:
     """Start the keywords stage on `runner`; the handle's result is the whole table, each partition
     stored in the cache as it comes (and those already there not computed again). `sent`: the texts

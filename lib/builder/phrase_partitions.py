@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lib.builder.parallel import Handle, Runner, passed
-from lib.builder.text_partitions import SentTexts, bucket_count
+from lib.builder.text_partitions import SentParts, bucket_count
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class ClusterPhrases:
     phrases: Handle
 
 
-def phrase_counts_in_partitions(runner: Runner, texts: SentTexts) -> ClusterPhrases:
+def phrase_counts_in_partitions(runner: Runner, texts: SentParts) -> ClusterPhrases:
     """The `phrase_counts` of the `texts` on `runner`, counted a partition per task and kept there,
     each partition's rows renumbered into the list's columns (its phrases' strings then let go)."""
     from lib.stages import phrase_partitions as steps

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from lib.builder.cache import make_key
 from lib.builder.parallel import SIDE_COLUMNS, start_keywords, start_subfields
-from lib.builder.text_partitions import SentTexts, send_texts
+from lib.builder.text_partitions import SentParts, send_texts, send_vectors
 from lib.errors import InputError
 from lib.map_folder import OUTPUT_FILES
 from lib.schema import OUTPUT_COLUMNS
@@ -88,18 +88,26 @@ class Stage:
 class ClusterRun:
     """A cluster (a runner that passes handles, lib.builder.cluster) the embed, project and topics
     stages and the shared phrase counts run on, the embedding and the counts in partitions of
-    `partition_size` papers (None: one), and the build's texts there once sent; the build's value
-    "cluster", else None."""
+    `partition_size` papers (None: one), and the build's texts and vectors there once sent; the
+    build's value "cluster", else None."""
 
     runner: Runner
     partition_size: int | None = None
-    sent: SentTexts | None = None
+    sent: SentParts | None = None
+    sent_vectors: SentParts | None = None
 
-    def texts_on_workers(self, texts: Sequence[str]) -> SentTexts:
+    def texts_on_workers(self, texts: Sequence[str]) -> SentParts:
         """The build's `texts` on the cluster: sent by the first partitioned step, read by the others."""
         if self.sent is None:
             self.sent = send_texts(texts, self.runner, self.partition_size)
         return self.sent
+
+    def vectors_on_workers(self, vectors: np.ndarray) -> SentParts:
+        """The build's `vectors` on the cluster: sent by the first step that needs them (the map's
+        placement, or the subfields), read by the others."""
+        if self.sent_vectors is None:
+            self.sent_vectors = send_vectors(vectors, self.runner, self.partition_size)
+        return self.sent_vectors
 
 
 @dataclass(frozen=True)
@@ -294,7 +302,7 @@ def _project(
     if cluster is not None:
         from lib.builder.project_partitions import project_in_partitions
 
-        return project_in_partitions(vectors, cluster.runner, **params), {}
+        return project_in_partitions(vectors, cluster.vectors_on_workers(vectors), cluster.runner, **params), {}
     from lib.stages.project import project
 
     return project(vectors, **params), {}
@@ -383,4 +391,5 @@ def _start_subfields(
     counted = counts if isinstance(counts, ClusterPhrases) else phrase_counts_in_partitions(where.runner, sent)
     min_score, declared = params.subfield_min_score, params.declared_areas
     side = papers[SIDE_COLUMNS]
-    return subfields_in_partitions(side, vectors, taxonomy, min_score, declared, counted, sent.ranges, where.runner)
+    on_workers = where.cluster.vectors_on_workers(vectors)
+    return subfields_in_partitions(side, vectors, on_workers, taxonomy, min_score, declared, counted, where.runner)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from lib.builder.parallel import Handle, Runner, passed
 from lib.builder.reductions import FAN_IN, added_up, total
-from lib.builder.text_partitions import held
+from lib.builder.text_partitions import SentParts, held, joined_rows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,17 +37,18 @@ class Candidates(NamedTuple):
 def subfields_in_partitions(
     papers: pd.DataFrame,
     vectors: np.ndarray,
+    sent: SentParts,
     taxonomy: Taxonomy,
     min_score: float,
     use_declared: bool,
     counted: ClusterPhrases,
-    ranges: list[tuple[int, int]],
     runner: Runner,
     graph_sample: int | None = None,
 ) -> Handle:
     """A handle on `file_papers(papers, texts, taxonomy, min_score, vectors=vectors,
-    use_declared=use_declared, counts=...)`'s table, from the texts' phrase counts `counted` on
-    `runner` (partitions `ranges`); `graph_sample`: `assign_subfields`' (None: its default)."""
+    use_declared=use_declared, counts=...)`'s table, from the texts' phrase counts `counted` and
+    the `vectors` (`sent`: there, partitioned as the counts) on `runner`; `graph_sample`:
+    `assign_subfields`' (None: its default)."""
     from lib.stages.declared_areas import filing_taxonomy
     from lib.stages.embed import sample_rows
     from lib.stages.subfields import GRAPH_SAMPLE, MIN_PAPERS, EntryScorer, entry_counts, entry_scorer, phrase_users
@@ -69,9 +70,13 @@ def subfields_in_partitions(
     picks: list[Handle] = []
     if sample is not None and len(papers) >= MIN_PAPERS:
         candidates = one(held, Candidates(sample, _units(vectors[sample])))
-        picks = list(runner.map([(picks_of, (vectors[a:b], a, candidates)) for a, b in ranges], background=True))
+        pick_calls = [
+            (picks_of, (passed(runner, part), a, candidates)) for part, (a, _) in zip(sent.parts, sent.ranges)
+        ]
+        picks = list(runner.map(pick_calls, background=True))
     parts = [passed(runner, part) for part in (*own, *picks)]
-    call = (filed_table, (papers, vectors, filing, entry_of, min_score, len(own), *parts))
+    every_vector = one(joined_rows, *[passed(runner, part) for part in sent.parts])
+    call = (filed_table, (papers, every_vector, filing, entry_of, min_score, len(own), *parts))
     return runner.map([call], background=True)[0]
 
 

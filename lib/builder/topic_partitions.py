@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from lib.builder.parallel import Runner, passed
 from lib.builder.reductions import added_up
-from lib.builder.text_partitions import SentTexts, bucket_count
+from lib.builder.text_partitions import SentParts, bucket_count
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,7 +34,7 @@ class PhraseKeys(NamedTuple):
 
 
 def topics_in_partitions(
-    params: Any, papers: pd.DataFrame, coords: np.ndarray, counted: ClusterPhrases, texts: SentTexts, runner: Runner
+    params: Any, papers: pd.DataFrame, coords: np.ndarray, counted: ClusterPhrases, texts: SentParts, runner: Runner
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """`lib.builder.stages_table.topics_of`'s value on `runner`: the topics of `papers` (their
     `paper_id`s) at `coords`, from the phrase counts `counted` of the `texts` there, partition by partition."""
