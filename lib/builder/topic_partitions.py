@@ -52,10 +52,10 @@ def topics_in_partitions(
     rows = list(zip(counted.rows, texts.ranges))
     # Added in trees of small tasks: no task takes every partition's sums, each of which repeats
     # the list's common keys; and each range's keys apart, so no task adds every key's.
-    text_sums = runner.map(
+    of_texts = runner.map(
         [(text_sums_of, (passed(runner, text), levels, a, b, ids)) for text, (a, b) in zip(texts.parts, texts.ranges)]
     )
-    sums = [added_up(runner, [passed(runner, handle) for handle in text_sums], steps.added_texts)]
+    sums = [added_up(runner, [passed(runner, handle) for handle in of_texts], steps.added_texts)]
     for start, stop in steps.key_ranges(n_keys, bucket_count(len(rows))):
         calls = [
             (key_sums_of, (passed(runner, r), key_of_phrase, start, stop, levels, a, b, ids)) for r, (a, b) in rows
