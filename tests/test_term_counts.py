@@ -87,3 +87,12 @@ def test_packed_terms_unpack_to_every_term_of_real_texts_in_order(ngram_max):
     unpacked = term_counts.unpacked_terms(term_counts.packed_terms(spelled))
     assert unpacked.dtype == object and unpacked.tolist() == spelled.tolist()
     assert term_counts.unpacked_terms(term_counts.packed_terms([])).tolist() == []
+
+
+def test_a_packed_subset_is_the_packed_terms_of_those_rows():
+    counts, keys, words = term_counts.first_met_term_keys(PLANTED, 2)  # "Über naïve café": multi-byte characters
+    spelled = term_counts.spell_terms(keys, words)
+    packed = term_counts.packed_terms(spelled)
+    for rows in ([], [0], [len(spelled) - 1], list(range(0, len(spelled), 3)), list(range(len(spelled)))):
+        picked = np.array(rows, dtype=np.intp)
+        assert term_counts.packed_subset(packed, picked) == term_counts.packed_terms(spelled[picked])

@@ -31,7 +31,7 @@ import pandas as pd
 from scipy import sparse
 
 from lib.stages.phrases import first_uses, phrase_counts
-from lib.stages.term_counts import packed_terms, unpacked_terms
+from lib.stages.term_counts import packed_subset, packed_terms, unpacked_terms
 from lib.stages.tfidf_partitions import PLACE_BITS, term_hashes
 
 
@@ -81,9 +81,7 @@ def phrase_buckets(part: PartitionPhrases, n_buckets: int) -> np.ndarray:
 def bucket_phrases(part: PartitionPhrases, buckets: np.ndarray, number: int, bucket: int) -> BucketPhrases:
     """Step 2, on each partition (the `number`th, `buckets` its `phrase_buckets`) for each bucket."""
     inside = np.flatnonzero(buckets == bucket)
-    return BucketPhrases(
-        packed_terms(unpacked_terms(part.phrases)[inside]), (number << PLACE_BITS) + inside.astype(np.int64)
-    )
+    return BucketPhrases(packed_subset(part.phrases, inside), (number << PLACE_BITS) + inside.astype(np.int64))
 
 
 def merge_bucket(*parts: BucketPhrases) -> MergedBucket:

@@ -141,3 +141,12 @@ def packed_terms(terms: Sequence[str] | np.ndarray) -> bytes:
 def unpacked_terms(packed: bytes) -> np.ndarray:
     """The terms `packed_terms` packed, as an object array of Python strings."""
     return np.array(packed.decode().split("\n") if packed else [], dtype=object)
+
+
+def packed_subset(packed: bytes, rows: np.ndarray) -> bytes:
+    """`packed_terms` of the terms numbered `rows` among those `packed`, cut from the buffer without
+    making a string of every term (a partition's terms are cut once per bucket)."""
+    # UTF-8 never uses the line break's byte inside another character.
+    breaks = np.flatnonzero(np.frombuffer(packed, dtype=np.uint8) == ord("\n"))
+    starts, ends = np.concatenate([[0], breaks + 1]), np.append(breaks, len(packed))
+    return b"\n".join(packed[a:b] for a, b in zip(starts[rows].tolist(), ends[rows].tolist()))
