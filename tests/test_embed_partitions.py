@@ -79,17 +79,18 @@ def test_a_partitions_tfidf_rows_are_the_whole_lists_to_the_order_of_their_entri
 
 def test_a_term_is_found_by_both_its_hashes_even_when_first_hashes_collide():
     from lib.stages import tfidf_partitions as steps
+    from lib.stages.key_hashes import CHECK_KEY, term_hashes
 
     # Planted first hashes: "a" and "b" collide, "e" shares "c"'s first hash but is not kept.
     words = np.array(["a", "b", "c", "d", "e"], dtype=object)
-    checks = steps.term_hashes(words, steps.CHECK_KEY)
+    checks = term_hashes(words, CHECK_KEY)
     part = steps.PartitionTerms(
         None, words, np.arange(5), np.ones(5), np.array([5, 5, 9, 7, 9], dtype=np.uint64), checks
     )
     kept = np.array(["b", "a", "c"])
     lookup = steps.TermLookup(
         np.array([5, 5, 9], dtype=np.uint64),
-        steps.term_hashes(kept, steps.CHECK_KEY),
+        term_hashes(kept, CHECK_KEY),
         np.array([1, 0, 2]),
         np.zeros(3, dtype=np.int64),
         np.ones(3),
@@ -102,9 +103,9 @@ def test_term_hashes_are_fixed_values_not_this_processs():
     import subprocess
     import sys
 
-    from lib.stages.tfidf_partitions import term_hashes
+    from lib.stages.key_hashes import term_hashes
 
-    code = "from lib.stages.tfidf_partitions import term_hashes; print(term_hashes(['graph neural', 'x']).tolist())"
+    code = "from lib.stages.key_hashes import term_hashes; print(term_hashes(['graph neural', 'x']).tolist())"
     elsewhere = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert elsewhere.stdout.strip() == str(term_hashes(["graph neural", "x"]).tolist())
 

@@ -30,9 +30,10 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from lib.stages.key_hashes import term_hashes
 from lib.stages.phrases import first_uses, phrase_counts
 from lib.stages.term_counts import packed_subset, packed_terms, unpacked_terms
-from lib.stages.tfidf_partitions import PLACE_BITS, term_hashes
+from lib.stages.tfidf_partitions import PLACE_BITS
 
 
 class PartitionPhrases(NamedTuple):

@@ -43,6 +43,7 @@ from lib.stages.embed import (
     term_users_kept,
     tfidf_weights,
 )
+from lib.stages.key_hashes import CHECK_KEY, hashed_places, term_hashes
 from lib.stages.phrases import first_uses
 from lib.stages.sparse_svd import SvdDirections, fit_directions, rows_in
 from lib.stages.term_counts import first_met_term_keys, kept_terms, packed_terms, spell_terms, unpacked_terms
@@ -105,15 +106,6 @@ class Vocabulary:
 
 # A term's place in a partition takes the low bits of its `first_use`; its partition's number the rest.
 PLACE_BITS = 32
-# A second, independent key of `term_hashes`: a term is taken for a kept one when both hashes match.
-CHECK_KEY = "papermap-checks!"
-
-
-def term_hashes(terms: np.ndarray, key: str | None = None) -> np.ndarray:
-    """uint64 hashes of `terms` (str), the same in every process and on every machine (pandas'
-    SipHash with a fixed `key`, 16 characters; its default when None)."""
-    keyed = {} if key is None else {"hash_key": key}
-    return pd.util.hash_array(np.asarray(terms, dtype=object), categorize=False, **keyed)
 
 
 def partition_terms(texts: Sequence[str], ngram_max: int) -> PartitionTerms:
@@ -171,19 +163,9 @@ def term_lookup(vocabulary: Vocabulary) -> TermLookup:
 
 def term_columns(part: PartitionTerms, lookup: TermLookup) -> np.ndarray:
     """Each of a partition's terms' column in the list's TF-IDF, -1 for a term the list does not keep."""
-    # Searched in ascending order, each search starts where the last ended: a third of the time.
-    order = np.argsort(part.hashes, kind="stable")
-    left, right = np.empty(len(order), dtype=np.intp), np.empty(len(order), dtype=np.intp)
-    left[order] = np.searchsorted(lookup.hashes, part.hashes[order], side="left")
-    right[order] = np.searchsorted(lookup.hashes, part.hashes[order], side="right")
-    columns = np.full(len(part.keys), -1, dtype=np.int64)
-    single = np.flatnonzero(right - left == 1)
-    match = lookup.checks[left[single]] == part.checks[single]
-    columns[single[match]] = lookup.columns[left[single[match]]]
-    for term in np.flatnonzero(right - left > 1):  # kept terms whose first hashes collide: rare
-        same = np.flatnonzero(lookup.checks[left[term] : right[term]] == part.checks[term])
-        if len(same):
-            columns[term] = lookup.columns[left[term] + same[0]]
+    places = hashed_places(part.hashes, part.checks, lookup.hashes, lookup.checks)
+    columns = np.full(len(places), -1, dtype=np.int64)
+    columns[places >= 0] = lookup.columns[places[places >= 0]]
     return columns
 
 
