@@ -209,10 +209,14 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     assert sum(name.startswith("bucket_vocabulary") for name in names) == 3  # terms in 3 buckets (8 partitions)
     assert sum(name.startswith("placed_rows") for name in names) == 4  # 16 placed papers in fives
     assert sum(name.startswith("renumbered") for name in names) == 8  # the shared phrase counts, in fives
-    # The keywords' statistics in fives too, agreed in one small task per round, then each five scored.
+    # The keywords' statistics in fives too, agreed in one small task per round; the phrases' totals
+    # in 3 buckets (8 partitions), each bucket's added in one task of its tree and each five's share
+    # looked up in it; then each five scored.
     assert sum(name.startswith("count_phrases") for name in names) == 8
-    rounds = ("agree_lexicon", "agree_roles", "agree_gerunds", "agree_statistics")
-    assert [sum(name.startswith(f"{agree}-") for name in names) for agree in rounds] == [1, 1, 1, 1]
+    rounds = ("agree_lexicon", "agree_roles", "agree_gerunds", "agree_statistics", "added_tails")
+    assert [sum(name.startswith(f"{agree}-") for name in names) for agree in rounds] == [1, 1, 1, 1, 1]
+    phrase_totals = ("bucket_totals", "added_totals", "found_totals")
+    assert [sum(name.startswith(f"{task}-") for name in names) for task in phrase_totals] == [24, 3, 24]
     assert sum(name.startswith("scored") for name in names) == 8
     # The texts went to the workers once, a partition per task, for the keywords, the embedding and
     # the phrase counts; the vectors once, for the map's placement and the subfields.

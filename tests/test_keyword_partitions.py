@@ -18,24 +18,41 @@ from lib.stages.keywords import partitions as steps
 from lib.stages.load import load_papers
 
 
-def statistics_in_partitions(texts: list[str], size: int) -> steps.KeywordStatistics:
-    """The rounds run here, a partition of `size` texts at a time."""
+def statistics_in_partitions(texts: list[str], size: int, n_buckets: int = 3) -> list[steps.KeywordStatistics]:
+    """The rounds run here, a partition of `size` texts at a time: each partition's statistics."""
     ranges = partition_ranges(len(texts), size)
     lexicon = steps.agree_lexicon(*[steps.first_counts(texts[a:b]) for a, b in ranges])
     units = [steps.partition_units(texts[a:b], lexicon) for a, b in ranges]
     roles = steps.agree_roles(*map(steps.role_counts, units))
     gerunds = steps.agree_gerunds(*[steps.gerund_counts(u, roles) for u in units])
     phrases = [steps.count_phrases(u, roles, gerunds) for u in units]
-    return steps.agree_statistics(len(texts), lexicon, roles, gerunds, *map(steps.totals_of, phrases))
+    tail = steps.added_tails(*map(steps.tail_of, phrases))
+    shared = steps.agree_statistics(len(texts), lexicon, roles, gerunds, tail)
+    found: list[list[steps.PhraseTotals]] = [[] for _ in phrases]
+    for bucket in range(n_buckets):
+        shares = [steps.bucket_totals(steps.totals_of(part), bucket, n_buckets) for part in phrases]
+        summed = steps.added_totals(*shares)
+        for place, share in zip(found, shares):
+            place.append(steps.found_totals(share, summed))
+    return [steps.with_phrases(part, shared, *totals) for part, totals in zip(phrases, found)]
 
 
-def assert_same_statistics(got: steps.KeywordStatistics, expected: steps.KeywordStatistics) -> None:
-    for name in expected.__dataclass_fields__:
-        a, b = getattr(got, name), getattr(expected, name)
-        if isinstance(b, np.ndarray):
-            assert a.dtype == b.dtype and np.array_equal(a, b), name
-        else:
-            assert a == b, name
+PHRASE_FIELDS = ("phrases", "document_frequency", "uses", "ends")
+
+
+def assert_same_statistics(parts: list[steps.KeywordStatistics], expected: steps.KeywordStatistics) -> None:
+    """Each partition's statistics are the whole list's, its phrases' totals the list's for them, and
+    the partitions' phrases are the list's."""
+    place = {phrase: i for i, phrase in enumerate(expected.phrases)}
+    for got in parts:
+        for name in expected.__dataclass_fields__:
+            if name not in PHRASE_FIELDS:
+                assert getattr(got, name) == getattr(expected, name), name
+        rows = np.array([place[phrase] for phrase in got.phrases], dtype=np.intp)
+        for name in PHRASE_FIELDS[1:]:
+            a, b = getattr(got, name), getattr(expected, name)
+            assert a.dtype == b.dtype and np.array_equal(a, b[rows]), name
+    assert set().union(*(got.phrases for got in parts)) == set(expected.phrases)
 
 
 def partitioned_keywords(texts: list[str], size: int) -> list[list[str]]:
@@ -70,7 +87,7 @@ def test_an_acronym_two_partitions_define_once_each_is_the_lists():
         "GNNs scale to large graphs.",
     ]
     statistics = statistics_in_partitions(texts, 2)
-    assert statistics.acronyms == {"GNN": "graph neural network"}
+    assert all(part.acronyms == {"GNN": "graph neural network"} for part in statistics)
     assert_same_statistics(statistics, keyword_statistics(texts))
     assert "graph neural network" in partitioned_keywords(texts, 2)[3]
 
@@ -87,8 +104,29 @@ def test_merged_tallies_add_counts_by_key_as_first_met():
 
 @pytest.mark.parametrize("texts", [["graph neural networks"], ["", "the of", "graph nets"], ["", ""]])
 def test_tiny_and_empty_partitions(texts):
-    assert_same_statistics(statistics_in_partitions(texts, 1), keyword_statistics(texts))
+    assert_same_statistics(statistics_in_partitions(texts, 1, n_buckets=1), keyword_statistics(texts))
     assert partitioned_keywords(texts, 1) == extract_keywords(texts, 10)
+
+
+def test_phrase_totals_add_by_both_hashes_and_each_partition_finds_its_own():
+    # Planted hashes: "a" and "b" share a first hash, told apart by their checks.
+    def totals(hashes, checks, counts):
+        n = len(hashes)
+        rows = np.arange(n)
+        return steps.PhraseTotals(np.array(hashes, np.uint64), np.array(checks, np.uint64), np.array(counts), rows)
+
+    first = totals([5, 5, 9], [1, 2, 3], [[1, 1, 1], [2, 3, 4], [0, 1, 0]])  # a, b, c
+    second = totals([9, 5, 7], [3, 2, 4], [[1, 1, 1], [5, 6, 7], [1, 0, 0]])  # c, b, d
+    summed = steps.added_totals(first, second)
+    assert summed.hashes.tolist() == [5, 5, 7, 9] and summed.checks.tolist() == [1, 2, 4, 3]
+    assert summed.totals.tolist() == [[1, 2, 1, 2], [2, 9, 7, 9], [0, 1, 0, 1]]
+    # Added in any grouping of consecutive parts, as a tree of tasks adds them.
+    assert steps.added_totals(steps.added_totals(first), second).totals.tolist() == summed.totals.tolist()
+    found = steps.found_totals(second, summed)
+    assert found.rows.tolist() == [0, 1, 2] and found.totals.tolist() == [[2, 2, 1], [9, 9, 7], [1, 1, 0]]
+    stranger = totals([5], [8], [[1], [1], [1]])  # a first hash the sum has, with another check
+    with pytest.raises(ValueError, match="missing"):
+        steps.found_totals(stranger, summed)
 
 
 def test_only_the_partitions_asked_for_are_scored():

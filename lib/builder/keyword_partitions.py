@@ -1,8 +1,9 @@
 """The keywords stage on a runner's workers (a Dask cluster), a partition of the papers per task: the
-rounds of `lib.stages.keywords.partitions`, each partition's counting where its texts went and each
-round's agreement one small task, then each partition scored with the list's statistics. The same
-table as `lib.stages.keywords.keywords_table` over the whole list in one process.
-"""
+rounds of `lib.stages.keywords.partitions`, each partition's counting where its texts went, each of
+the first rounds' agreements one small task, the last round's totals added up in trees of tasks (its
+phrases' a bucket of phrases at a time), then each partition scored with the list's statistics and
+its own phrases' totals. The same table as `lib.stages.keywords.keywords_table` over the whole list
+in one process."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lib.builder.parallel import Handle, Runner, passed
+from lib.builder.reductions import added_up
+from lib.builder.text_partitions import bucket_count
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,16 +41,38 @@ def keywords_in_partitions(
     gerunds = agreed(steps.agree_gerunds, each(Pickled(steps.gerund_counts, takes=True), units, roles))
     phrases = each(Pickled(steps.count_phrases, takes=True, gives=True), units, roles, gerunds)
     del units  # let go once the next round's calls hold them: a cluster then frees them as phrases are counted
-    totals = each(Pickled(steps.totals_of, takes=True), phrases)
-    statistics = agreed(steps.agree_statistics, totals, len(texts), lexicon, roles, gerunds)
+    tails = [passed(runner, tail) for tail in each(Pickled(steps.tail_of, takes=True), phrases)]
+    tail = added_up(runner, tails, steps.added_tails)
+    statistics = passed(runner, runner.map([(steps.agree_statistics, (len(texts), lexicon, roles, gerunds, tail))])[0])
+    found = _found_totals(runner, each(Pickled(steps.totals_of, takes=True), phrases), scored)
     paper_ids = papers["paper_id"].to_numpy()
     ranges = texts.ranges
     score = Pickled(steps.scored, takes=True)
     return list(
         runner.map(
-            [(score, (passed(runner, phrases[i]), paper_ids[slice(*ranges[i])], statistics, top_n)) for i in scored]
+            [
+                (score, (passed(runner, phrases[i]), paper_ids[slice(*ranges[i])], statistics, top_n, *found[j]))
+                for j, i in enumerate(scored)
+            ]
         )
     )
+
+
+def _found_totals(runner: Runner, totals: Sequence[Handle], scored: Sequence[int]) -> list[list[Any]]:
+    """Per partition numbered in `scored`, its phrases' totals in the list, a bucket of phrases (by
+    hash, `bucket_count`) each: every partition's totals added up a bucket at a time, in a tree of
+    tasks, then each partition's share of the bucket looked up in its sum."""
+    from lib.stages.keywords import partitions as steps
+
+    n_buckets = bucket_count(len(totals))
+    found: list[list[Any]] = [[] for _ in scored]
+    for bucket in range(n_buckets):
+        shares = runner.map([(steps.bucket_totals, (passed(runner, t), bucket, n_buckets)) for t in totals])
+        summed = added_up(runner, [passed(runner, share) for share in shares], steps.added_totals)
+        looked_up = runner.map([(steps.found_totals, (passed(runner, shares[i]), summed)) for i in scored])
+        for place, handle in zip(found, looked_up):
+            place.append(passed(runner, handle))
+    return found
 
 
 @dataclass(frozen=True)

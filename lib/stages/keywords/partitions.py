@@ -9,9 +9,12 @@ counts need the choices of the rounds before:
    the word roles are decided from; `agree_roles` decides the verbs and relational nouns;
 3. `gerund_counts`, with those verbs; `agree_gerunds` decides the gerunds;
 4. `count_phrases`: each text's phrases, cut at those gerunds, and their totals; `agree_statistics`
-   makes the `KeywordStatistics` of the list, and `scored` each partition's keyphrases with them.
+   makes the `KeywordStatistics` of the list but its phrases, from the words' totals added up;
+   the phrases' totals are added up in buckets by their hashes (`bucket_totals`, `added_totals`),
+   each partition finds its phrases' in their buckets (`found_totals`), and `scored` makes each
+   partition's keyphrases with the list's statistics and its own phrases' totals (`with_phrases`).
 
-Each agreement is one task over the partitions' `Tally`s, small beside their texts; a partition's
+Each agreement of rounds 1-3 is one task over the partitions' `Tally`s, small beside their texts; a partition's
 texts, units and phrases stay where they were made. `lib.builder.keyword_partitions` runs the rounds
 on a runner (a Dask cluster). Words and phrases travel as NumPy object arrays (see
 `lib.stages.phrase_partitions`).
@@ -20,12 +23,14 @@ on a runner (a Dask cluster). Words and phrases travel as NumPy object arrays (s
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from lib.stages.acronyms import acronym_definitions, acronym_uses, agreed_acronyms, long_form_index
+from lib.stages.key_hashes import CHECK_KEY, hashed_places, term_hashes
 from lib.stages.phrases import display_forms, written_chunks, written_words
 from lib.stages.tallies import Tally, merged, tally
 
@@ -48,11 +53,24 @@ class Roles(NamedTuple):
     relational: frozenset[str]
 
 
+class PhraseTotals(NamedTuple):
+    """Phrases by their hashes (`lib.stages.key_hashes`: `hashes` and `checks`) and their totals: the
+    texts using each, its uses, and its uses ending a piece (`totals`, a row each). A partition's
+    share in a bucket also has each phrase's place (`rows`) among the partition's phrases."""
+
+    hashes: np.ndarray
+    checks: np.ndarray
+    totals: np.ndarray
+    rows: np.ndarray
+
+
 class CountedPhrases(NamedTuple):
-    """Round 4 of a partition: its texts' phrases (for `scored`), and the totals `agree_statistics` takes."""
+    """Round 4 of a partition: its texts' phrases (for `scored`), their totals, and its word keys'
+    uses in pieces and at their ends (`tail`)."""
 
     table: _Phrases
-    totals: tuple[Tally, Tally]  # phrase -> texts, uses, uses ending a piece; word key -> uses in pieces, at their ends
+    totals: PhraseTotals
+    tail: Tally
 
 
 def first_counts(texts: Sequence[str]) -> tuple[Tally, Tally]:
@@ -124,23 +142,68 @@ def count_phrases(units: _Units, roles: Roles, gerunds: frozenset[str]) -> Count
     kept = _kept(units, _inside(units, roles.verbs, roles.maybe_verbs), gerunds)
     described = _described(units, roles.relational)
     table = _phrase_table(units, kept, described)
-    totals = tally(table.phrases, np.stack(_phrase_totals(table)))
-    return CountedPhrases(table, (totals, tally(described.keys, _tail_counts(units, kept, described))))
+    totals = PhraseTotals(
+        term_hashes(table.phrases),
+        term_hashes(table.phrases, CHECK_KEY),
+        np.stack(_phrase_totals(table)).astype(np.int64),
+        np.arange(len(table.phrases)),
+    )
+    return CountedPhrases(table, totals, tally(described.keys, _tail_counts(units, kept, described)))
 
 
-def totals_of(part: CountedPhrases) -> tuple[Tally, Tally]:
-    """What `agree_statistics` takes of a partition's phrases: their totals, not its table."""
+def totals_of(part: CountedPhrases) -> PhraseTotals:
+    """What the buckets of phrases take of a partition: its phrases' totals, not its table."""
     return part.totals
 
 
+def tail_of(part: CountedPhrases) -> Tally:
+    """What the list's `tail` takes of a partition: its word keys' uses in pieces and at their ends."""
+    return part.tail
+
+
+def added_tails(*tails: Tally) -> Tally:
+    """Partitions' `tail_of` added up (in a tree of tasks: `lib.builder.reductions`)."""
+    return merged(tails)
+
+
+def bucket_totals(totals: PhraseTotals, bucket: int, n_buckets: int) -> PhraseTotals:
+    """A partition's phrases (`totals_of`) whose hash falls in `bucket` of `n_buckets`, with their totals and rows."""
+    inside = np.flatnonzero(totals.hashes % np.uint64(n_buckets) == np.uint64(bucket))
+    # Ordered as `added_totals` orders a sum: one partition's share is its bucket's sum when it is the only one.
+    inside = inside[np.lexsort((totals.checks[inside], totals.hashes[inside]))]
+    return PhraseTotals(totals.hashes[inside], totals.checks[inside], totals.totals[:, inside], inside)
+
+
+def added_totals(*parts: PhraseTotals) -> PhraseTotals:
+    """Phrase totals added up by phrase, ordered by hash then check (`hashed_places` searches them);
+    rows are not kept: the sum is the list's, no partition's."""
+    hashes = np.concatenate([part.hashes for part in parts])
+    checks = np.concatenate([part.checks for part in parts])
+    totals = np.concatenate([part.totals for part in parts], axis=1)
+    order = np.lexsort((checks, hashes))
+    hashes, checks = hashes[order], checks[order]
+    new = np.ones(len(hashes), dtype=bool)
+    new[1:] = (hashes[1:] != hashes[:-1]) | (checks[1:] != checks[:-1])
+    first = np.flatnonzero(new)
+    summed = np.add.reduceat(totals[:, order], first, axis=1) if len(first) else totals
+    return PhraseTotals(hashes[first], checks[first], summed, np.zeros(0, dtype=np.intp))
+
+
+def found_totals(share: PhraseTotals, bucket: PhraseTotals) -> PhraseTotals:
+    """A partition's `share` of a bucket with the list's totals (`bucket`, the share's `added_totals`
+    with every other partition's) in place of its own."""
+    places = hashed_places(share.hashes, share.checks, bucket.hashes, bucket.checks)
+    if (places < 0).any():  # every partition's share went into the bucket's sum
+        raise ValueError("a phrase is missing from its bucket's totals")
+    return PhraseTotals(share.hashes, share.checks, bucket.totals[:, places], share.rows)
+
+
 def agree_statistics(
-    n_texts: int, lexicon: Lexicon, roles: Roles, gerunds: frozenset[str], *parts: tuple[Tally, Tally]
+    n_texts: int, lexicon: Lexicon, roles: Roles, gerunds: frozenset[str], tail: Tally
 ) -> KeywordStatistics:
-    """Round 4's agreement: the list's `KeywordStatistics`, from every partition's `totals_of` in order."""
-    phrases = merged([p[0] for p in parts])
-    order = np.argsort(phrases.keys, kind="stable")  # the phrases sorted, as one pass numbers them
-    document_frequency, uses, ends = phrases.counts[:, order]
-    words = merged([p[1] for p in parts])
+    """Round 4's agreement: the list's `KeywordStatistics` but its phrases, from every partition's
+    `tail_of` added up; each partition takes its phrases' totals from their buckets (`with_phrases`)."""
+    none = np.zeros(0, dtype=np.int64)
     return KeywordStatistics(
         n=n_texts,
         acronyms=lexicon.acronyms,
@@ -149,15 +212,29 @@ def agree_statistics(
         maybe_verbs=roles.maybe_verbs,
         relational=roles.relational,
         gerunds=gerunds,
-        tail=_tail_of(words.keys.tolist(), words.counts),
-        phrases=phrases.keys[order].tolist(),
-        document_frequency=document_frequency,
-        uses=uses,
-        ends=ends,
+        tail=_tail_of(tail.keys.tolist(), tail.counts),
+        phrases=[],
+        document_frequency=none,
+        uses=none,
+        ends=none,
         cased=lexicon.cased,
     )
 
 
-def scored(part: CountedPhrases, paper_ids: np.ndarray, statistics: KeywordStatistics, top_n: int) -> pd.DataFrame:
-    """A partition's keywords table (as `keywords_table`), from its round 4 phrases and its papers' ids."""
-    return pd.DataFrame({"paper_id": paper_ids, "keywords": _keyphrases(part.table, statistics, top_n)})
+def with_phrases(part: CountedPhrases, statistics: KeywordStatistics, *found: PhraseTotals) -> KeywordStatistics:
+    """`statistics` (`agree_statistics`) with a partition's phrases and their totals in the list,
+    from its `found_totals` in every bucket: what scoring it takes of the list's statistics."""
+    totals = np.zeros((3, len(part.table.phrases)), dtype=np.int64)
+    for share in found:
+        totals[:, share.rows] = share.totals
+    document_frequency, uses, ends = totals
+    return replace(statistics, phrases=part.table.phrases, document_frequency=document_frequency, uses=uses, ends=ends)
+
+
+def scored(
+    part: CountedPhrases, paper_ids: np.ndarray, statistics: KeywordStatistics, top_n: int, *found: PhraseTotals
+) -> pd.DataFrame:
+    """A partition's keywords table (as `keywords_table`), from its round 4 phrases, its papers' ids,
+    the list's statistics and its phrases' totals in every bucket (`found_totals`)."""
+    keyphrases = _keyphrases(part.table, with_phrases(part, statistics, *found), top_n)
+    return pd.DataFrame({"paper_id": paper_ids, "keywords": keyphrases})
