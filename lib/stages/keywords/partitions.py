@@ -14,9 +14,9 @@ counts need the choices of the rounds before:
    each partition finds its phrases' in their buckets (`found_totals`), and `scored` makes each
    partition's keyphrases with the list's statistics and its own phrases' totals (`with_phrases`).
 
-Each agreement of rounds 1-3 is one task over the partitions' `Tally`s, small beside their texts; a partition's
-texts, units and phrases stay where they were made. `lib.builder.keyword_partitions` runs the rounds
-on a runner (a Dask cluster). Words and phrases travel as NumPy object arrays (see
+Each agreement of rounds 1-3 is one task over the partitions' `Tally`s, small beside their texts;
+a partition's texts, units and phrases stay where they were made. `lib.builder.keyword_partitions`
+runs the rounds on a runner (a Dask cluster). Words and phrases travel as NumPy object arrays (see
 `lib.stages.phrase_partitions`).
 """
 
@@ -56,12 +56,16 @@ class Roles(NamedTuple):
 class PhraseTotals(NamedTuple):
     """Phrases by their hashes (`lib.stages.key_hashes`: `hashes` and `checks`) and their totals: the
     texts using each, its uses, and its uses ending a piece (`totals`, a row each). A partition's
-    share in a bucket also has each phrase's place (`rows`) among the partition's phrases."""
+    share in a bucket also has each phrase's place (`rows`) among the partition's phrases; a whole
+    partition's totals (in its phrases' order) and a bucket's sum have none."""
 
     hashes: np.ndarray
     checks: np.ndarray
     totals: np.ndarray
     rows: np.ndarray
+
+
+_NO_ROWS = np.zeros(0, dtype=np.intp)
 
 
 class CountedPhrases(NamedTuple):
@@ -146,7 +150,7 @@ def count_phrases(units: _Units, roles: Roles, gerunds: frozenset[str]) -> Count
         term_hashes(table.phrases),
         term_hashes(table.phrases, CHECK_KEY),
         np.stack(_phrase_totals(table)).astype(np.int64),
-        np.arange(len(table.phrases)),
+        _NO_ROWS,
     )
     return CountedPhrases(table, totals, tally(described.keys, _tail_counts(units, kept, described)))
 
@@ -186,7 +190,7 @@ def added_totals(*parts: PhraseTotals) -> PhraseTotals:
     new[1:] = (hashes[1:] != hashes[:-1]) | (checks[1:] != checks[:-1])
     first = np.flatnonzero(new)
     summed = np.add.reduceat(totals[:, order], first, axis=1) if len(first) else totals
-    return PhraseTotals(hashes[first], checks[first], summed, np.zeros(0, dtype=np.intp))
+    return PhraseTotals(hashes[first], checks[first], summed, _NO_ROWS)
 
 
 def found_totals(share: PhraseTotals, bucket: PhraseTotals) -> PhraseTotals:
