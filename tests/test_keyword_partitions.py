@@ -28,7 +28,7 @@ def statistics_in_partitions(texts: list[str], size: int, n_buckets: int = 3) ->
     phrases = [steps.count_phrases(u, roles, gerunds) for u in units]
     tail = steps.added_tails(*map(steps.tail_of, phrases))
     shared = steps.agree_statistics(len(texts), lexicon, roles, gerunds, tail)
-    found: list[list[steps.PhraseTotals]] = [[] for _ in phrases]
+    found: list[list[steps.FoundTotals]] = [[] for _ in phrases]
     for bucket in range(n_buckets):
         shares = [steps.bucket_totals(steps.totals_of(part), bucket, n_buckets) for part in phrases]
         summed = steps.added_totals(*shares)

@@ -65,6 +65,14 @@ class PhraseTotals(NamedTuple):
     rows: np.ndarray
 
 
+class FoundTotals(NamedTuple):
+    """A partition's phrases in one bucket, by their place among its phrases (`rows`), with their
+    totals in the whole list (`totals`, as `PhraseTotals.totals`): what scoring it takes of the bucket."""
+
+    rows: np.ndarray
+    totals: np.ndarray
+
+
 _NO_ROWS = np.zeros(0, dtype=np.intp)
 
 
@@ -193,13 +201,14 @@ def added_totals(*parts: PhraseTotals) -> PhraseTotals:
     return PhraseTotals(hashes[first], checks[first], summed, _NO_ROWS)
 
 
-def found_totals(share: PhraseTotals, bucket: PhraseTotals) -> PhraseTotals:
+def found_totals(share: PhraseTotals, bucket: PhraseTotals) -> FoundTotals:
     """A partition's `share` of a bucket with the list's totals (`bucket`, the share's `added_totals`
-    with every other partition's) in place of its own."""
+    with every other partition's) in place of its own; not its hashes, which scoring does not need
+    and which would wait with the totals until it runs."""
     places = hashed_places(share.hashes, share.checks, bucket.hashes, bucket.checks)
     if (places < 0).any():  # every partition's share went into the bucket's sum
         raise ValueError("a phrase is missing from its bucket's totals")
-    return PhraseTotals(share.hashes, share.checks, bucket.totals[:, places], share.rows)
+    return FoundTotals(share.rows, bucket.totals[:, places])
 
 
 def agree_statistics(
@@ -225,7 +234,7 @@ def agree_statistics(
     )
 
 
-def with_phrases(part: CountedPhrases, statistics: KeywordStatistics, *found: PhraseTotals) -> KeywordStatistics:
+def with_phrases(part: CountedPhrases, statistics: KeywordStatistics, *found: FoundTotals) -> KeywordStatistics:
     """`statistics` (`agree_statistics`) with a partition's phrases and their totals in the list,
     from its `found_totals` in every bucket: what scoring it takes of the list's statistics."""
     totals = np.zeros((3, len(part.table.phrases)), dtype=np.int64)
@@ -236,7 +245,7 @@ def with_phrases(part: CountedPhrases, statistics: KeywordStatistics, *found: Ph
 
 
 def scored(
-    part: CountedPhrases, paper_ids: np.ndarray, statistics: KeywordStatistics, top_n: int, *found: PhraseTotals
+    part: CountedPhrases, paper_ids: np.ndarray, statistics: KeywordStatistics, top_n: int, *found: FoundTotals
 ) -> pd.DataFrame:
     """A partition's keywords table (as `keywords_table`), from its round 4 phrases, its papers' ids,
     the list's statistics and its phrases' totals in every bucket (`found_totals`)."""
