@@ -27,6 +27,9 @@ import numpy as np
 # Vectors are snapped to multiples of 2^-SNAP_BITS: 1.5e-5 for unit vectors whose entries are
 # about 0.1, far below what separates two papers and far above float64's rounding noise.
 SNAP_BITS = 16
+# `products` snaps and multiplies this many rows of its left factor at a time (exact: any split
+# gives the same bits).
+PRODUCT_ROWS = 65_536
 _LN2_HIGH = 0.693145751953125  # ln 2 in 20 bits: k * _LN2_HIGH is exact for |k| < 2^33
 _LN2_LOW = 1.4286068203094172321e-06  # ln 2 - _LN2_HIGH
 _LN2 = 0.6931471805599453
@@ -58,7 +61,12 @@ def products(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     entries (unit vectors of any embedding qualify): every partial sum is then an integer multiple
     of 2^-32 below 2^21, which float64 holds exactly.
     """
-    return snap(left) @ snap(right).T
+    right = snap(right)
+    out = np.empty((len(left), len(right)))
+    # A block of rows at a time: a million papers' snapped vectors would be a float64 copy of them all.
+    for start in range(0, len(left), PRODUCT_ROWS):
+        out[start : start + PRODUCT_ROWS] = snap(left[start : start + PRODUCT_ROWS]) @ right.T
+    return out
 
 
 def exp(x: np.ndarray) -> np.ndarray:

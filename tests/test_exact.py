@@ -42,6 +42,16 @@ def test_products_of_unit_rows_are_exact_in_any_summation_order(dim, rows, seed)
     assert np.array_equal(found * scale * scale, expected.astype(np.float64))
 
 
+@pytest.mark.parametrize("block", [1, 3, 7, 1000])
+def test_products_a_block_of_rows_at_a_time_are_the_one_products_bits(block, monkeypatch):
+    rng = np.random.default_rng(block)
+    left, right = exact.unit_rows(rng.standard_normal((20, 64))), exact.unit_rows(rng.standard_normal((5, 64)))
+    whole = exact.snap(left) @ exact.snap(right).T
+    monkeypatch.setattr(exact, "PRODUCT_ROWS", block)
+    assert np.array_equal(exact.products(left, right), whole)
+    assert exact.products(left[:0], right).shape == (0, 5)
+
+
 def test_snap_is_idempotent_and_symmetric():
     values = np.random.default_rng(1).uniform(-1, 1, 10_000)
     snapped = exact.snap(values)

@@ -165,9 +165,9 @@ def _score_tree(
         group_own = own[np.ix_(members, group)]  # type: ignore[arg-type]  # numpy's stub: all arrays or all lists, no mix
         if corpus is not None and len(members) >= min_papers:
             unit_vectors, weights = corpus
-            group_scores, group_confident = _spread(
-                group_own, unit_vectors[members], weights[members][:, members], alpha
-            )
+            if len(members) < len(own):  # the areas' group is every paper: no copy of a million rows
+                unit_vectors, weights = unit_vectors[members], weights[members][:, members]
+            group_scores, group_confident = _spread(group_own, unit_vectors, weights, alpha)
         else:
             group_scores, group_confident = group_own, _clear_lead(group_own)
         scores[np.ix_(members, group)] = group_scores  # type: ignore[arg-type]  # numpy's stub: all arrays or all lists, no mix
