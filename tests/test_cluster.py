@@ -222,10 +222,12 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     # the phrase counts; the vectors once, for the map's placement and the subfields.
     assert sum(name.startswith("held-") for name in names) == 8 + 8
     # The subfields: the phrases' users summed in one task (8 partitions: one of the sums' tree),
-    # each five's own-word scores made where its counts are, then the papers filed in one task;
-    # nothing stacked or joined.
-    subfields = ("entry_counts", "phrase_users", "entry_scorer", "scores", "filed_table", "stacked", "joined")
-    assert [sum(name.startswith(f"{task}-") for name in names) for task in subfields] == [1, 1, 1, 8, 1, 0, 0]
+    # each five's own-word scores made where its counts are and joined in one task, the vectors
+    # joined as unit rows in another, the graph made in a third (36 papers: the exact one), then
+    # the papers filed in one task.
+    subfields = ("entry_counts", "phrase_users", "entry_scorer", "scores", "joined_scores", "joined_units")
+    assert [sum(name.startswith(f"{task}-") for name in names) for task in subfields] == [1, 1, 1, 8, 1, 1]
+    assert [sum(name.startswith(f"{task}-") for name in names) for task in ("knn_graph", "filed_table")] == [1, 1]
     # The topics found in one task; their texts' sums a five at a time, and their phrase keys' in 3
     # ranges (8 partitions), each range's a five at a time; each added in one task of its sums'
     # tree, the ranges' rarest keys let go; labelled in one task.
