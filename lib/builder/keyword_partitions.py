@@ -47,15 +47,15 @@ def keywords_in_partitions(
     found = _found_totals(runner, each(Pickled(steps.totals_of, takes=True), phrases), scored)
     paper_ids = papers["paper_id"].to_numpy()
     ranges = texts.ranges
-    score = Pickled(steps.scored, takes=True)
-    return list(
-        runner.map(
-            [
-                (score, (passed(runner, phrases[i]), paper_ids[slice(*ranges[i])], statistics, top_n, *found[j]))
-                for j, i in enumerate(scored)
-            ]
-        )
+    # Each table waits on its worker, until the build collects the keywords last, as one buffer.
+    score = Pickled(steps.scored, takes=True, gives=True)
+    tables = runner.map(
+        [
+            (score, (passed(runner, phrases[i]), paper_ids[slice(*ranges[i])], statistics, top_n, *found[j]))
+            for j, i in enumerate(scored)
+        ]
     )
+    return [Unpickled(table) for table in tables]
 
 
 def _found_totals(runner: Runner, totals: Sequence[Handle], scored: Sequence[int]) -> list[list[Any]]:
@@ -93,3 +93,13 @@ class Pickled:
     def __call__(self, first: Any, *rest: Any) -> Any:
         value = self.step(pickle.loads(first) if self.takes else first, *rest)
         return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL) if self.gives else value
+
+
+@dataclass(frozen=True)
+class Unpickled:
+    """A handle on a `Pickled` step's result, giving its value."""
+
+    handle: Handle
+
+    def result(self) -> Any:
+        return pickle.loads(self.handle.result())
