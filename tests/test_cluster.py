@@ -78,6 +78,36 @@ def test_topics_made_again_on_a_cluster_count_their_own_phrases(planted_file, tm
     pd.testing.assert_frame_equal(alone.papers, again.papers)
 
 
+def test_the_build_lets_go_of_the_texts_vectors_and_phrase_counts_once_their_readers_are_sent(
+    planted_file, tmp_path, two_workers
+):
+    # At a million papers they waited on the workers beside the subfields' filing until the build's
+    # end; once the topics have sent their tasks, only the tasks still to run hold them.
+    def held():
+        # The client lets go of a future on its own thread: a moment after the build dropped it.
+        deadline = time.monotonic() + 10
+        while True:
+            kinds = {str(key).split("-")[0] for key, count in list(two_workers.client.refcount.items()) if count}
+            if not kinds & {"held", "renumbered", "agreed_phrases"} or time.monotonic() > deadline:
+                return kinds
+
+    seen = {}
+    build(
+        planted_file,
+        cache_dir=tmp_path / "cache",
+        embedder=HashingEmbedder(),
+        runner=two_workers,
+        partition_size=7,
+        progress=lambda stage, done, total: (
+            seen.setdefault(stage, held()) if stage in ("topics", "subfields") else None
+        ),
+    )
+    # The texts and vectors (`held`), the phrase counts (`renumbered`) and the list's phrases
+    # (`agreed_phrases`) before the topics, not after.
+    sent = {"held", "renumbered", "agreed_phrases"}
+    assert sent <= seen["topics"] and not sent & seen["subfields"]
+
+
 def test_a_worker_killed_mid_build_loses_no_paper(planted_file, tmp_path, in_one_process, two_workers):
     address, pid = next(iter(two_workers.client.run(os.getpid).items()))
     built, failed = [], []

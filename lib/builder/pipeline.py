@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 # are computed in worker processes (or on a Dask cluster) while this one embeds, projects and finds
 # topics: keywords from the start, subfields once embed is done; both are collected last.
 SIDE_STAGES_FROM = 1000  # papers; below this a second process costs more than it saves
-RUN, START, COUNT_PHRASES, MODEL_FILES = "run", "start", "count phrases", "model files"
+RUN, START, COUNT_PHRASES, LET_GO, MODEL_FILES = "run", "start", "count phrases", "let go", "model files"
 # The steps after load, in order, each (what, for which stage). Load runs first: where the side stages
 # run depends on the list's size and on what the cache holds.
 SCHEDULE = (
@@ -72,6 +72,10 @@ SCHEDULE = (
     (START, "subfields"),
     (RUN, "project"),
     (RUN, "topics"),
+    # The last stage to send tasks reading the texts, vectors and phrase counts has sent them: the
+    # build lets go of its own hold on them, and the tasks' hold frees each once they are done (on a
+    # cluster, before the subfields' filing and the keywords' collection).
+    (LET_GO, "phrase counts"),
     (RUN, "subfields"),
     # The output files the papers table does not enter, in the write's time: before waiting for the
     # keywords, which may still be being made, and not before the subfields, whose worker would
@@ -297,6 +301,8 @@ def _run_schedule(
                 stages.start(name, running, partition_size)
             elif step == COUNT_PHRASES and name in side:
                 stages.charge(name, partial(_count_phrases, stages.values))
+            elif step == LET_GO:
+                _let_go(stages.values)
             elif step == MODEL_FILES and out is not None:
                 model_files = stages.charge(name, partial(_write_model_files, stages, out))
     return model_files
@@ -321,6 +327,12 @@ def _count_phrases(values: Values) -> None:
     from lib.stages.phrases import phrase_counts
 
     values["counts"] = phrase_counts(values["texts"])
+
+
+def _let_go(values: Values) -> None:
+    values["counts"] = None  # a subfields stage computed here after all counts its own
+    if values["cluster"] is not None:
+        values["cluster"].let_go()
 
 
 def _write_model_files(stages: StageRunner, out: Path) -> dict[str, str]:

@@ -109,6 +109,11 @@ class ClusterRun:
             self.sent_vectors = send_vectors(vectors, self.runner, self.partition_size)
         return self.sent_vectors
 
+    def let_go(self) -> None:
+        """Drop the build's handles on the texts and vectors sent: the cluster frees each partition
+        once the tasks sent that read it are done (a later step would send them again)."""
+        self.sent = self.sent_vectors = None
+
 
 @dataclass(frozen=True)
 class SideRun:
