@@ -33,6 +33,9 @@ def test_build_writes_the_documented_table_and_its_parameters(planted_file, tmp_
     assert len(table) == 36 and table["paper_id"].is_unique
     assert np.isfinite(table[["x", "y", "subfield_score"]].to_numpy()).all()
     assert all(1 <= len(k) <= 10 for k in table["keywords"])
+    # Parquet gives the list columns back as NumPy arrays: read as lists of Python strings again.
+    lists = [table[c.name] for c in OUTPUT_COLUMNS if c.dtype == "list"]
+    assert all(type(v) is list and all(type(s) is str for s in v) for column in lists for v in column)
     assert (table["topic_label"] != "").all() and table["topic"].min() == 0
     meta = json.loads((tmp_path / "out" / "papers.json").read_text())
     assert meta["rows"] == 36 and set(meta["keys"]) == set(STAGES) - {"write"} | {"output"}
