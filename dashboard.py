@@ -20,7 +20,7 @@ st.set_page_config(page_title="PaperMap", layout="wide")
 _SCHEDULE_SHOWN = "papermap_schedule_shown"
 page = st.navigation(
     [
-        st.Page("app_pages/map.py", title="Map", url_path="topic-map", default=True),
+        map_page := st.Page("app_pages/map.py", title="Map", url_path="topic-map", default=True),
         st.Page("app_pages/topics.py", title="Topics", url_path="topic-breakdown"),
         st.Page("app_pages/subfields.py", title="Subfields", url_path="subfield-breakdown"),
         st.Page("app_pages/paper.py", title="Paper", url_path="paper-details"),
@@ -50,9 +50,13 @@ if (unchosen := ui_state.unchosen_address()) is not None:
     st.stop()
 
 source = ui_state.chosen_source(sys.argv[1:])
+# A large map's first read on this server takes most of a minute: the map page shows its overview meanwhile.
+overview = ui_state.map_overview(source) if page is map_page else None
 try:
     papers, report, map_dir = ui_state.load_map(source)
 except PaperMapError as error:
+    if overview is not None:
+        overview.empty()
     st.error(markdown_literal(str(error)))  # the message may quote the file's own text
     if page is datasets_page:  # the way out of a data set that cannot be mapped: choose another
         page.run()
@@ -75,4 +79,6 @@ ui_state.set_view(
     ui_state.View(source=source, papers=papers, shown=shown, filters=filters, report=report, map_dir=map_dir)
 )
 ui_state.note_page(page.url_path)
+if overview is not None:
+    overview.empty()  # the page draws the map itself now
 page.run()

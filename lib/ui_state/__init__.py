@@ -3,9 +3,10 @@
 One module per concern: `source` (the map of the chosen data set, built and read), `view` (what
 every page draws from), `url_widgets` (widgets kept in the URL), `sidebar` (the facet filters),
 `table_config` (how tables look), `map_view`, `map_chart` (the map page's chart), `map_drawing`
-(the papers it draws), `data_sets`, `reading` (reading lists), `presenting` (presentation mode),
-`list_editing` (the reading-lists page's edits), `members` (who may edit, and the member's name),
-`profile` (papers for me), `paper_choice` (the Paper page's picker) and `breakdown_links`. Pages use them as `ui_state.<name>`.
+(the papers it draws), `map_overview` (a large map's first look), `data_sets`, `reading` (reading
+lists), `presenting` (presentation mode), `list_editing` (the reading-lists page's edits), `members`
+(who may edit, and the member's name), `profile` (papers for me), `paper_choice` (the Paper page's
+picker) and `breakdown_links`. Pages use them as `ui_state.<name>`.
 """
 
 from .breakdown_links import (
@@ -50,6 +51,7 @@ from .list_editing import (
 )
 from .map_chart import FULLSCREEN, chart_view, clicked_paper, drawn_selection, figure_revision, map_chart
 from .map_drawing import MapDrawing, map_drawing
+from .map_overview import map_overview
 from .map_view import (
     LABEL_CHOICES,
     MAP_FRAME_KEY,
@@ -213,6 +215,7 @@ __all__ = [
     "map_button",
     "map_chart",
     "map_drawing",
+    "map_overview",
     "map_page_style",
     "may_edit",
     "may_open",

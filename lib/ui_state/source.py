@@ -99,6 +99,17 @@ def read_map(out_dir: str) -> tuple[pd.DataFrame, dict]:
     return papers.copy(deep=False), copy.deepcopy(report)
 
 
+def is_read(out_dir: str) -> bool:
+    """Whether this server has read the map in `out_dir` (`read_map`), so a page draws at once."""
+    return out_dir in _READ_FOLDERS
+
+
+# The folders `_read_map_once` read; one evicted from its cache is read again, without a first look.
+_READ_FOLDERS: set[str] = set()
+
+
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _read_map_once(out_dir: str) -> tuple[pd.DataFrame, dict]:
-    return with_schedule_columns(read_papers(Path(out_dir) / PAPERS_FILE)), read_load_report(Path(out_dir))
+    read = with_schedule_columns(read_papers(Path(out_dir) / PAPERS_FILE)), read_load_report(Path(out_dir))
+    _READ_FOLDERS.add(out_dir)
+    return read

@@ -55,6 +55,11 @@ def _wrap(text: str, width: int = HOVER_WIDTH, most: int = 3) -> list[str]:
     return [*lines, line][:most] if line else lines[:most]
 
 
+def hover_title(title: object) -> str:
+    """A hover's title: escaped, wrapped, its lines joined by `<br>`."""
+    return "<br>".join(html_literal(line) for line in _wrap(str(title)))
+
+
 def hover_labels(papers: pd.DataFrame, stacked: pd.Series | None = None, clickable: bool = True) -> pd.DataFrame:
     """What a map point's hover shows, indexed like `papers`: `title` (escaped, wrapped, joined by `<br>`)
     and `details` (short authors, subfield and its doubt, topic as `topic_text`, a few keywords; escaped,
@@ -80,7 +85,7 @@ def hover_labels(papers: pd.DataFrame, stacked: pd.Series | None = None, clickab
     others = [0] * len(papers) if stacked is None else stacked.reindex(papers.index, fill_value=0).tolist()
     rows = zip(*(papers[c] for c in columns), others)
     for title, authors, subfield, confident, runner_up, coarse, fine, stray, keywords, stack in rows:
-        titles.append("<br>".join(html_literal(line) for line in _wrap(str(title))))
+        titles.append(hover_title(title))
         lines = [html_literal(short_authors(list(authors)))] if len(authors) else []
         doubt = "" if confident else f" (uncertain; or {html_literal(runner_up)})" if runner_up else " (uncertain)"
         lines.append(f"{html_literal(subfield)}{doubt}")

@@ -1,0 +1,111 @@
+"""A large map's overview (lib.views.map.overview, lib.ui_state.map_overview): the map page's first
+look while a new server reads the whole table, and the same map the page then draws."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_map_detail import drawn_points, large_map  # noqa: F401 (large_map: a fixture)
+
+from lib.views.map import detail
+
+
+@pytest.fixture
+def built_large(large_map):  # noqa: F811 (the fixture imported above)
+    """The planted map drawn as a large map, built and drawn once by the map page: (page figure, its table)."""
+    from conftest import map_chart_data, started
+
+    app = started()
+    [path] = large_map.glob("maps/*/papers.parquet")
+    return map_chart_data(app)["figure"], path
+
+
+def test_the_overview_holds_every_papers_place_and_labels_and_the_samples_titles(built_large):
+    from lib.map_folder import read_papers
+    from lib.views.map.overview import EVERY_PAPER_COLUMNS, read_overview
+
+    _, path = built_large
+    papers, overview = read_papers(path), read_overview(path)
+    assert set(overview.whole.columns) == set(EVERY_PAPER_COLUMNS)
+    pd.testing.assert_frame_equal(overview.whole, papers[overview.whole.columns])
+    sample = detail.sample_papers(papers)
+    assert 10 <= len(sample) < len(papers)
+    pd.testing.assert_frame_equal(overview.sample, sample[overview.sample.columns])
+    assert {"paper_id", "title"} <= set(overview.sample.columns)
+
+
+def figure_dict(figure):
+    """A `go.Figure` as the dicts of `map_chart_data`'s figure, its arrays as arrays (Plotly's JSON encodes them)."""
+    return {
+        "data": [
+            {
+                **trace.to_plotly_json(),
+                **{key: trace[key] for key in ("x", "y", "customdata", "hovertext", "z") if key in trace},
+            }
+            for trace in figure.data
+        ],
+        "layout": {"annotations": [note.to_plotly_json() for note in figure.layout.annotations]},
+    }
+
+
+def test_the_overview_draws_the_points_density_legend_and_labels_the_page_then_draws(built_large):
+    from lib.views.map.overview import PENDING_DETAILS, overview_figure, read_overview
+
+    page, path = built_large
+    first = figure_dict(overview_figure(read_overview(path), height=544, width_hint=527))
+    drawn, page_drawn = drawn_points(first), drawn_points(page)
+    assert drawn.keys() == page_drawn.keys() and 10 <= len(drawn) < 36
+    assert np.allclose([drawn[i] for i in drawn], [page_drawn[i] for i in drawn], atol=1e-5)
+
+    def legend(figure):  # each points trace's name, its count of every paper
+        return [(t["name"], t.get("showlegend")) for t in figure["data"] if t["type"] == "scattergl"]
+
+    assert legend(first) == legend(page)
+
+    def density(figure):
+        [trace] = [t for t in figure["data"] if t["type"] == "heatmap"]
+        return np.array(trace["z"], dtype=float)
+
+    assert np.array_equal(density(first), density(page), equal_nan=True)
+
+    # The same labels; the regions they sit on are the sample's (as on a large map's slide), so a
+    # label may sit a little apart from where the page puts it: within a tenth of the map's width.
+    def labels(figure):
+        return sorted((a["text"], a["x"], a["y"]) for a in figure["layout"]["annotations"])
+
+    width = np.ptp([x for x, _ in page_drawn.values()])
+    assert [text for text, *_ in labels(first)] == [text for text, *_ in labels(page)] and labels(first)
+    for (_, x, y), (_, page_x, page_y) in zip(labels(first), labels(page)):
+        assert abs(x - page_x) < width / 10 and abs(y - page_y) < width / 10
+    hovers = [h for t in first["data"] if t.get("hovertext") is not None for h in t["hovertext"]]
+    assert hovers and set(hovers) == {PENDING_DETAILS}
+
+
+def overview_script():
+    from lib import ui_state
+
+    ui_state.map_overview(ui_state.chosen_source([]))
+
+
+def test_the_map_page_shows_the_overview_only_until_this_server_has_read_the_map(built_large, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from lib.ui_state import source
+
+    monkeypatch.setattr(source, "_READ_FOLDERS", set())  # a new server: no map read yet
+    source._read_map_once.clear()
+    app = AppTest.from_function(overview_script, default_timeout=60).run()
+    assert not app.exception and [s.value for s in app.subheader] == ["Topic map: 36 papers"]
+    assert len(app.get("plotly_chart")) == 1
+
+    # The whole dashboard: the page's own map replaces the overview.
+    from conftest import map_chart_element, started
+
+    dashboard = started()
+    assert "Topic map: 36 papers" not in [s.value for s in dashboard.subheader]
+    assert map_chart_element(dashboard) and not dashboard.get("plotly_chart")
+
+    # Read once, the map draws at once: no overview.
+    assert not AppTest.from_function(overview_script, default_timeout=60).run().get("plotly_chart")
+    monkeypatch.setattr(source, "_READ_FOLDERS", set())
+    monkeypatch.setattr(detail, "LARGE_MAP", 100)  # the 36 papers drawn whole
+    assert not AppTest.from_function(overview_script, default_timeout=60).run().get("plotly_chart")
