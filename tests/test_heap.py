@@ -1,5 +1,6 @@
 """A Dask worker's freed memory given back (lib.builder.heap): a trim after much was freed inside the
-heap lowers the process's resident memory, and a second call with nothing newly freed does not trim."""
+heap lowers the process's resident memory, a second call with nothing newly freed does not trim, and
+the free heap is counted at most a share of the time."""
 
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ from lib.builder.heap import SLACK_BYTES, Trimmer, free_heap_bytes
 pytestmark = pytest.mark.skipif(free_heap_bytes() is None, reason="needs glibc's mallinfo2 (Linux)")
 
 BLOCK = 4096  # bytes per object: past Python's small-object allocator, so each is glibc's
+
+
+def unthrottled(slack: int = SLACK_BYTES) -> Trimmer:
+    """A Trimmer whose counts take no time by its clock, so it counts at every call: what a count decides."""
+    return Trimmer(slack=slack, clock=lambda: 0.0)
 
 
 def resident_bytes() -> int:
@@ -29,7 +35,7 @@ def freed_inside_heap(total: int) -> list[bytes]:
 
 
 def test_a_trim_after_much_was_freed_gives_the_pages_back():
-    trim = Trimmer()
+    trim = unthrottled()
     kept = freed_inside_heap(8 * SLACK_BYTES)
     before = resident_bytes()
     assert free_heap_bytes() > SLACK_BYTES
@@ -40,14 +46,14 @@ def test_a_trim_after_much_was_freed_gives_the_pages_back():
 
 
 def test_no_trim_below_the_slack():
-    trim = Trimmer(slack=16 * SLACK_BYTES)
+    trim = unthrottled(slack=16 * SLACK_BYTES)
     kept = freed_inside_heap(2 * SLACK_BYTES)
     assert not trim()
     del kept
 
 
 def test_memory_reused_then_freed_again_counts_anew():
-    trim = Trimmer()
+    trim = unthrottled()
     kept = freed_inside_heap(4 * SLACK_BYTES)
     assert trim()
     refilled = [bytes(BLOCK) for _ in range(4 * SLACK_BYTES // BLOCK)]  # uses the freed heap again
@@ -55,3 +61,23 @@ def test_memory_reused_then_freed_again_counts_anew():
     del refilled  # freed anew: more than the slack since the heap's fullest use
     assert trim()
     del kept
+
+
+def test_the_free_heap_is_counted_at_most_a_share_of_the_time(monkeypatch):
+    from lib.builder import heap
+
+    now, counts = [0.0], []
+
+    def slow_count():  # a heap of many free chunks: each count takes 0.1 s
+        counts.append(now[0])
+        now[0] += 0.1
+        return 0
+
+    monkeypatch.setattr(heap, "free_heap_bytes", slow_count)
+    trim = Trimmer(clock=lambda: now[0])
+    for _ in range(1_000):  # a task's end every 20 ms
+        trim()
+        now[0] += 0.02
+    gaps = [later - earlier for earlier, later in zip(counts, counts[1:])]
+    assert len(counts) > 1 and min(gaps) >= 0.1 / heap.CHECK_SHARE
+    assert sum(0.1 for _ in counts) <= heap.CHECK_SHARE * now[0] + 0.1  # at most 1% of the time, and the first count

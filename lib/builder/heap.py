@@ -5,7 +5,9 @@ glibc keeps the memory a task freed inside its heap for the next allocations, an
 from the heap's top: a worker that had run the subfields' neighbour search held its peak between
 tasks, memory Dask counts as "unmanaged" and never spills. `malloc_trim` returns every free page.
 It is called only when much was freed (`mallinfo2`): each trim makes the next task fault its pages in
-again, which on every task slowed the build (docs/cluster.md).
+again, which on every task slowed the build (docs/cluster.md). And `mallinfo2` walks every free chunk
+of the heap: on a worker of a million-paper build, called after every task, it kept the worker's
+event loop busy all the time, so it is asked at most `CHECK_SHARE` of the time.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import logging
+import time
+from collections.abc import Callable
 from functools import cache
 
 log = logging.getLogger(__name__)
 
 SLACK_BYTES = 64 * 2**20  # free bytes inside the heap past which a trim pays for its page faults
+CHECK_SHARE = 0.01  # the most of a worker's time that counting its free heap (`mallinfo2`) may take
 # glibc's struct mallinfo2, field by field in order.
 _MALLINFO2_FIELDS = "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split()
 
@@ -50,15 +55,29 @@ class Trimmer:
     """Gives this process's free heap pages back to the system (`malloc_trim`) each time the heap has
     freed more than `slack` bytes since its fullest use: since the last trim, or the least free seen
     after it. A trim leaves the freed bytes counted free (their pages are given back, not the heap's
-    bookkeeping), so the free count alone would call it again and again for nothing."""
+    bookkeeping), so the free count alone would call it again and again for nothing.
 
-    def __init__(self, slack: int = SLACK_BYTES) -> None:
+    Counting the free heap takes as long as it has free chunks: after a count that took t seconds
+    (by `clock`), calls within t / `CHECK_SHARE` seconds return at once."""
+
+    def __init__(self, slack: int = SLACK_BYTES, clock: Callable[[], float] = time.monotonic) -> None:
         self.slack = slack
-        self.least_free = free_heap_bytes()
+        self.clock = clock
+        self.due = 0.0
+        self.least_free = self._free_bytes()
+
+    def _free_bytes(self) -> int | None:
+        """`free_heap_bytes`, and when the next count is due."""
+        start = self.clock()
+        free = free_heap_bytes()
+        self.due = start + (self.clock() - start) / CHECK_SHARE
+        return free
 
     def __call__(self) -> bool:
         """Trim if the heap freed more than `slack` since its fullest use; whether it did."""
-        free = free_heap_bytes()
+        if self.clock() < self.due:
+            return False
+        free = self._free_bytes()
         if free is None or self.least_free is None:
             return False
         if free - self.least_free <= self.slack:
