@@ -26,7 +26,7 @@ def map_overview(source: DataSource) -> DeltaGenerator | None:
     this server: its overview, drawn in a placeholder the caller empties once the page can draw the
     map itself. Else (or when the overview cannot be read: the whole read then says why) None."""
     out_dir = str(dashboard_map_dir(source.files, source.taxonomy, source.cache))
-    if not is_built(out_dir) or is_read(out_dir):
+    if is_read(out_dir) or not is_built(out_dir):  # most reruns: read already, no sidecar to open
         return None
     try:
         count = int(read_sidecar(out_dir)["rows"])
