@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 from lib.errors import InputError
 from lib.files import (
     StreamWriter,
-    array_bytes,
     atomic_write,
     atomic_write_bytes,
     file_digest,
-    frame_bytes,
     read_arrays,
+    write_array,
     write_arrays,
+    write_frame,
 )
 from lib.schema import OUTPUT_COLUMNS
 
@@ -121,7 +121,7 @@ def write_model_files(
     (out_dir / SIDECAR_FILE).unlink(missing_ok=True)
     # Each file made as it is written, none held beside another.
     writers: dict[str, StreamWriter] = {
-        EMBEDDINGS_FILE: lambda stream: stream.write(array_bytes(vectors.astype(np.float32))),
+        EMBEDDINGS_FILE: partial(write_array, array=np.asarray(vectors, dtype=np.float32)),
         QUERY_MODEL_FILE: partial(write_arrays, arrays=query_model),
         # Keys sorted: the records come from the cache's sidecar (sorted) or fresh, the bytes the same.
         TOPICS_FILE: lambda stream: stream.write(json.dumps(topic_summaries, sort_keys=True).encode()),
@@ -136,7 +136,7 @@ def finish_output(
     (`model_files`: their SHA-256); the sidecar records every file's."""
     digests = {
         **model_files,
-        PAPERS_FILE: atomic_write(out_dir / PAPERS_FILE, lambda s: s.write(frame_bytes(table)))[0],
+        PAPERS_FILE: atomic_write(out_dir / PAPERS_FILE, partial(write_frame, frame=table))[0],
     }
     sidecar = {
         **meta,

@@ -9,7 +9,15 @@ import pytest
 from conftest import ended_pid
 
 from lib.builder.cache import CACHE_VERSION, ArtifactCache, make_key
-from lib.files import atomic_write, atomic_write_bytes, file_digest, read_arrays, write_arrays
+from lib.files import (
+    atomic_write,
+    atomic_write_bytes,
+    file_digest,
+    read_arrays,
+    write_array,
+    write_arrays,
+    write_frame,
+)
 
 
 def test_keys_depend_on_every_part_and_nothing_else():
@@ -67,6 +75,20 @@ def test_named_arrays_round_trip_the_same_bytes_each_time_and_deflate_only_text(
         sizes = {info.filename: (info.compress_size, info.file_size) for info in archive.infolist()}
     assert sizes["components.npy"][0] == sizes["components.npy"][1]
     assert sizes["terms.npy"][0] < sizes["terms.npy"][1] / 10
+
+
+def test_frames_and_arrays_stream_to_a_file_the_bytes_they_make_in_memory(tmp_path):
+    # A map's table and embeddings go straight to their file: the same bytes, so the same digests.
+    frame = pd.DataFrame({"paper_id": [f"p{i}" for i in range(5000)], "keywords": [["x", "y"]] * 5000})
+    array = np.random.default_rng(0).random((5000, 40), dtype=np.float32)
+    for name, write, value in (("papers.parquet", write_frame, frame), ("vectors.npy", write_array, array)):
+        buffer = io.BytesIO()
+        write(buffer, value)
+        digest, size = atomic_write(tmp_path / name, lambda stream, write=write, value=value: write(stream, value))
+        assert (tmp_path / name).read_bytes() == buffer.getvalue()
+        assert (digest, size) == (file_digest(tmp_path / name), len(buffer.getvalue()))
+    assert pd.read_parquet(tmp_path / "papers.parquet")["paper_id"].tolist() == frame["paper_id"].tolist()
+    assert np.array_equal(np.load(tmp_path / "vectors.npy"), array)
 
 
 @pytest.mark.parametrize(

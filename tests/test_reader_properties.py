@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lib.errors import InputError
-from lib.files import frame_bytes
+from lib.files import write_frame
 from lib.stages.load import FIELD_ALIASES, FORMATS, LoadResult, load_papers
 
 PROPERTY = settings(
@@ -148,7 +148,9 @@ def as_parquet(items: list) -> tuple[bytes, int]:
 
     rows = [{SURROGATE.sub("\ufffd", k): cell(v) for k, v in item.items()} for item in items if isinstance(item, dict)]
     frame = pd.DataFrame(rows)
-    return frame_bytes(frame), len(rows) if len(frame.columns) else 0  # Parquet keeps no rows without columns
+    buffer = io.BytesIO()
+    write_frame(buffer, frame)
+    return buffer.getvalue(), len(rows) if len(frame.columns) else 0  # Parquet keeps no rows without columns
 
 
 TEXT_WRITERS = {
@@ -202,7 +204,7 @@ def check_complete(result: LoadResult) -> None:
     assert all(issue.record and issue.problem for issue in report.skipped + report.warnings)
     assert papers["paper_id"].is_unique and papers["paper_id"].ne("").all()
     assert (papers["title"].ne("") | papers["abstract"].ne("")).all()
-    frame_bytes(papers)  # what the build's cache writes: fails on text no encoder can hold
+    write_frame(io.BytesIO(), papers)  # what the build's cache writes: fails on text no encoder can hold
     "\n".join(report.lines()).encode("utf-8")  # what the CLI prints
 
 

@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from lib.files import (
-    array_bytes,
+    StreamWriter,
     atomic_write,
     atomic_write_bytes,
-    frame_bytes,
     read_arrays,
     stream_digest,
+    write_array,
     write_arrays,
+    write_frame,
 )
 
 # NumPy and pandas are imported where used: a cache hit (keys, digests, file copies) needs neither,
@@ -97,17 +98,15 @@ class ArtifactCache:
         import numpy as np
         import pandas as pd
 
+        write: StreamWriter
         if isinstance(value, dict):
-            artifact, sidecar = self._paths(stage, key, kind := "npz")
-            digest, size = atomic_write(artifact, partial(write_arrays, arrays=value))
+            kind, write = "npz", partial(write_arrays, arrays=value)
+        elif isinstance(value, pd.DataFrame):
+            kind, write = "parquet", partial(write_frame, frame=value)
         else:
-            kind, data = (
-                ("parquet", frame_bytes(value))
-                if isinstance(value, pd.DataFrame)
-                else ("npy", array_bytes(np.asarray(value)))
-            )
-            artifact, sidecar = self._paths(stage, key, kind)
-            digest, size = atomic_write_bytes(artifact, data)
+            kind, write = "npy", partial(write_array, array=np.asarray(value))
+        artifact, sidecar = self._paths(stage, key, kind)
+        digest, size = atomic_write(artifact, write)
         record = {
             **meta,
             "stage": stage,
