@@ -1,6 +1,6 @@
-"""A Dask worker's freed memory given back (lib.builder.heap): a trim after much was freed inside the
-heap lowers the process's resident memory, a second call with nothing newly freed does not trim, and
-the free heap is counted at most a share of the time."""
+"""Freed memory given back (lib.builder.heap): a trim after much was freed inside the heap lowers the
+process's resident memory, a second call with nothing newly freed does not trim, the free heap is
+counted at most a share of the time, and a build offers a trim after each of its steps."""
 
 from __future__ import annotations
 
@@ -81,3 +81,28 @@ def test_the_free_heap_is_counted_at_most_a_share_of_the_time(monkeypatch):
     gaps = [later - earlier for earlier, later in zip(counts, counts[1:])]
     assert len(counts) > 1 and min(gaps) >= 0.1 / heap.CHECK_SHARE
     assert sum(0.1 for _ in counts) <= heap.CHECK_SHARE * now[0] + 0.1  # at most 1% of the time, and the first count
+
+
+def test_a_build_offers_a_trim_after_its_load_and_each_step(planted_file, tmp_path, monkeypatch):
+    from lib.builder import pipeline
+    from lib.builder.runner import StageRunner
+
+    steps: list[str] = []
+    run = StageRunner.run
+
+    def recorded_run(self, name):
+        steps.append(name)
+        return run(self, name)
+
+    class RecordedTrimmer(Trimmer):
+        def __call__(self) -> bool:
+            steps.append("trim")
+            return super().__call__()
+
+    monkeypatch.setattr(StageRunner, "run", recorded_run)
+    monkeypatch.setattr(pipeline, "Trimmer", RecordedTrimmer)
+    pipeline.build(planted_file, cache_dir=tmp_path / "cache")
+    ran = [i for i, step in enumerate(steps) if step != "trim"]
+    assert steps[ran[0]] == "load" and len(ran) >= 4
+    # The list's parse, the vectors and the placement are freed before the next step builds on them.
+    assert all(steps[i + 1] == "trim" for i in ran)

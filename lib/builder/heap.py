@@ -1,5 +1,6 @@
-"""A Dask worker's freed memory given back to the system (`Trimmer`), so that what it holds between
-tasks is what it keeps, not what its last task once used.
+"""A process's freed memory given back to the system (`Trimmer`), so that what it holds between
+tasks (a Dask worker) or stages (the build's own process) is what it keeps, not what its last one
+once used.
 
 glibc keeps the memory a task freed inside its heap for the next allocations, and returns it only
 from the heap's top: a worker that had run the subfields' neighbour search held its peak between

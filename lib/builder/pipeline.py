@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lib.builder.cache import ArtifactCache, make_key
+from lib.builder.heap import Trimmer
 from lib.builder.lock import build_lock
 from lib.builder.parallel import InProcess, Runner, WorkerProcess
 from lib.builder.runner import Progress, StageRun, StageRunner
@@ -287,8 +288,13 @@ def _reused(job: _Job, out: Path | None, store: Path, progress: Progress, copy_f
 def _run_schedule(
     stages: StageRunner, runner: Runner | None, partition_size: int | None, out: Path | None
 ) -> dict[str, str]:
-    """Run the stages on `SCHEDULE`; the SHA-256 of the output files it wrote into `out` (when given), by name."""
+    """Run the stages on `SCHEDULE`; the SHA-256 of the output files it wrote into `out` (when given), by name.
+
+    After each step the memory it freed goes back to the system (`Trimmer`): parsing a list leaves
+    much of its peak free inside this process's heap, which it would otherwise keep to the end."""
+    trim = Trimmer()
     stages.run("load")
+    trim()
     # Side stages the cache seems to hold are not started: one is computed here only if its artifact
     # turns out damaged when read.
     side = {name for step, name in SCHEDULE if step == START and stages.missing(name)}
@@ -305,6 +311,7 @@ def _run_schedule(
                 _let_go(stages.values)
             elif step == MODEL_FILES and out is not None:
                 model_files = stages.charge(name, partial(_write_model_files, stages, out))
+            trim()
     return model_files
 
 
