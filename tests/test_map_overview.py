@@ -1,12 +1,18 @@
 """A large map's overview (lib.views.map.overview, lib.ui_state.map_overview): the map page's first
 look while a new server reads the whole table, and the same map the page then draws."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 from test_map_detail import drawn_points, large_map  # noqa: F401 (large_map: a fixture)
 
 from lib.views.map import detail
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -109,3 +115,15 @@ def test_the_map_page_shows_the_overview_only_until_this_server_has_read_the_map
     monkeypatch.setattr(source, "_READ_FOLDERS", set())
     monkeypatch.setattr(detail, "LARGE_MAP", 100)  # the 36 papers drawn whole
     assert not AppTest.from_function(overview_script, default_timeout=60).run().get("plotly_chart")
+
+
+def test_the_first_look_waits_for_no_module_only_later_pages_need():
+    # scikit-learn and SciPy's statistics took 0.7 s of a new server's imports before the overview.
+    later = ("sklearn", "scipy.stats")
+    script = (
+        "import sys; import lib.ui_state, lib.views.map.overview; "
+        f"print(sorted(m for m in {later!r} if m in sys.modules))"
+    )
+    run = subprocess.run([sys.executable, "-c", script], cwd=REPO, check=True, capture_output=True, text=True)
+    assert run.stdout.splitlines()[-1] == "[]", run.stdout
+

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.neighbors import NearestNeighbors
 
 from lib.errors import ParameterError
 from lib.stages.topics import LEVELS, topic_summaries
@@ -129,6 +128,9 @@ def neighbouring_topics(
         return {int(t): [] for t in ids}
     coords = papers[["x", "y"]].to_numpy(dtype=np.float64)
     k = min(NEIGHBOUR_PAPERS, len(papers) - 1)
+    # Imported here: scikit-learn takes a second to import, before a large map's first look (docs/dashboard.md).
+    from sklearn.neighbors import NearestNeighbors
+
     _, nearest = NearestNeighbors(n_neighbors=k + 1).fit(coords).kneighbors(coords)
     row = np.searchsorted(ids, topics)
     # border[a, b]: of topic a's papers' nearest papers (not themselves), how many lie in topic b

@@ -14,7 +14,6 @@ from collections import Counter
 
 import numpy as np
 import pandas as pd
-from scipy.stats import fisher_exact
 
 SIGNIFICANCE = 0.05
 NEW_SHARE = 0.25  # a grown topic with at most this share of its latest share in the earliest edition is new
@@ -48,6 +47,8 @@ def topic_changes(papers: pd.DataFrame, level: str = "topic_label") -> pd.DataFr
     table["growth"] = ((last + SMOOTHING) / (totals[editions[-1]] + SMOOTHING)) / (
         (first + SMOOTHING) / (totals[editions[0]] + SMOOTHING)
     )
+    from scipy.stats import fisher_exact  # here: SciPy's statistics take half a second to import
+
     table["p"] = [
         fisher_exact([[a, totals[editions[0]] - a], [b, totals[editions[-1]] - b]])[1] for a, b in zip(first, last)
     ]
