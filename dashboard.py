@@ -50,9 +50,12 @@ if (unchosen := ui_state.unchosen_address()) is not None:
     st.stop()
 
 source = ui_state.chosen_source(sys.argv[1:])
-# A large map's first read on this server takes most of a minute: the map page shows its overview meanwhile.
-overview = ui_state.map_overview(source) if page is map_page else None
+overview = None
 try:
+    # A large map's first read on this server takes most of a minute: the map page shows its overview
+    # meanwhile, once the map is built (or copied from the cache, where `python -m lib build` put it).
+    if page is map_page:
+        overview = ui_state.map_overview(ui_state.built_map_dir(source))
     papers, report, map_dir = ui_state.load_map(source)
 except PaperMapError as error:
     if overview is not None:

@@ -89,7 +89,7 @@ def test_the_overview_draws_the_points_density_legend_and_labels_the_page_then_d
 def overview_script():
     from lib import ui_state
 
-    ui_state.map_overview(ui_state.chosen_source([]))
+    ui_state.map_overview(ui_state.built_map_dir(ui_state.chosen_source([])))
 
 
 def test_the_map_page_shows_the_overview_only_until_this_server_has_read_the_map(built_large, monkeypatch):
@@ -127,3 +127,20 @@ def test_the_first_look_waits_for_no_module_only_later_pages_need():
     run = subprocess.run([sys.executable, "-c", script], cwd=REPO, check=True, capture_output=True, text=True)
     assert run.stdout.splitlines()[-1] == "[]", run.stdout
 
+
+def test_the_overview_shows_on_the_first_server_of_a_map_the_cache_holds(built_large, monkeypatch):
+    # Built by `python -m lib build`, or by a server of another checkout (whose taxonomy's path names
+    # another map folder): the map is copied from the cache, then its overview drawn before the read.
+    import shutil
+
+    from streamlit.testing.v1 import AppTest
+
+    from lib.ui_state import source
+
+    _, path = built_large
+    shutil.rmtree(path.parent)
+    monkeypatch.setattr(source, "_READ_FOLDERS", set())
+    source._read_map_once.clear()
+    app = AppTest.from_function(overview_script, default_timeout=60).run()
+    assert not app.exception and [s.value for s in app.subheader] == ["Topic map: 36 papers"]
+    assert len(app.get("plotly_chart")) == 1 and path.is_file()

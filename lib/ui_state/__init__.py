@@ -132,7 +132,7 @@ from .reading import (
     show_list_error,
 )
 from .sidebar import KEYWORD_OPTIONS, sidebar_filters
-from .source import STAGE_DESCRIPTIONS, DataSource, load_map, read_map
+from .source import STAGE_DESCRIPTIONS, DataSource, built_map_dir, load_map, read_map
 from .table_config import (
     AGREEMENT_COLUMN_CONFIG,
     PAPER_COLUMN_CONFIG,
@@ -183,6 +183,7 @@ __all__ = [
     "add_to_this_list",
     "apply_map_link",
     "arrived",
+    "built_map_dir",
     "cache_folder",
     "cached_label_marks",
     "cached_map_colours",

@@ -11,21 +11,21 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from lib.map_folder import PAPERS_FILE, is_built, read_sidecar
-from lib.store.datasets import dashboard_map_dir
 from lib.views.map import detail
 from lib.views.map.overview import overview_figure, read_overview
 
 from .map_view import MAP_HEIGHT_HINT, MAP_WIDTH_HINT
-from .source import DataSource, is_read
+from .source import is_read
 
 logger = logging.getLogger(__name__)
 
 
-def map_overview(source: DataSource) -> DeltaGenerator | None:
-    """When the map of `source` is built, large (`lib.views.map.detail.is_large`) and not yet read by
-    this server: its overview, drawn in a placeholder the caller empties once the page can draw the
-    map itself. Else (or when the overview cannot be read: the whole read then says why) None."""
-    out_dir = str(dashboard_map_dir(source.files, source.taxonomy, source.cache))
+def map_overview(map_dir: Path) -> DeltaGenerator | None:
+    """When the map in `map_dir` (`source.built_map_dir`) is large (`lib.views.map.detail.is_large`)
+    and not yet read by this server: its overview, drawn in a placeholder the caller empties once
+    the page can draw the map itself. Else (or when the overview cannot be read: the whole read
+    then says why) None."""
+    out_dir = str(map_dir)
     if is_read(out_dir) or not is_built(out_dir):  # most reruns: read already, no sidecar to open
         return None
     try:

@@ -54,11 +54,23 @@ class DataSource:
 
 
 def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
-    """The built map of `source`, its load report and output folder; a progress bar while a first build runs.
+    """The built map of `source` (`built_map_dir`), its load report and output folder.
 
-    A build's output goes to a folder in the cache named for the files' paths, sizes and times, so
-    a rerun (every click) only checks that folder exists and reads it through `st.cache_data`;
-    an edited file gets a new folder, and the pipeline's own content-hash cache decides what to
+    A rerun (every click) only checks that the map's folder is built and reads it through
+    `st.cache_resource`. Raises `PaperMapError` as `built_map_dir` does.
+    """
+    out_dir = built_map_dir(source)
+    papers, report = read_map(str(out_dir))
+    return papers, recorded_report(report, source.files), str(out_dir)
+
+
+def built_map_dir(source: DataSource) -> Path:
+    """The output folder of the map of `source`, built first when it is not: a progress bar while a
+    build runs, or seconds when the cache holds the map already (built by `python -m lib build`, or
+    from another checkout) and only copies it.
+
+    A build's output goes to a folder in the cache named for the files' paths, sizes and times: an
+    edited file gets a new folder, and the pipeline's own content-hash cache decides what to
     recompute. Raises `PaperMapError` (one sentence) when the data or taxonomy cannot be used, or
     when the map must be built and this session may not edit (`may_edit`).
     """
@@ -83,8 +95,7 @@ def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
             )
         finally:
             bar.empty()  # a build that fails leaves its one-sentence error, not a bar stuck at its last step
-    papers, report = read_map(str(out_dir))
-    return papers, recorded_report(report, source.files), str(out_dir)
+    return out_dir
 
 
 def read_map(out_dir: str) -> tuple[pd.DataFrame, dict]:
