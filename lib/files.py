@@ -149,8 +149,8 @@ def _process_exists(pid: int) -> bool:
 def write_frame(stream: BinaryIO | _DigestingWriter, frame: pd.DataFrame) -> None:
     """A DataFrame as Parquet, without its index, written to `stream` as made.
 
-    Straight to the stream, not through a buffer: the bytes are the same, and a million-paper map's
-    table (885 MB of Parquet) is no longer held twice beside the table (docs/cluster.md)."""
+    Straight to the stream, not through a buffer: the bytes are the same, and a large map's file is
+    not held in memory beside its table (docs/cluster.md)."""
     frame.to_parquet(stream, index=False)
 
 

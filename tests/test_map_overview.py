@@ -118,7 +118,7 @@ def test_the_map_page_shows_the_overview_only_until_this_server_has_read_the_map
 
 
 def test_the_first_look_waits_for_no_module_only_later_pages_need():
-    # scikit-learn and SciPy's statistics took 0.7 s of a new server's imports before the overview.
+    # scikit-learn and SciPy's statistics are for the pages that use them, not a new server's first look.
     later = ("sklearn", "scipy.stats")
     script = (
         "import sys; import lib.ui_state, lib.views.map.overview; "

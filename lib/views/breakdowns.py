@@ -128,7 +128,8 @@ def neighbouring_topics(
         return {int(t): [] for t in ids}
     coords = papers[["x", "y"]].to_numpy(dtype=np.float64)
     k = min(NEIGHBOUR_PAPERS, len(papers) - 1)
-    # Imported here: scikit-learn takes a second to import, before a large map's first look (docs/dashboard.md).
+    # Imported here, not at the top: the dashboard imports this module before a large map's first look
+    # (docs/cluster.md), which needs no scikit-learn.
     from sklearn.neighbors import NearestNeighbors
 
     _, nearest = NearestNeighbors(n_neighbors=k + 1).fit(coords).kneighbors(coords)

@@ -47,7 +47,7 @@ def topic_changes(papers: pd.DataFrame, level: str = "topic_label") -> pd.DataFr
     table["growth"] = ((last + SMOOTHING) / (totals[editions[-1]] + SMOOTHING)) / (
         (first + SMOOTHING) / (totals[editions[0]] + SMOOTHING)
     )
-    from scipy.stats import fisher_exact  # here: SciPy's statistics take half a second to import
+    from scipy.stats import fisher_exact  # here, not at the top: not before a large map's first look
 
     table["p"] = [
         fisher_exact([[a, totals[editions[0]] - a], [b, totals[editions[-1]] - b]])[1] for a, b in zip(first, last)
