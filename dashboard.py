@@ -54,9 +54,11 @@ overview = None
 try:
     # A large map's first read on this server takes most of a minute: the map page shows its overview
     # meanwhile, once the map is built (or copied from the cache, where `python -m lib build` put it).
+    built = ui_state.built_map_dir(source)
     if page is map_page:
-        overview = ui_state.map_overview(ui_state.built_map_dir(source))
-    papers, report, map_dir = ui_state.load_map(source)
+        overview = ui_state.map_overview(built)
+    papers, report = ui_state.load_map(source, built)
+    map_dir = str(built)
 except PaperMapError as error:
     if overview is not None:
         overview.empty()

@@ -10,7 +10,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from lib.map_folder import PAPERS_FILE, is_built, read_sidecar
+from lib.map_folder import PAPERS_FILE, read_sidecar
 from lib.views.map import detail
 from lib.views.map.overview import overview_figure, read_overview
 
@@ -26,7 +26,7 @@ def map_overview(map_dir: Path) -> DeltaGenerator | None:
     the page can draw the map itself. Else (or when the overview cannot be read: the whole read
     then says why) None."""
     out_dir = str(map_dir)
-    if is_read(out_dir) or not is_built(out_dir):  # most reruns: read already, no sidecar to open
+    if is_read(out_dir):  # most reruns: read already, no sidecar to open
         return None
     try:
         count = int(read_sidecar(out_dir)["rows"])

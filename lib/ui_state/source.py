@@ -53,15 +53,11 @@ class DataSource:
         return " + ".join(path.name for path in self.files)
 
 
-def load_map(source: DataSource) -> tuple[pd.DataFrame, LoadReport, str]:
-    """The built map of `source` (`built_map_dir`), its load report and output folder.
-
-    A rerun (every click) only checks that the map's folder is built and reads it through
-    `st.cache_resource`. Raises `PaperMapError` as `built_map_dir` does.
-    """
-    out_dir = built_map_dir(source)
+def load_map(source: DataSource, out_dir: Path) -> tuple[pd.DataFrame, LoadReport]:
+    """The map of `source` built in `out_dir` (`built_map_dir`) and its load report, read through
+    `st.cache_resource`: a rerun (every click) reads nothing again."""
     papers, report = read_map(str(out_dir))
-    return papers, recorded_report(report, source.files), str(out_dir)
+    return papers, recorded_report(report, source.files)
 
 
 def built_map_dir(source: DataSource) -> Path:
