@@ -20,7 +20,7 @@ from lib.schema import OUTPUT_COLUMNS, conform
 from lib.views.map.colours import category_colours
 from lib.views.map.detail import draw_ranks, map_sample
 from lib.views.map.figure import map_figure
-from lib.views.map.hover import hover_title
+from lib.views.map.hover import HOVER_TEMPLATE, hover_title
 
 # The map page's own defaults: papers coloured by subfield, the coarse topics' labels on their regions.
 OVERVIEW_COLOUR = "subfield"
@@ -29,6 +29,8 @@ OVERVIEW_LABELS = "topic_label"
 EVERY_PAPER_COLUMNS = ("x", "y", "subfield", "area", "topic_label", "topic_fine_label")
 SAMPLE_COLUMNS = ("paper_id", "title")  # read for the sample's papers only, besides those
 PENDING_DETAILS = "Its details, search and filters come once every paper is read."
+# Each point's hover: its title, then the same line for all, sent once per trace instead of per point.
+PENDING_TEMPLATE = f"<b>%{{text}}</b><br>{PENDING_DETAILS}<extra></extra>"
 
 
 @dataclass(frozen=True)
@@ -61,14 +63,16 @@ def overview_figure(overview: MapOverview, *, height: int, width_hint: int) -> g
     over every paper's density, coloured by subfield as every paper colours it, the coarse topics'
     labels placed by every paper, the legend counting every paper; as on a large map's slide
     (`lib.views.slide_map`), the regions under them are the sample's. Each point's hover is its
-    title and `PENDING_DETAILS`. `height` and `width_hint` as `map_figure`'s."""
+    title and `PENDING_DETAILS`; the points carry nothing else (no ids: the overview takes no
+    clicks), for the figure's bytes are most of the first look's wait. `height` and `width_hint` as
+    `map_figure`'s."""
     whole, sample = overview.whole, overview.sample
     hover = pd.DataFrame(
-        {"title": [hover_title(title) for title in sample["title"]], "details": PENDING_DETAILS},
+        {"title": [hover_title(title) for title in sample["title"]], "details": ""},
         index=sample.index,
         dtype=object,
     )
-    return map_figure(
+    figure = map_figure(
         sample,
         OVERVIEW_COLOUR,
         OVERVIEW_LABELS,
@@ -81,4 +85,7 @@ def overview_figure(overview: MapOverview, *, height: int, width_hint: int) -> g
         labelled=whole,
         density=whole,
         counted=whole,
+    )
+    return figure.update_traces(
+        hovertext=None, customdata=None, hovertemplate=PENDING_TEMPLATE, selector={"hovertemplate": HOVER_TEMPLATE}
     )
