@@ -141,6 +141,37 @@ def test_votes_are_by_name_and_the_list_sorts_by_them(lists_db):
     assert list(app.data_editor[0].value["Votes"]) == [2, 1, 0]
 
 
+def _replayed_tick():
+    """What Streamlit does when a tick reaches the table a vote's redraw replaced, while the run that
+    drew the new one is stopped for the rerun the tick asks for (a stopped run keeps the old table's
+    callback): the old table's state is the browser's, and its callback is called."""
+    import streamlit as st
+
+    from lib.ui_state import list_editing
+
+    drawn = st.session_state["drawn"]
+    st.session_state[drawn.key("Club")] = st.session_state["sent"]
+    list_editing._apply_table_edits("Club", drawn)
+
+
+def test_a_tick_on_the_table_a_vote_replaced_still_counts(lists_db):
+    make_list(lists_db, "Club", ["First", "Second", "Third"])
+    app = open_page(list="Club")
+    app.text_input(key="papermap_member_name").input("Ada").run()
+    drawn = app.session_state["list-editor-Club"]  # the table the browser shows
+    edit_table(app, {0: {"My vote": True}})  # saved; the page draws the table afresh
+    assert app.session_state["list-editor-Club"].version > drawn.version
+    # Ada ticks the second paper on the table her browser still shows: it sends both ticks.
+    replay = AppTest.from_function(_replayed_tick, default_timeout=60)
+    replay.session_state["papermap_member_name"] = "Ada"
+    replay.session_state["drawn"] = drawn
+    both = {"0": {"My vote": True}, "1": {"My vote": True}}
+    replay.session_state["sent"] = {"edited_rows": both, "added_rows": [], "deleted_rows": []}
+    assert not replay.run().exception
+    assert [e.votes for e in stored(lists_db, "Club")] == [("Ada",), ("Ada",), ()]  # each vote once
+    assert list(app.run().data_editor[0].value["My vote"]) == [True, True, False]
+
+
 def test_a_deleted_list_and_a_removed_paper_are_restored_and_the_history_says_who(lists_db):
     make_list(lists_db, "Club", ["First", "Second"])
     app = open_page(list="Club")

@@ -82,14 +82,16 @@ class _Editor:
     The editor is drawn from the same table until the list changes in a way it cannot show (a move,
     a removal, a vote, a failed save, or a change by someone else), so its identity holds while a member
     types: a new table, or a new key, for each saved edit dropped the edits typed into the old
-    editor before the page redrew it.
+    editor before the page redrew it. A drawing is never changed into the next one: a tick sent from
+    the old editor before the browser shows the new one is read against the table it was made on.
     """
 
     version: int
-    table: pd.DataFrame | None  # None: draw afresh from the store
+    table: pd.DataFrame
     seen: int
     member: str
     saved: dict[tuple[int, reading_list.EditKind], Mapping[str, object]] = field(default_factory=dict)
+    stale: bool = False  # the list changed in a way this table does not show: the next run draws afresh
 
     def key(self, name: str) -> str:
         return f"entries-{name}-{self.version}"
@@ -110,10 +112,10 @@ _STORE_CHANGES: dict[str, Callable[..., object]] = {
 _REDRAWN_AFTER = ("move", "remove", "vote")
 
 
-def _apply_table_edits(name: str) -> None:
-    """Save the editor's edits not saved yet, each its own change (and log line); one refused (say, a
-    vote without a name) leaves the others, and the table is redrawn from the store to show it."""
-    editor: _Editor = st.session_state[_editor_key(name)]
+def _apply_table_edits(name: str, editor: _Editor) -> None:
+    """Save the edits of list `name`'s `editor` (the drawing they were made in) not saved yet, each
+    its own change (and log line); one refused (say, a vote without a name) leaves the others, and
+    the table is redrawn from the store to show it."""
     state = st.session_state[editor.key(name)]
     redraw = False
     errors = [message] if (message := take_list_error()) else []
@@ -133,9 +135,7 @@ def _apply_table_edits(name: str) -> None:
     if errors:
         keep_list_error(" ".join(dict.fromkeys(errors)))  # each sentence once
     editor.seen = read_lists(reading_lists.latest_change, name)  # this session's own changes, now shown
-    if redraw:
-        editor.version += 1
-        editor.table = None  # drawn afresh from the store on the next run
+    editor.stale = editor.stale or redraw
 
 
 def _with_taken_back(edits: list[reading_list.ListEdit], editor: _Editor) -> list[reading_list.ListEdit]:
@@ -157,7 +157,6 @@ def list_table(name: str, entries: list[reading_lists.Entry]) -> None:
     """The list's papers as one editable table: type a place in "#", pick a status, a date, a presenter,
     a note, tick "My vote", or delete rows to remove them; each edit is saved at once."""
     editor = _current_editor(name, entries)
-    assert editor.table is not None  # `_current_editor` draws a table when the editor has none
     editable = may_edit()
     kinds = {
         reading_list.POSITION: st.column_config.NumberColumn(
@@ -188,7 +187,7 @@ def list_table(name: str, entries: list[reading_lists.Entry]) -> None:
         },
         height=_HEADER_PX + _ROW_PX * min(len(entries), TABLE_ROWS) + 2,
         on_change=_apply_table_edits,
-        args=(name,),
+        args=(name, editor),
     )
 
 
@@ -198,7 +197,7 @@ def _current_editor(name: str, entries: list[reading_lists.Entry]) -> _Editor:
     latest = read_lists(reading_lists.latest_change, name)
     member = member_name()
     editor: _Editor | None = st.session_state.get(_editor_key(name))
-    if editor is None or editor.table is None or editor.seen != latest or editor.member != member:
+    if editor is None or editor.stale or editor.seen != latest or editor.member != member:
         version = 0 if editor is None else editor.version + 1
         editor = _Editor(version, reading_list.entry_table(entries, member), latest, member)
         st.session_state[_editor_key(name)] = editor
