@@ -261,11 +261,9 @@ def _as(name: str, value: Any, meta: dict[str, Any]) -> Values:
 
 
 def _load(input_path: Inputs, input_format: str) -> tuple[pd.DataFrame, dict[str, Any]]:
-    from lib.stages.load import load_lists, load_papers
+    from lib.builder.load_apart import load_inputs
 
-    files = input_files(input_path)
-    result = load_papers(files[0], input_format) if len(files) == 1 else load_lists(files, input_format)
-    return result.papers, {"report": result.report.to_dict()}
+    return load_inputs(input_files(input_path), input_format)
 
 
 def _loaded(input_path: Inputs, papers: pd.DataFrame, meta: dict[str, Any]) -> Values:
