@@ -14,7 +14,8 @@ size (PAPERMAP_LIMIT_LIST_RECORDS).
 Every process of the build's tree is sampled from /proc every `SAMPLE_SECONDS`: its peak resident
 memory and its CPU seconds (user + system, its own, at its last sample: a process's last fraction of
 a second may be missed). "driver" is the build's own process, which runs the Dask scheduler too;
-"Dask workers" are the cluster's worker processes. Times are medians over the repeats; peaks the
+"Dask workers" are the cluster's worker processes; the "parse worker" parses a list of over 64 MB
+(`lib.builder.load_apart`), 0 when the driver parsed it. Times are medians over the repeats; peaks the
 largest of any repeat. Progress goes to stderr, the Markdown tables to stdout.
 """
 
@@ -86,7 +87,7 @@ def role_of(pid: int, root: int) -> str:
     if "spawn_main" in command:
         return "Dask worker"
     if "lib.builder.parallel" in command:
-        return "side worker"
+        return "parse worker" if "--purpose=parse" in command else "side worker"
     return "other"
 
 
@@ -162,6 +163,7 @@ def summary_rows(case: Case) -> list[str]:
             f"| {case.n:,} | {who} | {wall:.1f} | {wall / first:.2f}x | {cpu:.1f} | {driver:.1f} ({driver / cpu:.0%}) "
             f"| {max(r.peak('driver') for r in runs):,.0f} "
             f"| {max(max(r.peak('Dask worker'), r.peak('side worker')) for r in runs):,.0f} "
+            f"| {max(r.peak('parse worker') for r in runs):,.0f} "
             f"| {max(r.peak_sum_mb for r in runs):,.0f} |"
         )
     return rows
@@ -217,9 +219,9 @@ def main() -> None:
                 case.runs.setdefault(who, []).append(run)
     print(
         "| papers | path | wall s | vs first | CPU s, all processes | driver CPU s (share) "
-        "| driver peak MB | largest worker peak MB | summed peak MB |"
+        "| driver peak MB | largest worker peak MB | parse worker peak MB | summed peak MB |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for case in cases:
         print("\n".join(summary_rows(case)))
     for case in cases:

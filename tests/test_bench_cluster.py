@@ -89,6 +89,23 @@ def test_the_sampler_sees_the_whole_tree_and_names_the_driver():
         child.wait()
 
 
+def test_a_worker_process_is_named_by_its_purpose():
+    sleep = [sys.executable, "-c", "import time; time.sleep(30)", "-m", "lib.builder.parallel"]
+    children = [
+        subprocess.Popen(sleep + flag) for flag in ([], ["--purpose=parse"], ["--purpose=parse", "--background"])
+    ]
+    try:
+        assert [cluster.role_of(child.pid, os.getpid()) for child in children] == [
+            "side worker",
+            "parse worker",
+            "parse worker",
+        ]
+    finally:
+        for child in children:
+            child.kill()
+            child.wait()
+
+
 def test_a_failed_build_is_reported_with_its_figures_until_it_ended():
     processes = {1: cluster.Process("driver", 11_000.0, 90.0), 2: cluster.Process("Dask worker", 4_000.0, 30.0)}
     case = cluster.Case(1_000_000, None)
@@ -96,4 +113,4 @@ def test_a_failed_build_is_reported_with_its_figures_until_it_ended():
     (row,) = cluster.summary_rows(case)
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[1] == "Dask x2: failed (exit -9) after" and cells[2] == "300.0"
-    assert cells[5] == "90.0 (75%)" and cells[6:] == ["11,000", "4,000", "20,000"]
+    assert cells[5] == "90.0 (75%)" and cells[6:] == ["11,000", "4,000", "0", "20,000"]

@@ -102,6 +102,17 @@ def test_each_batch_runs_in_its_own_worker_beside_the_others():
     assert ran_at < started + 3.0, "the second batch waited for the first"
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/cmdline"), reason="reads the worker's command line from /proc")
+def test_a_worker_names_its_purpose_on_its_command_line():
+    from pathlib import Path
+
+    own_command_line = (Path.read_bytes, (Path("/proc/self/cmdline"),))
+    with lib.builder.parallel.WorkerProcess(purpose="parse") as named, lib.builder.parallel.WorkerProcess() as plain:
+        [named_line], [plain_line] = named.map([own_command_line]), plain.map([own_command_line])
+        assert b"--purpose=parse" in named_line.result().split(b"\0")
+        assert b"lib.builder.parallel" in plain_line.result() and b"--purpose" not in plain_line.result()
+
+
 @pytest.mark.skipif(not hasattr(os, "nice"), reason="process priority is POSIX's")
 def test_a_background_batch_runs_nicer_than_the_build_and_a_foreground_one_does_not():
     own = os.nice(0)  # os.nice(0) changes nothing and tells the niceness

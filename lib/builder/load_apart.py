@@ -33,7 +33,7 @@ def load_inputs(files: Sequence[Path], input_format: str) -> Loaded:
     `APART_BYTES`. Raises the `PaperMapError` the parse raised, wherever it ran."""
     if sum(_size(path) for path in files) <= APART_BYTES:
         return parse(files, input_format)
-    with WorkerProcess() as worker:
+    with WorkerProcess(purpose="parse") as worker:
         [handle] = worker.map([(_parse_or_error, (tuple(files), input_format))])
         loaded = handle.result()
     if isinstance(loaded, PaperMapError):

@@ -143,7 +143,8 @@ class InProcess:
 
 
 class WorkerProcess:
-    """Fresh interpreters beside this process, one per `map`, each running its batch of calls in order.
+    """Fresh interpreters beside this process, one per `map`, each running its batch of calls in order;
+    a `purpose` is named on their command lines (`--purpose=parse`), so `ps` and benches tell them apart.
 
     Batches run side by side: the subfields, sent once embed is done, do not wait for the keywords
     (on a large list that wait was a large share of the build, this process idle meanwhile). Use as a
@@ -152,7 +153,8 @@ class WorkerProcess:
 
     passes_handles = False
 
-    def __init__(self) -> None:
+    def __init__(self, purpose: str | None = None) -> None:
+        self.purpose = [f"--purpose={purpose}"] if purpose else []
         self.workers: list[subprocess.Popen] = []
         self.closing = False  # set when the block ends: a worker stopped then has not failed
 
@@ -162,7 +164,7 @@ class WorkerProcess:
         errors = tempfile.TemporaryFile()  # the worker's standard error, quoted if it fails
         try:
             worker = subprocess.Popen(
-                WORKER_COMMAND + [BACKGROUND_FLAG] * background,
+                WORKER_COMMAND + self.purpose + [BACKGROUND_FLAG] * background,
                 cwd=REPO_ROOT,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
