@@ -63,6 +63,19 @@ def test_memory_reused_then_freed_again_counts_anew():
     del kept
 
 
+def test_a_count_has_arrow_give_back_the_memory_of_its_freed_buffers():
+    import pyarrow as pa
+
+    trim = unthrottled()
+    texts = pa.array([f"paper {i} " * 20 for i in range(300_000)])  # some 50 MB from Arrow's allocator
+    copies = [pa.concat_arrays([texts, texts]) for _ in range(4)]
+    del texts, copies
+    assert pa.total_allocated_bytes() < SLACK_BYTES
+    before = resident_bytes()
+    trim()
+    assert before - resident_bytes() > 4 * SLACK_BYTES  # most of the 450 MB Arrow freed
+
+
 def test_the_free_heap_is_counted_at_most_a_share_of_the_time(monkeypatch):
     from lib.builder import heap
 

@@ -9,6 +9,9 @@ It is called only when much was freed (`mallinfo2`): each trim makes the next ta
 again, which on every task slowed the build (docs/cluster.md). And `mallinfo2` walks every free chunk
 of the heap: on a worker of a million-paper build, called after every task, it kept the worker's
 event loop busy all the time, so it is asked at most `CHECK_SHARE` of the time.
+
+Arrow's buffers (a parquet file read or written, a table unpickled) come from its own allocator,
+which keeps the pages of those freed too: each count first has it give back what it holds unused.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import logging
+import sys
 import time
 from collections.abc import Callable
 from functools import cache
@@ -52,6 +56,13 @@ def free_heap_bytes() -> int | None:
     return None if libc is None else int(libc.mallinfo2().fordblks)
 
 
+def release_arrow_pool() -> None:
+    """Have Arrow's allocator give back the memory it keeps from freed buffers, when pyarrow is in use."""
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        arrow.default_memory_pool().release_unused()
+
+
 class Trimmer:
     """Gives this process's free heap pages back to the system (`malloc_trim`) each time the heap has
     freed more than `slack` bytes since its fullest use: since the last trim, or the least free seen
@@ -68,8 +79,9 @@ class Trimmer:
         self.least_free = self._free_bytes()
 
     def _free_bytes(self) -> int | None:
-        """`free_heap_bytes`, and when the next count is due."""
+        """`free_heap_bytes`, once Arrow's freed memory is given back, and when the next count is due."""
         start = self.clock()
+        release_arrow_pool()
         free = free_heap_bytes()
         self.due = start + (self.clock() - start) / CHECK_SHARE
         return free
