@@ -4,10 +4,10 @@ holds the papers table and not what parsing it left behind.
 Parsing a JSON list makes a Python object of every field of every record, and the table's own
 objects (each paper's authors, keywords, sessions) are made among them. Once the parse's objects are
 freed, the allocator keeps most of the pages they shared, and the build's process holds the table
-through every later stage: at a million papers, some 7 GB for a table of under 2 GB
-(docs/cluster.md). A worker process (`lib.builder.parallel.WorkerProcess`) parses a large list
-instead and sends the table back, pickled: the same table, made whole in this process without the
-garbage. Whatever goes wrong with the worker, this process parses the list itself, as before.
+through every later stage: on a large list, several times the table's own size (docs/cluster.md).
+A worker process (`lib.builder.parallel.WorkerProcess`) parses a large list instead and sends the
+table back, pickled: the same table, made whole in this process without the garbage. Whatever goes
+wrong with the worker, this process parses the list itself, as before.
 """
 
 from __future__ import annotations
