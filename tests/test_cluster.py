@@ -250,7 +250,8 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     assert sum(name.startswith("scored") for name in names) == 8
     # The texts went to the workers once, a partition per task, for the keywords, the embedding and
     # the phrase counts; the vectors once, for the map's placement and the subfields.
-    assert sum(name.startswith("held-") for name in names) == 8 + 8
+    assert sum(name.startswith("unpacked_texts-") for name in names) == 8
+    assert sum(name.startswith("held-") for name in names) == 8
     # The subfields: the phrases' users summed in one task (8 partitions: one of the sums' tree),
     # each five's own-word scores made where its counts are and joined in one task, the vectors
     # joined as unit rows in another, the graph made in a third (36 papers: the exact one), then
