@@ -29,8 +29,8 @@ OVERVIEW_LABELS = "topic_label"
 EVERY_PAPER_COLUMNS = ("x", "y", "subfield", "area", "topic_label", "topic_fine_label")
 SAMPLE_COLUMNS = ("paper_id", "title")  # read for the sample's papers only, besides those
 PENDING_DETAILS = "Its details, search and filters come once every paper is read."
-# Each point's hover: its title, then the same line for all, sent once per trace instead of per point.
-PENDING_TEMPLATE = f"<b>%{{text}}</b><br>{PENDING_DETAILS}<extra></extra>"
+# Each point's hover: the map's, its details line the same for all, sent once per trace instead of per point.
+PENDING_TEMPLATE = HOVER_TEMPLATE.replace("%{hovertext}", PENDING_DETAILS)
 
 
 @dataclass(frozen=True)
