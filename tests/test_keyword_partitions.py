@@ -21,8 +21,9 @@ from lib.stages.load import load_papers
 def statistics_in_partitions(texts: list[str], size: int, n_buckets: int = 3) -> list[steps.KeywordStatistics]:
     """The rounds run here, a partition of `size` texts at a time: each partition's statistics."""
     ranges = partition_ranges(len(texts), size)
-    lexicon = steps.agree_lexicon(*[steps.first_counts(texts[a:b]) for a, b in ranges])
-    units = [steps.partition_units(texts[a:b], lexicon) for a, b in ranges]
+    read = [steps.first_read(texts[a:b]) for a, b in ranges]
+    lexicon = steps.agree_lexicon(*map(steps.counts_of, read))
+    units = [steps.partition_units(part, lexicon) for part in read]
     roles = steps.agree_roles(*map(steps.role_counts, units))
     gerunds = steps.agree_gerunds(*[steps.gerund_counts(u, roles) for u in units])
     phrases = [steps.count_phrases(u, roles, gerunds) for u in units]
@@ -146,8 +147,8 @@ def test_a_partitions_role_and_gerund_tallies_carry_only_units_that_can_move_a_d
     # The agreements merge every partition's tallies in one task: at a million papers, every
     # partition's whole vocabulary took a worker past its memory limit.
     texts = analysis_texts(load_papers(shared_data / "ijcai2023.json").papers)[:400]
-    lexicon = steps.agree_lexicon(steps.first_counts(texts))
-    units = steps.partition_units(texts, lexicon)
+    read = steps.first_read(texts)
+    units = steps.partition_units(read, steps.agree_lexicon(steps.counts_of(read)))
     roles_tally = steps.role_counts(units)
     assert 0 < len(roles_tally.keys) < len(units.vocab) and roles_tally.counts.any(axis=0).all()
     assert "" not in set(roles_tally.keys) and "," not in set(roles_tally.keys)  # punctuation: no word

@@ -35,8 +35,10 @@ def keywords_in_partitions(
     def agreed(agree: Callable[..., Any], tallies: Sequence[Handle], *before: Any) -> Any:
         return passed(runner, runner.map([(agree, (*before, *[passed(runner, t) for t in tallies]))])[0])
 
-    lexicon = agreed(steps.agree_lexicon, each(steps.first_counts, texts.parts))
-    units = each(Pickled(steps.partition_units, gives=True), texts.parts, lexicon)
+    read = each(steps.first_read, texts.parts)
+    lexicon = agreed(steps.agree_lexicon, each(steps.counts_of, read))
+    units = each(Pickled(steps.partition_units, gives=True), read, lexicon)
+    del read  # let go once round 2's calls hold them: a cluster then frees each partition's tokens as it is read
     roles = agreed(steps.agree_roles, each(Pickled(steps.role_counts, takes=True), units))
     gerunds = agreed(steps.agree_gerunds, each(Pickled(steps.gerund_counts, takes=True), units, roles))
     phrases = each(Pickled(steps.count_phrases, takes=True, gives=True), units, roles, gerunds)

@@ -3,10 +3,10 @@ statistics and keyphrases, each partition's counting done by its own task, in fo
 
 What the corpus pass decides is each a choice made from sums over the texts, and each round's
 counts need the choices of the rounds before:
-1. `first_counts`: which acronyms texts define and how words are cased; `agree_lexicon` decides the
-   list's acronyms and display case;
-2. `partition_units` reads each text's units with those acronyms, `role_counts` counts the uses
-   the word roles are decided from; `agree_roles` decides the verbs and relational nouns;
+1. `first_read`: which acronyms texts define and how words are cased (`counts_of`), and the texts'
+   tokens kept for round 2; `agree_lexicon` decides the list's acronyms and display case;
+2. `partition_units` reads each text's units from its tokens with those acronyms, `role_counts`
+   counts the uses the word roles are decided from; `agree_roles` decides the verbs and relational nouns;
 3. `gerund_counts`, with those verbs; `agree_gerunds` decides the gerunds;
 4. `count_phrases`: each text's phrases, cut at those gerunds, and their totals; `agree_statistics`
    makes the `KeywordStatistics` of the list but its phrases, from the words' totals added up;
@@ -22,6 +22,7 @@ runs the rounds on a runner (a Dask cluster). Words and phrases travel as NumPy 
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import NamedTuple
@@ -85,17 +86,34 @@ class CountedPhrases(NamedTuple):
     tail: Tally
 
 
-def first_counts(texts: Sequence[str]) -> tuple[Tally, Tally]:
-    """Round 1, on a partition's texts (a list, or the object array a cluster holds them in):
-    (acronym key, long form key) -> texts defining it; cased word -> uses."""
+class FirstRead(NamedTuple):
+    """Round 1 of a partition: its counts for `agree_lexicon` (`counts_of`), and its texts' tokens
+    and acronym definitions pickled as one buffer, which round 2 reads instead of tokenizing the
+    texts again."""
+
+    counts: tuple[Tally, Tally]
+    tokens: bytes
+
+
+def first_read(texts: Sequence[str]) -> FirstRead:
+    """Round 1, on a partition's texts (a list, or the object array a cluster holds them in): its
+    counts, (acronym key, long form key) -> texts defining it and cased word -> uses, and its tokens."""
     texts = list(texts)
-    uses = acronym_uses([acronym_definitions(tokens) for tokens in _tokens(texts)])
+    tokens = _tokens(texts)
+    definitions = [acronym_definitions(text_tokens) for text_tokens in tokens]
+    uses = acronym_uses(definitions)
     written = written_words(written_chunks(texts))
-    return tally(list(uses), [list(uses.values())]), tally(list(written), [list(written.values())])
+    counts = tally(list(uses), [list(uses.values())]), tally(list(written), [list(written.values())])
+    return FirstRead(counts, pickle.dumps((tokens, definitions), protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def counts_of(read: FirstRead) -> tuple[Tally, Tally]:
+    """What `agree_lexicon` takes of a partition's round 1: its counts, not its tokens."""
+    return read.counts
 
 
 def agree_lexicon(*parts: tuple[Tally, Tally]) -> Lexicon:
-    """Round 1's agreement, on every partition's `first_counts` in partition order."""
+    """Round 1's agreement, on every partition's `counts_of` in partition order."""
     defined = merged([p[0] for p in parts])
     acronyms = agreed_acronyms(dict(zip(defined.keys.tolist(), defined.counts[0].tolist())))
     written = merged([p[1] for p in parts])
@@ -104,10 +122,9 @@ def agree_lexicon(*parts: tuple[Tally, Tally]) -> Lexicon:
     )
 
 
-def partition_units(texts: Sequence[str], lexicon: Lexicon) -> _Units:
-    """Round 2: a partition's units (texts as `first_counts` takes them), read with the list's acronyms."""
-    tokens = _tokens(list(texts))
-    definitions = [acronym_definitions(t) for t in tokens]
+def partition_units(read: FirstRead, lexicon: Lexicon) -> _Units:
+    """Round 2: a partition's units, from its round 1 tokens, read with the list's acronyms."""
+    tokens, definitions = pickle.loads(read.tokens)
     return _encode(tokens, definitions, lexicon.acronyms, lexicon.long_forms)
 
 
