@@ -30,7 +30,7 @@ def fit_embed_in_partitions(
 
     ranges = sent.ranges
     parts = runner.map([(steps.partition_terms, (passed(runner, part), embedder.ngram_max)) for part in sent.parts])
-    vocabulary = _vocabulary(runner, parts, len(texts))
+    vocabulary = _vocabulary(runner, parts, sent)
     (n_terms,) = runner.map([(steps.vocabulary_size, (passed(runner, vocabulary),))])
     n_components, sample = steps.svd_plan(embedder, len(texts), n_terms.result())
     if n_components < 2:  # no usable word, or too few texts or terms for an SVD: a tiny list
@@ -51,11 +51,12 @@ def fit_embed_in_partitions(
     return np.concatenate([v.result() for v in vectors]), model.result()
 
 
-def _vocabulary(runner: Runner, parts: Sequence[Handle], n_texts: int) -> Handle:
-    """A handle on the list's `Vocabulary`, its terms counted in buckets by their hash (`bucket_count`)."""
+def _vocabulary(runner: Runner, parts: Sequence[Handle], sent: SentParts) -> Handle:
+    """A handle on the `Vocabulary` of the texts `sent`, from their partitions' terms `parts`,
+    counted in buckets by their hash (`bucket_count`)."""
     from lib.stages import tfidf_partitions as steps
 
-    n_buckets = bucket_count(len(parts))
+    n_texts, n_buckets = len(sent), bucket_count(sent)
     kept: list[Handle] = []
     for bucket in range(n_buckets):
         pieces = runner.map(

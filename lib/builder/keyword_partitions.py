@@ -46,7 +46,7 @@ def keywords_in_partitions(
     tails = [passed(runner, tail) for tail in each(Pickled(steps.tail_of, takes=True), phrases)]
     tail = added_up(runner, tails, steps.added_tails)
     statistics = passed(runner, runner.map([(steps.agree_statistics, (len(texts), lexicon, roles, gerunds, tail))])[0])
-    found = _found_totals(runner, each(Pickled(steps.totals_of, takes=True), phrases), scored)
+    found = _found_totals(runner, each(Pickled(steps.totals_of, takes=True), phrases), scored, texts)
     paper_ids = papers["paper_id"].to_numpy()
     ranges = texts.ranges
     # Each table waits on its worker, until the build collects the keywords last, as one buffer.
@@ -60,13 +60,13 @@ def keywords_in_partitions(
     return [Unpickled(table) for table in tables]
 
 
-def _found_totals(runner: Runner, totals: Sequence[Handle], scored: Sequence[int]) -> list[list[Any]]:
-    """Per partition numbered in `scored`, its phrases' totals in the list, a bucket of phrases (by
+def _found_totals(runner: Runner, totals: Sequence[Handle], scored: Sequence[int], texts: SentParts) -> list[list[Any]]:
+    """Per partition numbered in `scored` of the `texts`, its phrases' totals in the list, a bucket of phrases (by
     hash, `bucket_count`) each: every partition's totals added up a bucket at a time, in a tree of
     tasks, then each partition's share of the bucket looked up in its sum."""
     from lib.stages.keywords import partitions as steps
 
-    n_buckets = bucket_count(len(totals))
+    n_buckets = bucket_count(texts)
     found: list[list[Any]] = [[] for _ in scored]
     for bucket in range(n_buckets):
         shares = runner.map([(steps.bucket_totals, (passed(runner, t), bucket, n_buckets)) for t in totals])

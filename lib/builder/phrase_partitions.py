@@ -35,7 +35,7 @@ def phrase_counts_in_partitions(runner: Runner, texts: SentParts) -> ClusterPhra
         phrases = runner.map([(steps.own_phrases, (passed(runner, parts[0]),))])[0]
         columns = list(runner.map([(steps.own_columns, (passed(runner, parts[0]),))]))
     else:
-        phrases, columns = _agreed_columns(runner, parts)
+        phrases, columns = _agreed_columns(runner, parts, texts)
     n_phrases = runner.map([(len, (passed(runner, phrases),))])[0].result()
     rows = runner.map(
         [
@@ -46,12 +46,12 @@ def phrase_counts_in_partitions(runner: Runner, texts: SentParts) -> ClusterPhra
     return ClusterPhrases(list(rows), phrases)
 
 
-def _agreed_columns(runner: Runner, parts: Sequence[Handle]) -> tuple[Handle, list[Handle]]:
+def _agreed_columns(runner: Runner, parts: Sequence[Handle], texts: SentParts) -> tuple[Handle, list[Handle]]:
     """The list's phrases (a handle) and each partition's phrases' columns among them (handles):
-    the partitions' phrases merged in buckets by their hash (`bucket_count`)."""
+    the partitions' phrases (of the `texts`) merged in buckets by their hash (`bucket_count`)."""
     from lib.stages import phrase_partitions as steps
 
-    n_buckets = bucket_count(len(parts))
+    n_buckets = bucket_count(texts)
     buckets = runner.map([(steps.phrase_buckets, (passed(runner, part), n_buckets)) for part in parts])
     merged: list[Handle] = []
     for bucket in range(n_buckets):

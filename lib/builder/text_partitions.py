@@ -69,11 +69,17 @@ def held(rows: np.ndarray) -> np.ndarray:
     return rows
 
 
-def bucket_count(n_partitions: int) -> int:
-    """How many buckets (by hash) a merge of `n_partitions` partitions' items takes: the square root,
-    rounded up, so that a bucket's task holds a small share of every partition's items, and
-    partitions times buckets small tasks carry them there."""
-    return math.isqrt(n_partitions - 1) + 1 if n_partitions else 1
+BUCKET_PAPERS = 2000  # see bucket_count
+
+
+def bucket_count(parts: SentParts) -> int:
+    """How many buckets (by hash) a merge of the items of a list's `parts` takes, a partition's share
+    of each carried by a small task: the square root of the number of partitions, or of the list's
+    papers over `BUCKET_PAPERS` when that is more, rounded up. A bucket's task then holds a small
+    share of every partition's items, and those of at most some `sqrt(BUCKET_PAPERS * n)` of the
+    list's n papers, however large its partitions."""
+    blocks = max(len(parts.parts), -(-len(parts) // BUCKET_PAPERS))
+    return math.isqrt(blocks - 1) + 1 if blocks else 1
 
 
 def send_texts(texts: Sequence[str], runner: Runner, partition_size: int | None) -> SentParts:

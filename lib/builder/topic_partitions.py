@@ -56,7 +56,7 @@ def topics_in_partitions(
         [(text_sums_of, (passed(runner, text), levels, a, b, ids)) for text, (a, b) in zip(texts.parts, texts.ranges)]
     )
     sums = [added_up(runner, [passed(runner, handle) for handle in of_texts], steps.added_texts)]
-    for start, stop in steps.key_ranges(n_keys, bucket_count(len(rows))):
+    for start, stop in steps.key_ranges(n_keys, bucket_count(texts)):
         calls = [
             (key_sums_of, (passed(runner, r), key_of_phrase, start, stop, levels, a, b, ids)) for r, (a, b) in rows
         ]
