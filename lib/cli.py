@@ -26,9 +26,10 @@ from lib.stages.readers import FORMATS
 from lib.store.datasets import DEFAULT_DATA_DIR
 from lib.store.fetch_settings import DEFAULT_TIMEOUT, SOURCES
 
-# Papers per keywords partition on Dask: enough that a task outweighs its scheduling, few enough
-# that a large conference's papers keep 2-64 workers busy.
-DASK_PARTITION_SIZE = 2000
+# Papers per partition on Dask: enough that a task outweighs its scheduling and the small tasks
+# that carry a partition's share of each bucket (docs/cluster.md), few enough that a corpus of
+# a million papers keeps 64 workers busy.
+DASK_PARTITION_SIZE = 8000
 # A Dask worker takes some 150 MB before its first task.
 MIN_WORKER_MEMORY_GB = 0.5
 
