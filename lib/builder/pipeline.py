@@ -42,7 +42,7 @@ from lib.map_folder import (
     write_model_files,
 )
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_OUT_ROOT, DEFAULT_TAXONOMY
-from lib.schema import OUTPUT_COLUMNS, conform
+from lib.schema import OUTPUT_COLUMNS, analysis_texts, conform
 from lib.stages.report import LoadReport
 
 logger = logging.getLogger(__name__)
@@ -308,7 +308,7 @@ def _run_schedule(
             elif step == COUNT_PHRASES and name in side:
                 stages.charge(name, partial(_count_phrases, stages.values))
             elif step == LET_GO:
-                _let_go(stages.values)
+                _let_go(stages)
             elif step == MODEL_FILES and out is not None:
                 model_files = stages.charge(name, partial(_write_model_files, stages, out))
             trim()
@@ -336,8 +336,11 @@ def _count_phrases(values: Values) -> None:
     values["counts"] = phrase_counts(values["texts"])
 
 
-def _let_go(values: Values) -> None:
+def _let_go(stages: StageRunner) -> None:
+    values = stages.values
     values["counts"] = None  # a subfields stage computed here after all counts its own
+    # The texts went where the side stages are made: one made here after all makes them again.
+    stages.let_go("texts", lambda values: analysis_texts(values["papers"]))
     if values["cluster"] is not None:
         values["cluster"].let_go()
 

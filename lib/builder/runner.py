@@ -50,6 +50,7 @@ class StageRunner:
         self.runs: list[StageRun] = []
         self.charged: dict[str, float] = {}
         self.started: dict[str, Handle] = {}
+        self.remakes: dict[str, Callable[[Values], Any]] = {}
 
     def missing(self, name: str) -> bool:
         """Whether the cache lacks stage `name` (one it seems to hold may still turn out damaged when read)."""
@@ -60,6 +61,11 @@ class StageRunner:
         stage = self.table[name]
         where = SideRun(runner, self.cache, self.keys[name], partition_size, self.values.get("cluster"))
         self.started[name] = stage.compute(where, *self._inputs(stage))
+
+    def let_go(self, name: str, remake: Callable[[Values], Any]) -> None:
+        """Drop value `name`, which `remake` makes again from the other values should a stage still take it."""
+        del self.values[name]
+        self.remakes[name] = remake
 
     def run(self, name: str) -> None:
         """Run stage `name`: its value from the cache, else computed (and stored), added to the values."""
@@ -113,4 +119,4 @@ class StageRunner:
         return result
 
     def _inputs(self, stage: Stage) -> list[Any]:
-        return [self.values[name] for name in stage.inputs]
+        return [self.values[name] if name in self.values else self.remakes[name](self.values) for name in stage.inputs]
