@@ -107,8 +107,8 @@ def _add_build_command(commands: argparse._SubParsersAction) -> None:
         "--partition-size",
         type=int,
         default=None,
-        help=f"papers per keywords partition (default with Dask: {DASK_PARTITION_SIZE}; else one partition); "
-        "the output does not change",
+        help=f"papers per partition: on Dask, of every spread stage (default {DASK_PARTITION_SIZE}); "
+        "else of the keywords (default: one); the output does not change",
     )
     build_cmd.add_argument("--quiet", action="store_true", help="no progress bar, no skipped-record lines")
 
