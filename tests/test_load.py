@@ -579,6 +579,31 @@ def test_thirty_thousand_records_sharing_an_id_are_all_kept_under_their_own_ids(
     assert result.papers["paper_id"].iloc[-1] == "same~30000"
 
 
+def test_a_list_typed_in_blocks_is_the_table_typed_whole(tmp_path, monkeypatch):
+    # Blocks of 700 records: duplicates and taken ids span blocks, and text columns joined from the
+    # blocks' Arrow chunks would be written to Parquet (4 MB of abstracts: several pages) in other bytes.
+    records = [
+        {
+            "id": f"p{i % 7}",
+            "title": f"Paper {i % 11} on Émile's graphs",
+            "abstract": f"We study problem {i} of {i % 11}. " * (60 + i % 5),
+            "authors": [f"Author {i}", f"Author {i + 1}"],
+            "year": 2020 + i % 3,
+            "keywords": "graphs; learning" if i % 2 else [],
+            "sessions": [{"name": f"Session {i % 4}", "start": "2025-07-15T10:00:00"}] if i % 3 else [],
+        }
+        for i in range(2000)
+    ]
+    path = write(tmp_path / "icml2025.json", json.dumps(records + records[650:760]))
+    whole = load(path)
+    monkeypatch.setattr("lib.stages.load.TYPED_BLOCK_ROWS", 700)
+    blocks = load(path)
+    assert len(whole.report.skipped) == 110 and len(whole.papers) == 2000
+    assert blocks.report.to_dict() == whole.report.to_dict()
+    pd.testing.assert_frame_equal(blocks.papers, whole.papers)
+    assert blocks.papers.to_parquet(index=False) == whole.papers.to_parquet(index=False)
+
+
 @pytest.mark.parametrize("suffix", ["json", "jsonl", "csv", "txt"])
 def test_one_megabyte_abstract_is_kept_and_cut(tmp_path, suffix):
     abstract = "We propose Huge Abstracts for testing. " + "word " * 200_000

@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from lib.errors import InputError, ParameterError, read_error
 from lib.schema import PAPER_COLUMNS, conform, empty_table
@@ -43,6 +44,7 @@ __all__ = [
 
 MAX_ABSTRACT_CHARS = 20_000
 MAX_SOURCE_TITLE_CHARS = 500
+TYPED_BLOCK_ROWS = 10_000  # papers typed at a time (`_typed_block`)
 
 # Source field names accepted for each papers-table column, first match wins.
 FIELD_ALIASES: dict[str, tuple[str, ...]] = {
@@ -89,11 +91,14 @@ def load_papers(path: str | Path, input_format: str = "auto") -> LoadResult:
     Raises `InputError` with one sentence naming the file when nothing can be read from it.
     """
     path = Path(path)
+    return papers_from_bytes(_file_bytes(path), path, input_format)
+
+
+def _file_bytes(path: Path) -> bytes:
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as error:
         raise InputError(read_error(path, error)) from None
-    return papers_from_bytes(raw, path, input_format)
 
 
 def load_lists(paths: Sequence[str | Path], input_format: str = "auto") -> LoadResult:
@@ -119,11 +124,14 @@ def papers_from_bytes(raw: bytes, path: Path, input_format: str = "auto") -> Loa
     and gives the venue and year when the content does not."""
     if input_format not in FORMATS:
         raise ParameterError(f"input_format must be one of {', '.join(FORMATS)}; got {input_format!r}")
-    if not raw.strip():
+    if not raw or raw.isspace():  # `strip` would copy a large list's bytes
         raise InputError(f"{path}: the file is empty")
     fmt = detect_format(raw) if input_format == "auto" else input_format
     report = LoadReport(source=str(path), format=fmt)
     heading, records = read_records(raw, path, fmt)
+    # The records hold the bytes until the last is read: unless the caller keeps them too (`load_papers`
+    # does not), a large list's bytes are freed before its blocks are joined into one table.
+    del raw
     defaults = _defaults_from_name(heading) or _defaults_from_name(path.stem)
     papers = _normalize(records, defaults, report)
     return LoadResult(papers, report)
@@ -146,11 +154,14 @@ def _venue_year(name: str) -> tuple[str, int] | None:
 
 
 def _normalize(records: Records, defaults: dict[str, Any], report: LoadReport) -> pd.DataFrame:
+    blocks: list[pd.DataFrame] = []
     rows: list[dict[str, Any]] = []
-    # Every id taken so far -> the (title, abstract) of each record kept under it, as given or as
-    # renamed: an id repeated three times may repeat the second record, not the first. Sets, and
-    # the next free suffix per id, keep a list of 10^4 records sharing one id linear, not quadratic.
-    texts_by_id: dict[str, set[tuple[str, str]]] = {}
+    # Every id taken so far, and a digest of each (id, title, abstract) kept, as given or as renamed:
+    # an id repeated three times may repeat the second record, not the first. Digests, not the texts,
+    # so that the texts' objects are freed with their typed block. Sets, and the next free suffix per
+    # id, keep a list of 10^4 records sharing one id linear, not quadratic.
+    taken: set[str] = set()
+    kept: set[bytes] = set()
     next_suffix: dict[str, int] = {}
     for label, record in records:
         report.records_read += 1
@@ -170,25 +181,56 @@ def _normalize(records: Records, defaults: dict[str, Any], report: LoadReport) -
             continue
         if not source_id:
             row["paper_id"] = _content_id(row)
-        paper_id, texts = row["paper_id"], (row["title"], row["abstract"])
-        if paper_id in texts_by_id:
-            if texts in texts_by_id[paper_id]:
+        paper_id, digest = row["paper_id"], _record_digest(row["paper_id"], row)
+        if paper_id in taken:
+            if digest in kept:
                 report.skipped.append(RecordIssue(label, f"duplicate of an earlier record with id {paper_id!r}"))
                 continue
-            row["paper_id"] = _unique_id(paper_id, texts_by_id, next_suffix)
+            row["paper_id"] = _unique_id(paper_id, taken, next_suffix)
             warnings.append(f"id {paper_id!r} is used by an earlier, different record; kept as {row['paper_id']!r}")
-        texts_by_id.setdefault(paper_id, set()).add(texts)
-        texts_by_id.setdefault(row["paper_id"], set()).add(texts)
+            taken.add(row["paper_id"])
+            kept.add(_record_digest(row["paper_id"], row))
+        taken.add(paper_id)
+        kept.add(digest)
         rows.append(row)
         report.warnings.extend(RecordIssue(label, w) for w in warnings)
-    report.loaded = len(rows)
-    if not rows:
+        if len(rows) == TYPED_BLOCK_ROWS:
+            blocks.append(_typed_block(rows))
+            rows = []
+    if rows:
+        blocks.append(_typed_block(rows))
+    report.loaded = sum(map(len, blocks))
+    if not blocks:
         return empty_table(PAPER_COLUMNS)
+    table = _joined(blocks)
+    table["same_as"] = pd.Series(same_as(table), dtype=object)
+    return table
+
+
+def _typed_block(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """`rows` as a papers table, `same_as` left empty. A large list is typed a block at a time, so that
+    each block's row dicts and text objects are freed for the next block's instead of all being held
+    until the whole list is typed (docs/cluster.md)."""
     # Column by column, as Python objects: a frame from a list of row dicts first stacks them into a
     # 2-D object array, and one guessing dtypes converts text columns that `conform` converts again.
     table = pd.DataFrame({column: [row[column] for row in rows] for column in rows[0]}, dtype=object)
-    table["same_as"] = same_as(table)
+    table["same_as"] = [[] for _ in rows]
     return conform(table, PAPER_COLUMNS)
+
+
+def _joined(blocks: list[pd.DataFrame]) -> pd.DataFrame:
+    """The typed blocks as one table, each text column one Arrow array as if typed whole: a column
+    left in the blocks' chunks is written to Parquet in other bytes."""
+    if len(blocks) == 1:
+        return blocks[0]
+    table = pd.concat(blocks, ignore_index=True)
+    blocks.clear()
+    for column in table.columns:
+        values = table[column].array
+        if isinstance(values, pd.arrays.ArrowStringArray):
+            whole = pa.chunked_array([values.__arrow_array__().combine_chunks()])
+            table[column] = pd.arrays.ArrowStringArray(whole, dtype=values.dtype)
+    return table
 
 
 def _row(record: Mapping[str, Any], defaults: dict[str, Any], warnings: list[str]) -> dict[str, Any]:
@@ -317,7 +359,14 @@ def _content_id(row: dict[str, Any]) -> str:
     return f"p{digest[:12]}"
 
 
-def _unique_id(paper_id: str, taken: Mapping[str, object], next_suffix: dict[str, int]) -> str:
+def _record_digest(paper_id: str, row: dict[str, Any]) -> bytes:
+    """A digest of a record's id, title and abstract, the same for the same three: the text fields are
+    one line each, and an id holds no control character (`_clean`), so the line breaks part them."""
+    fields = f"{paper_id}\n{row['title']}\n{row['abstract']}".encode()
+    return hashlib.blake2b(fields, digest_size=16).digest()
+
+
+def _unique_id(paper_id: str, taken: Container[str], next_suffix: dict[str, int]) -> str:
     """`paper_id~N` for the smallest free N from the last one handed out for `paper_id`."""
     n = next_suffix.get(paper_id, 2)
     while f"{paper_id}~{n}" in taken:
