@@ -144,8 +144,8 @@ def empty_table(columns: tuple[Column, ...] = PAPER_COLUMNS) -> pd.DataFrame:
 def conform(frame: pd.DataFrame, columns: tuple[Column, ...] = PAPER_COLUMNS) -> pd.DataFrame:
     """Return `frame` restricted to `columns`, in order, with the documented dtypes.
 
-    List columns come back from Parquet as NumPy arrays; they are turned back into lists.
-    Raises KeyError naming the first missing column.
+    List columns come back from Parquet as NumPy arrays; they are turned back into lists. Text
+    columns are one Arrow array each (`one_array`). Raises KeyError naming the first missing column.
     """
     import numpy as np
     import pandas as pd
@@ -163,8 +163,26 @@ def conform(frame: pd.DataFrame, columns: tuple[Column, ...] = PAPER_COLUMNS) ->
         elif column.dtype == "sessions":
             out[column.name] = pd.Series([[_session(s) for s in v] for v in values], dtype=object)
         else:
-            out[column.name] = values.astype(column.dtype)
+            out[column.name] = one_array(values.astype(column.dtype))
     return out
+
+
+def one_array(values: pd.Series) -> pd.Series:
+    """`values`, an Arrow-backed text column made of several arrays (tables concatenated: lists,
+    blocks), as one; any other column as it is. Parquet writes a column in other bytes when it comes
+    in other arrays, and pickling joins them: so the same table is written in the same bytes whichever
+    process made it, and whether it was pickled on its way."""
+    import pandas as pd
+    import pyarrow as pa
+
+    array = values.array
+    if not isinstance(array, pd.arrays.ArrowStringArray):
+        return values
+    arrow = array.__arrow_array__()
+    if arrow.num_chunks <= 1:
+        return values
+    whole = pd.arrays.ArrowStringArray(pa.chunked_array([arrow.combine_chunks()]), dtype=array.dtype)
+    return pd.Series(whole, index=values.index, name=values.name)
 
 
 def _session(session: dict) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import csv
 import json
+import pickle
 import re
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from lib.stages.load import (
     LoadReport,
     LoadResult,
     detect_format,
+    load_lists,
     load_papers,
 )
 
@@ -579,10 +581,10 @@ def test_thirty_thousand_records_sharing_an_id_are_all_kept_under_their_own_ids(
     assert result.papers["paper_id"].iloc[-1] == "same~30000"
 
 
-def test_a_list_typed_in_blocks_is_the_table_typed_whole(tmp_path, monkeypatch):
-    # Blocks of 700 records: duplicates and taken ids span blocks, and text columns joined from the
-    # blocks' Arrow chunks would be written to Parquet (4 MB of abstracts: several pages) in other bytes.
-    records = [
+def long_records(n: int, edition: str = "ICML 2025") -> list[dict]:
+    """`n` records of some 2,000-character abstracts (4 MB in 2,000: Parquet writes several pages), ids
+    and titles repeating in cycles."""
+    return [
         {
             "id": f"p{i % 7}",
             "title": f"Paper {i % 11} on Émile's graphs",
@@ -591,9 +593,16 @@ def test_a_list_typed_in_blocks_is_the_table_typed_whole(tmp_path, monkeypatch):
             "year": 2020 + i % 3,
             "keywords": "graphs; learning" if i % 2 else [],
             "sessions": [{"name": f"Session {i % 4}", "start": "2025-07-15T10:00:00"}] if i % 3 else [],
+            "edition": edition,
         }
-        for i in range(2000)
+        for i in range(n)
     ]
+
+
+def test_a_list_typed_in_blocks_is_the_table_typed_whole(tmp_path, monkeypatch):
+    # Blocks of 700 records: duplicates and taken ids span blocks, and text columns joined from the
+    # blocks' Arrow arrays, left apart, would be written to Parquet in other bytes.
+    records = long_records(2000)
     path = write(tmp_path / "icml2025.json", json.dumps(records + records[650:760]))
     whole = load(path)
     monkeypatch.setattr("lib.stages.load.TYPED_BLOCK_ROWS", 700)
@@ -602,6 +611,17 @@ def test_a_list_typed_in_blocks_is_the_table_typed_whole(tmp_path, monkeypatch):
     assert blocks.report.to_dict() == whole.report.to_dict()
     pd.testing.assert_frame_equal(blocks.papers, whole.papers)
     assert blocks.papers.to_parquet(index=False) == whole.papers.to_parquet(index=False)
+
+
+def test_lists_loaded_together_are_written_as_after_a_pickle(tmp_path):
+    # A large input is parsed in a worker process and pickled back; a small one, or the same when the
+    # worker fails, in the build's: both must write the same papers.parquet.
+    paths = [
+        write(tmp_path / f"{name}.json", json.dumps(long_records(1500, name))) for name in ("icml2024", "icml2025")
+    ]
+    papers = load_lists(paths).papers
+    assert len(papers) == 3000 and set(papers["edition"]) == {"icml2024", "icml2025"}
+    assert papers.to_parquet(index=False) == pickle.loads(pickle.dumps(papers)).to_parquet(index=False)
 
 
 @pytest.mark.parametrize("suffix", ["json", "jsonl", "csv", "txt"])

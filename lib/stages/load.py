@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pyarrow as pa
 
 from lib.errors import InputError, ParameterError, read_error
-from lib.schema import PAPER_COLUMNS, conform, empty_table
+from lib.schema import PAPER_COLUMNS, conform, empty_table, one_array
 from lib.stages.editions import combine_editions, edition_of, same_as
 from lib.stages.format_parsers import Records, fields, is_missing, openreview_forum
 from lib.stages.latex import readable
@@ -219,17 +218,13 @@ def _typed_block(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def _joined(blocks: list[pd.DataFrame]) -> pd.DataFrame:
-    """The typed blocks as one table, each text column one Arrow array as if typed whole: a column
-    left in the blocks' chunks is written to Parquet in other bytes."""
+    """The typed blocks as one table, each text column one Arrow array as if typed whole (`one_array`)."""
     if len(blocks) == 1:
         return blocks[0]
     table = pd.concat(blocks, ignore_index=True)
     blocks.clear()
-    for column in table.columns:
-        values = table[column].array
-        if isinstance(values, pd.arrays.ArrowStringArray):
-            whole = pa.chunked_array([values.__arrow_array__().combine_chunks()])
-            table[column] = pd.arrays.ArrowStringArray(whole, dtype=values.dtype)
+    for column in table.columns:  # a column at a time: one column is copied at once
+        table[column] = one_array(table[column])
     return table
 
 
