@@ -569,6 +569,19 @@ def test_duplicate_ids(tmp_path):
     assert renamed[0].record == "record 3 (id 'x')" and repr(papers.iloc[1]["paper_id"]) in renamed[0].problem
 
 
+def test_a_duplicate_is_one_of_the_same_id_as_given_or_as_renamed(tmp_path):
+    records = [
+        {"id": "a", "title": "First", "abstract": "One."},
+        {"id": "a", "title": "Second", "abstract": "Two."},  # kept as a~2
+        {"id": "a~2", "title": "Second", "abstract": "Two."},  # the renamed record again: skipped
+        {"id": "b", "title": "Third", "abstract": "Three."},
+        {"id": "a", "title": "Third", "abstract": "Three."},  # b's texts under another id: kept as a~3
+    ]
+    result = load(write(tmp_path / "ids.json", json.dumps(records)))
+    assert list(result.papers["paper_id"]) == ["a", "a~2", "b", "a~3"]
+    assert [i.record for i in result.report.skipped] == ["record 3 (id 'a~2')"]
+
+
 def test_thirty_thousand_records_sharing_an_id_are_all_kept_under_their_own_ids(tmp_path):
     # Each record used to be compared with, and search a free suffix past, every earlier one: 3 * 10^4
     # took 8 minutes (this test's time is the check; a timed assertion would be noise on CI), now a second.
@@ -581,9 +594,10 @@ def test_thirty_thousand_records_sharing_an_id_are_all_kept_under_their_own_ids(
     assert result.papers["paper_id"].iloc[-1] == "same~30000"
 
 
-def long_records(n: int, edition: str = "ICML 2025") -> list[dict]:
+def long_records(n: int, edition: str | None = None) -> list[dict]:
     """`n` records of some 2,000-character abstracts (4 MB in 2,000: Parquet writes several pages), ids
-    and titles repeating in cycles."""
+    and titles repeating in cycles; of `edition`, else of two editions in turn (the same titles in
+    both: `same_as` links them)."""
     return [
         {
             "id": f"p{i % 7}",
@@ -593,7 +607,7 @@ def long_records(n: int, edition: str = "ICML 2025") -> list[dict]:
             "year": 2020 + i % 3,
             "keywords": "graphs; learning" if i % 2 else [],
             "sessions": [{"name": f"Session {i % 4}", "start": "2025-07-15T10:00:00"}] if i % 3 else [],
-            "edition": edition,
+            "edition": edition or f"ICML {2024 + i % 2}",
         }
         for i in range(n)
     ]
@@ -607,7 +621,7 @@ def test_a_list_typed_in_blocks_is_the_table_typed_whole(tmp_path, monkeypatch):
     whole = load(path)
     monkeypatch.setattr("lib.stages.load.TYPED_BLOCK_ROWS", 700)
     blocks = load(path)
-    assert len(whole.report.skipped) == 110 and len(whole.papers) == 2000
+    assert len(whole.report.skipped) == 110 and len(whole.papers) == 2000 and whole.papers["same_as"].map(len).all()
     assert blocks.report.to_dict() == whole.report.to_dict()
     pd.testing.assert_frame_equal(blocks.papers, whole.papers)
     assert blocks.papers.to_parquet(index=False) == whole.papers.to_parquet(index=False)
