@@ -14,9 +14,10 @@ import sys
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from lib.builder.parallel import Runner
+from lib.builder.partition_sizes import AUTO, LARGEST_CLUSTER_PARTITION, SMALLEST_CLUSTER_PARTITION
 from lib.builder.pipeline import STAGES, BuildParams, build, default_out_dir
 from lib.builder.runner import Progress
 from lib.errors import PaperMapError, ParameterError
@@ -26,10 +27,6 @@ from lib.stages.readers import FORMATS
 from lib.store.datasets import DEFAULT_DATA_DIR
 from lib.store.fetch_settings import DEFAULT_TIMEOUT, SOURCES
 
-# Papers per partition on Dask: enough that a task outweighs its scheduling and the small tasks
-# that carry a partition's share of each bucket (docs/cluster.md), few enough that a corpus of
-# a million papers keeps 64 workers busy.
-DASK_PARTITION_SIZE = 8000
 # A Dask worker takes some 150 MB before its first task.
 MIN_WORKER_MEMORY_GB = 0.5
 
@@ -107,8 +104,9 @@ def _add_build_command(commands: argparse._SubParsersAction) -> None:
         "--partition-size",
         type=int,
         default=None,
-        help=f"papers per partition: on Dask, of every spread stage (default {DASK_PARTITION_SIZE}); "
-        "else of the keywords (default: one); the output does not change",
+        help="papers per partition: on Dask, of every spread stage (default: two per worker thread, "
+        f"within {SMALLEST_CLUSTER_PARTITION:,}-{LARGEST_CLUSTER_PARTITION:,}); else of the keywords "
+        "(default: one); the output does not change",
     )
     build_cmd.add_argument("--quiet", action="store_true", help="no progress bar, no skipped-record lines")
 
@@ -175,7 +173,7 @@ def _build(args: argparse.Namespace) -> int:
         raise ParameterError(f"--partition-size must be at least 1; got {args.partition_size}")
     dask = args.workers is not None or args.scheduler is not None
     worker_memory = _worker_memory(args)
-    partition_size = args.partition_size or (DASK_PARTITION_SIZE if dask else None)
+    partition_size: int | Literal["auto"] = args.partition_size or AUTO
     runner: AbstractContextManager[Runner | None]
     if dask:
         from lib.builder.cluster import DaskRunner

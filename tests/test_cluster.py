@@ -61,6 +61,24 @@ def test_two_workers_give_the_map_of_one_process(planted_file, tmp_path, in_one_
     pd.testing.assert_frame_equal(in_one_process, built.papers)
 
 
+def test_a_build_sized_for_the_cluster_splits_the_list_two_partitions_per_thread(
+    planted_file, tmp_path, in_one_process, two_workers, monkeypatch
+):
+    import lib.builder.partition_sizes
+    from lib.builder.cache import ArtifactCache
+    from lib.builder.parallel import PARTITION_STAGE
+
+    monkeypatch.setattr(lib.builder.partition_sizes, "SMALLEST_CLUSTER_PARTITION", 1)  # the planted list is small
+    built = on_cluster(planted_file, tmp_path / "cache", two_workers, "auto")
+    pd.testing.assert_frame_equal(in_one_process, built.papers)
+    cache = ArtifactCache(tmp_path / "cache")
+    folder = tmp_path / "cache" / PARTITION_STAGE
+    sizes = sorted(len(cache.get(folder.name, path.stem).value) for path in folder.glob("*.json"))
+    n = len(in_one_process)
+    assert sum(sizes) == n and len(sizes) == 4  # two threads, each given two partitions
+    assert sizes[-1] == -(-n // 4)
+
+
 def test_one_worker_gives_the_same_map(planted_file, tmp_path, in_one_process):
     with DaskRunner(workers=1) as runner:
         pd.testing.assert_frame_equal(in_one_process, on_cluster(planted_file, tmp_path / "cache", runner, 7).papers)

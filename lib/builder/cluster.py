@@ -167,6 +167,10 @@ class DaskRunner:
             raise ClusterError(f"cannot reach {where} ({error})") from None
         return self
 
+    def threads(self) -> int:
+        """How many threads the cluster's workers have now (at least 1): what partitions are sized for."""
+        return max(1, sum(self.client.nthreads().values()))
+
     def map(self, calls: list[tuple[Callable[..., Any], tuple[Any, ...]]], background: bool = False) -> list[_Future]:
         """Submit `calls` as tasks. A newer batch goes ahead of older ones still waiting, a `background`
         one after all: the build sends a batch when it is about to wait for it (the embed stage's

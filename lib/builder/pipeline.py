@@ -11,12 +11,13 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from lib.builder.cache import ArtifactCache, make_key
 from lib.builder.heap import Trimmer
 from lib.builder.lock import build_lock
 from lib.builder.parallel import InProcess, Runner, WorkerProcess
+from lib.builder.partition_sizes import AUTO, check_partition_size, resolved_partition_size
 from lib.builder.runner import Progress, StageRun, StageRunner
 from lib.builder.stages_table import STAGE_VERSIONS as STAGE_VERSIONS  # read here by lib.store.datasets and tests
 from lib.builder.stages_table import (
@@ -162,7 +163,7 @@ def build(
     params: BuildParams = BuildParams(),
     progress: Progress | None = None,
     runner: Runner | None = None,
-    partition_size: int | None = None,
+    partition_size: int | Literal["auto"] | None = AUTO,
 ) -> BuildResult:
     """Build the map of one paper list, or of several as one map of their editions
     (`lib.stages.editions`); when `out_dir` is given, write `papers.parquet` there with
@@ -174,12 +175,13 @@ def build(
     Raises `InputError` or `TaxonomyError` (one sentence each) when the inputs cannot be used.
 
     `runner` runs keywords and subfields (lib.builder.parallel; default: a worker process on a large
-    list, else this process), the keywords in partitions of `partition_size` papers (default: one);
-    on a cluster (lib.builder.cluster) the TF-IDF embedding too, in partitions of as many papers
-    (lib.builder.embed_partitions). Neither changes the output, so neither is in a key.
+    list, else this process), the keywords in partitions of `partition_size` papers (None: one; "auto":
+    `lib.builder.partition_sizes`); on a cluster (lib.builder.cluster) every spread stage, in
+    partitions of as many papers. Neither changes the output, so neither is in a key.
     """
     from lib.stages.embed import TfidfSvdEmbedder
 
+    check_partition_size(partition_size)
     embedder = embedder or TfidfSvdEmbedder(random_state=params.random_state)
     report_progress = progress or (lambda stage, done, total: None)
     input_digest, taxonomy_digest = _digests(input_path, taxonomy_path)
@@ -202,9 +204,8 @@ def build(
         import_stage_modules()  # in no stage's time, as a cost of the build's start
         from lib.stages.taxonomy import load_taxonomy
 
-        cluster = ClusterRun(runner, partition_size) if runner is not None and runner.passes_handles else None
         # The taxonomy is read before any stage runs: a bad one stops the build first.
-        values = {"taxonomy": load_taxonomy(taxonomy_path), "counts": None, "cluster": cluster}
+        values = {"taxonomy": load_taxonomy(taxonomy_path), "counts": None}
         stages = StageRunner(table, job.keys, ArtifactCache(cache_dir), report_progress, len(STAGES), values)
         model_files = _run_schedule(stages, runner, partition_size, out)
         return _write(job, stages, model_files, out, store)
@@ -286,7 +287,7 @@ def _reused(job: _Job, out: Path | None, store: Path, progress: Progress, copy_f
 
 
 def _run_schedule(
-    stages: StageRunner, runner: Runner | None, partition_size: int | None, out: Path | None
+    stages: StageRunner, runner: Runner | None, partition_size: int | Literal["auto"] | None, out: Path | None
 ) -> dict[str, str]:
     """Run the stages on `SCHEDULE`; the SHA-256 of the output files it wrote into `out` (when given), by name.
 
@@ -295,6 +296,10 @@ def _run_schedule(
     trim = Trimmer()
     stages.run("load")
     trim()
+    partition_size = resolved_partition_size(partition_size, runner, len(stages.values["papers"]))
+    stages.values["cluster"] = (
+        ClusterRun(runner, partition_size) if runner is not None and runner.passes_handles else None
+    )
     # Side stages the cache seems to hold are not started: one is computed here only if its artifact
     # turns out damaged when read.
     side = {name for step, name in SCHEDULE if step == START and stages.missing(name)}
