@@ -357,8 +357,8 @@ def _content_id(row: dict[str, Any]) -> str:
 def _record_digest(paper_id: str, row: dict[str, Any]) -> bytes:
     """A digest of a record's id, title and abstract, the same for the same three: the text fields are
     one line each, and an id holds no control character (`_clean`), so the line breaks part them."""
-    fields = f"{paper_id}\n{row['title']}\n{row['abstract']}".encode()
-    return hashlib.blake2b(fields, digest_size=16).digest()
+    parted = f"{paper_id}\n{row['title']}\n{row['abstract']}".encode()
+    return hashlib.blake2b(parted, digest_size=16).digest()
 
 
 def _unique_id(paper_id: str, taken: Container[str], next_suffix: dict[str, int]) -> str:
