@@ -41,6 +41,7 @@ REPO = Path(__file__).resolve().parents[1]
 CORPUS_SIZE = 87_691
 SAMPLE_SECONDS = 0.2
 DEFAULT = "default"  # the path without --workers
+OTHER = "other"  # a process `role_of` cannot name
 TICKS = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -83,12 +84,12 @@ def role_of(pid: int, root: int) -> str:
     try:
         command = (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
     except OSError:
-        return "other"
+        return OTHER
     if "spawn_main" in command:
         return "Dask worker"
     if "lib.builder.parallel" in command:
         return "parse worker" if "--purpose=parse" in command else "side worker"
-    return "other"
+    return OTHER
 
 
 def sample_tree(root: int, seen: dict[int, Process]) -> float:
@@ -98,6 +99,8 @@ def sample_tree(root: int, seen: dict[int, Process]) -> float:
         resident = int(fields[RSS]) * PAGE / 1e6
         if pid not in seen:  # its command line is read once, not at every sample
             seen[pid] = Process(role_of(pid, root))
+        elif seen[pid].role == OTHER:  # met while it started, it showed its parent's command line, or none
+            seen[pid].role = role_of(pid, root)
         process = seen[pid]
         process.peak_mb = max(process.peak_mb, resident)
         process.cpu_seconds = (int(fields[UTIME]) + int(fields[STIME])) / TICKS
