@@ -28,7 +28,7 @@ from lib.files import (
     write_arrays,
     write_frame,
 )
-from lib.schema import OUTPUT_COLUMNS
+from lib.schema import OUTPUT_COLUMNS, conform
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,6 +59,22 @@ def map_counts(table: pd.DataFrame) -> dict[str, int]:
         "fine_topics": int(table["topic_fine"].nunique()),
         "subfields": int(table["subfield"].nunique()),
     }
+
+
+def output_table(
+    papers: pd.DataFrame, keywords: pd.DataFrame, subfields: pd.DataFrame, topics: pd.DataFrame, coords: np.ndarray
+) -> pd.DataFrame:
+    """The table `papers.parquet` holds (OUTPUT_COLUMNS, in their order), from the stages' tables, all
+    in the papers' order: the papers (PAPER_COLUMNS) with their keyphrases, the columns of `subfields`
+    (`lib.stages.declared_areas.FILED_COLUMNS`) and of `topics`, and map coordinates (`coords`)."""
+    # Each column as it is (`.array`): `conform` then copies no paper's values (docs/cluster.md).
+    table = papers.assign(
+        keywords=keywords["keywords"].array,
+        **{name: column.array for part in (subfields, topics) for name, column in part.items() if name != "paper_id"},
+        x=coords[:, 0],
+        y=coords[:, 1],
+    )
+    return conform(table, OUTPUT_COLUMNS)
 
 
 def summary_records(summaries: Mapping[str, pd.DataFrame]) -> dict[str, SummaryRecords]:

@@ -144,8 +144,9 @@ def empty_table(columns: tuple[Column, ...] = PAPER_COLUMNS) -> pd.DataFrame:
 def conform(frame: pd.DataFrame, columns: tuple[Column, ...] = PAPER_COLUMNS) -> pd.DataFrame:
     """Return `frame` restricted to `columns`, in order, with the documented dtypes.
 
-    List columns come back from Parquet as NumPy arrays; they are turned back into lists. Text
-    columns are one Arrow array each (`one_array`). Raises KeyError naming the first missing column.
+    List columns come back from Parquet as NumPy arrays; they are turned back into lists, and lists
+    are kept as they are, not copied (a large map's table is made while its stages' tables are held).
+    Text columns are one Arrow array each (`one_array`). Raises KeyError naming the first missing column.
     """
     import numpy as np
     import pandas as pd
@@ -158,7 +159,7 @@ def conform(frame: pd.DataFrame, columns: tuple[Column, ...] = PAPER_COLUMNS) ->
         values = frame[column.name].reset_index(drop=True)
         if column.dtype == "list":
             # Parquet gives NumPy arrays: `tolist` builds their lists in C, faster than iterating them.
-            lists = [v.tolist() if isinstance(v, np.ndarray) else list(v) for v in values]
+            lists = [v if type(v) is list else v.tolist() if isinstance(v, np.ndarray) else list(v) for v in values]
             out[column.name] = pd.Series(lists, dtype=object)
         elif column.dtype == "sessions":
             out[column.name] = pd.Series([[_session(s) for s in v] for v in values], dtype=object)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from lib.builder.cache import make_key
-from lib.builder.pipeline import BuildParams, BuildResult, StageRun, output_table
+from lib.builder.pipeline import BuildParams, BuildResult, StageRun
 from lib.errors import InputError
 from lib.files import file_digest
 from lib.map_folder import (
@@ -25,6 +25,7 @@ from lib.map_folder import (
     is_built,
     load_map_embeddings,
     map_counts,
+    output_table,
     read_papers,
     read_sidecar,
     summary_records,

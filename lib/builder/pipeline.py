@@ -39,11 +39,12 @@ from lib.map_folder import (
     finish_output,
     finished,
     map_counts,
+    output_table,
     read_papers,
     write_model_files,
 )
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_OUT_ROOT, DEFAULT_TAXONOMY
-from lib.schema import OUTPUT_COLUMNS, analysis_texts, conform
+from lib.schema import analysis_texts
 from lib.stages.report import LoadReport
 
 logger = logging.getLogger(__name__)
@@ -51,7 +52,6 @@ logger = logging.getLogger(__name__)
 # The stages' modules (pandas, scikit-learn, UMAP) are imported when a stage must run: a build that
 # finds its output already made answers without them.
 if TYPE_CHECKING:
-    import numpy as np
     import pandas as pd
 
     from lib.stages.embed import Embedder
@@ -190,9 +190,8 @@ def build(
     out = None if out_dir is None else Path(out_dir)
     store = Path(cache_dir) / "output" / job.keys["output"]
 
-    found = _reused(
-        job, out, store, report_progress, copy_from_cache=False
-    )  # reads only, so no lock: answered at once, even during another build
+    # Reads only, so no lock: answered at once, even during another build.
+    found = _reused(job, out, store, report_progress, copy_from_cache=False)
     if found is not None:
         return found
     waiting = partial(report_progress, "wait", 0, len(STAGES))
@@ -297,9 +296,8 @@ def _run_schedule(
     stages.run("load")
     trim()
     partition_size = resolved_partition_size(partition_size, runner, len(stages.values["papers"]))
-    stages.values["cluster"] = (
-        ClusterRun(runner, partition_size) if runner is not None and runner.passes_handles else None
-    )
+    cluster = ClusterRun(runner, partition_size) if runner is not None and runner.passes_handles else None
+    stages.values["cluster"] = cluster
     # Side stages the cache seems to hold are not started: one is computed here only if its artifact
     # turns out damaged when read.
     side = {name for step, name in SCHEDULE if step == START and stages.missing(name)}
@@ -356,24 +354,6 @@ def _write_model_files(stages: StageRunner, out: Path) -> dict[str, str]:
     query_model = stages.again("embed")
     query_model.pop("vectors")
     return write_model_files(out, stages.values["vectors"], query_model, stages.values["summaries"])
-
-
-def output_table(
-    papers: pd.DataFrame, keywords: pd.DataFrame, subfields: pd.DataFrame, topics: pd.DataFrame, coords: np.ndarray
-) -> pd.DataFrame:
-    """The table `papers.parquet` holds (OUTPUT_COLUMNS, in their order), from the stages' tables, all
-    in the papers' order: the papers (PAPER_COLUMNS) with their keyphrases, their subfield columns
-    (`lib.stages.declared_areas.FILED_COLUMNS`), the topic columns of `topics` and map coordinates (`coords`)."""
-    from lib.stages.declared_areas import FILED_COLUMNS
-
-    table = papers.assign(
-        keywords=[list(k) for k in keywords["keywords"]],
-        **{name: subfields[name].to_numpy() for name in FILED_COLUMNS},
-        **{name: column.to_numpy() for name, column in topics.items() if name != "paper_id"},
-        x=coords[:, 0],
-        y=coords[:, 1],
-    )
-    return conform(table, OUTPUT_COLUMNS)
 
 
 def _write(job: _Job, stages: StageRunner, model_files: dict[str, str], out: Path | None, store: Path) -> BuildResult:
