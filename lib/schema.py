@@ -7,9 +7,9 @@ table (a test checks that every column here is named there).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 if TYPE_CHECKING:  # pandas is imported where a table is made: the column list alone needs none
     import pandas as pd
@@ -235,16 +235,25 @@ def without_markers(title: str, markers: frozenset[str]) -> str:
     return title.strip()
 
 
-def analysis_texts(papers: pd.DataFrame, whole_map: pd.DataFrame | None = None) -> list[str]:
-    """The text each paper is analysed by: its title (unless derived) and abstract, or the title alone.
+@dataclass(frozen=True)
+class TextReading:
+    """How a list's papers are read for analysis (`analysis_texts`): the track or format `markers` its
+    titles lose, and whether abstracts are read (`use_abstracts`)."""
 
-    Titles lose the markers of the table's list (`title_markers`): a format all the track's papers
-    share would otherwise read as a subject they have in common. On a map of editions of which some
-    have abstracts and some do not (`titles_only`, decided on `whole_map` when `papers` are some of
-    its rows: a few papers of one edition would decide otherwise), every paper is analysed by its
-    title alone: an abstract's words would draw its edition's papers together, away from the others."""
+    markers: frozenset[str]
+    use_abstracts: bool
+
+
+def text_reading(papers: pd.DataFrame, whole_map: pd.DataFrame | None = None) -> TextReading:
+    """How `papers` are read: their titles' markers (`title_markers`), and abstracts read unless
+    `titles_only` holds of `whole_map` (the table `papers` are rows of, when they are some of its rows)."""
     markers = title_markers([t for t, derived in zip(papers["title"], papers["title_is_derived"]) if not derived])
-    use_abstracts = not titles_only(papers if whole_map is None else whole_map)
+    return TextReading(markers, not titles_only(papers if whole_map is None else whole_map))
+
+
+def read_texts(papers: pd.DataFrame, reading: TextReading) -> list[str]:
+    """The text each of `papers` is analysed by, read as `reading` says (see `analysis_texts`)."""
+    markers, use_abstracts = reading.markers, reading.use_abstracts
     texts = []
     for title, derived, abstract in zip(papers["title"], papers["title_is_derived"], papers["abstract"]):
         title = without_markers(title, markers) if markers else title
@@ -253,6 +262,47 @@ def analysis_texts(papers: pd.DataFrame, whole_map: pd.DataFrame | None = None) 
         else:
             texts.append(f"{title}. {abstract}".strip(". ") if abstract and use_abstracts else title)
     return texts
+
+
+def analysis_texts(papers: pd.DataFrame, whole_map: pd.DataFrame | None = None) -> list[str]:
+    """The text each paper is analysed by: its title (unless derived) and abstract, or the title alone.
+
+    Titles lose the markers of the table's list (`title_markers`): a format all the track's papers
+    share would otherwise read as a subject they have in common. On a map of editions of which some
+    have abstracts and some do not (`titles_only`, decided on `whole_map` when `papers` are some of
+    its rows: a few papers of one edition would decide otherwise), every paper is analysed by its
+    title alone: an abstract's words would draw its edition's papers together, away from the others."""
+    return read_texts(papers, text_reading(papers, whole_map))
+
+
+TEXT_BLOCK = 10_000  # papers whose texts `PaperTexts` makes at a time when iterated
+
+
+class PaperTexts(Sequence[str]):
+    """A list's `analysis_texts`, each made when it is read: a build on a cluster sends them a
+    partition at a time, and so never holds every paper's text in its own process."""
+
+    def __init__(self, papers: pd.DataFrame) -> None:
+        self.papers = papers[["title", "title_is_derived", "abstract"]]
+        self.reading = text_reading(papers)
+
+    def __len__(self) -> int:
+        return len(self.papers)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return read_texts(self.papers.iloc[index], self.reading)
+        return read_texts(self.papers.iloc[[index]], self.reading)[0]
+
+    def __iter__(self) -> Iterator[str]:
+        for start in range(0, len(self), TEXT_BLOCK):
+            yield from self[start : start + TEXT_BLOCK]
 
 
 def titles_only(papers: pd.DataFrame) -> bool:

@@ -234,10 +234,15 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     # The TF-IDF and SVD run on the workers a partition at a time (lib.builder.embed_partitions), the
     # map's placement a block at a time (lib.builder.project_partitions): 20 of the 36 papers sampled
     # for the SVD and for the map's fit, the other 16 placed in blocks of 5, as a corpus's are.
+    import lib.schema
     import lib.stages.project
     from lib.stages.embed import TfidfSvdEmbedder
 
     monkeypatch.setattr(lib.stages.project, "PLACE_BLOCK", 5)
+    made, read_texts = [], lib.schema.read_texts  # how many papers' texts each call made, in this process
+    monkeypatch.setattr(
+        lib.schema, "read_texts", lambda papers, how: made.append(len(papers)) or read_texts(papers, how)
+    )
 
     def built(name, **where):
         out = tmp_path / name
@@ -269,6 +274,8 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     # The texts went to the workers once, a partition per task, for the keywords, the embedding and
     # the phrase counts; the vectors once, for the map's placement and the subfields.
     assert sum(name.startswith("unpacked_texts-") for name in names) == 8
+    # They were made in the build's process a partition at a time, as they were sent: never all at once.
+    assert made == [5] * 7 + [1]
     assert sum(name.startswith("held-") for name in names) == 8
     # The subfields: the phrases' users summed in one task (8 partitions: one of the sums' tree),
     # each five's own-word scores made where its counts are and joined in one task, the vectors

@@ -196,3 +196,31 @@ def test_a_format_marker_is_not_what_a_titles_only_map_is_about(tmp_path):
     assert papers["title"].str.endswith("(Extended Abstract)").sum() == 12  # shown as the list has it
     labels = set(papers["topic_label"].str.lower()) | set(papers["topic_fine_label"].str.lower())
     assert not any("abstract" in label for label in labels)
+
+
+@pytest.mark.parametrize("with_abstracts", ["every edition", "one edition of two"])
+def test_a_lists_texts_made_when_read_are_the_texts_made_at_once(with_abstracts, monkeypatch):
+    """A build on a cluster reads its texts a partition at a time (`PaperTexts`): the same texts, the
+    list's markers and editions weighed on the whole list, not on the partition read."""
+    import pandas as pd
+
+    import lib.schema
+    from lib.schema import PaperTexts, analysis_texts
+
+    monkeypatch.setattr(lib.schema, "TEXT_BLOCK", 4)  # iterated a few papers at a time
+    n = 23
+    papers = pd.DataFrame(
+        {
+            "title": [f"Position: topic {i}" if i % 4 == 0 else f"Study {i}" for i in range(n)],
+            "title_is_derived": [i % 5 == 0 for i in range(n)],
+            "abstract": [f"Abstract {i}." if i < 12 or with_abstracts == "every edition" else "" for i in range(n)],
+            "edition": ["A 2025" if i < 12 else "B 2025" for i in range(n)],
+        }
+    )
+    whole = analysis_texts(papers)
+    lazy = PaperTexts(papers)
+    assert whole[4].startswith("topic 4")  # its marker, weighed on the whole list, left out
+    assert ("Abstract 1" in whole[1]) == (with_abstracts == "every edition")
+    assert len(lazy) == n and list(lazy) == whole
+    assert [lazy[i] for i in range(n)] == whole and lazy[-1] == whole[-1]
+    assert lazy[5:17] == whole[5:17] and lazy[20:40] == whole[20:]

@@ -92,7 +92,7 @@ def partition_ranges(n_papers: int, partition_size: int | None) -> list[tuple[in
     return [(start, min(start + size, n_papers)) for start in range(0, n_papers, size)]
 
 
-def keywords_partition(papers: pd.DataFrame, texts: list[str], top_n: int, statistics: Any) -> pd.DataFrame:
+def keywords_partition(papers: pd.DataFrame, texts: Sequence[str], top_n: int, statistics: Any) -> pd.DataFrame:
     """The keywords table of a slice of the papers, scored with the whole list's `statistics`."""
     from lib.stages.keywords import keywords_table
 
@@ -100,7 +100,7 @@ def keywords_partition(papers: pd.DataFrame, texts: list[str], top_n: int, stati
 
 
 def subfields_table(
-    papers: pd.DataFrame, texts: list[str], vectors: np.ndarray, taxonomy: Any, params: Any, counts: Any = None
+    papers: pd.DataFrame, texts: Sequence[str], vectors: np.ndarray, taxonomy: Any, params: Any, counts: Any = None
 ) -> pd.DataFrame:
     """The subfields table of the whole list, its papers compared by `vectors` (`params` is the build's
     `BuildParams`; `counts` the texts' `lib.stages.phrases.phrase_counts`, when made beforehand; on a
@@ -278,7 +278,7 @@ class _Sent:
 
 def start_keywords(
     papers: pd.DataFrame,
-    texts: list[str],
+    texts: Sequence[str],
     params: Any,
     runner: Runner,
     cache: ArtifactCache,
@@ -319,7 +319,7 @@ def start_keywords(
 
 def start_subfields(
     papers: pd.DataFrame,
-    texts: list[str],
+    texts: Sequence[str],
     vectors: np.ndarray,
     taxonomy: Any,
     params: Any,

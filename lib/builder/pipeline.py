@@ -298,6 +298,8 @@ def _run_schedule(
     partition_size = resolved_partition_size(partition_size, runner, len(stages.values["papers"]))
     cluster = ClusterRun(runner, partition_size) if runner is not None and runner.passes_handles else None
     stages.values["cluster"] = cluster
+    if cluster is None:  # read over and over here, so made once (on a cluster: a partition at a time, sent)
+        stages.values["texts"] = list(stages.values["texts"])
     # Side stages the cache seems to hold are not started: one is computed here only if its artifact
     # turns out damaged when read.
     side = {name for step, name in SCHEDULE if step == START and stages.missing(name)}

@@ -267,8 +267,9 @@ def _load(input_path: Inputs, input_format: str) -> tuple[pd.DataFrame, dict[str
 
 
 def _loaded(input_path: Inputs, papers: pd.DataFrame, meta: dict[str, Any]) -> Values:
-    """The papers table, its texts to analyse and the load report; `InputError` when no paper could be read."""
-    from lib.schema import PAPER_COLUMNS, analysis_texts, conform
+    """The papers table, its texts to analyse (each made when read) and the load report; `InputError` when
+    no paper could be read."""
+    from lib.schema import PAPER_COLUMNS, PaperTexts, conform
 
     papers = conform(papers, PAPER_COLUMNS)
     report = recorded_report(meta["report"], input_path)
@@ -277,11 +278,11 @@ def _loaded(input_path: Inputs, papers: pd.DataFrame, meta: dict[str, Any]) -> V
         raise InputError(
             f"{inputs_name(input_path)}: no paper could be read from its {report.records_read} records{first}"
         )
-    return {"papers": papers, "texts": analysis_texts(papers), "report": report}
+    return {"papers": papers, "texts": PaperTexts(papers), "report": report}
 
 
 def _embed(
-    embedder: Embedder, texts: list[str], cluster: ClusterRun | None
+    embedder: Embedder, texts: Sequence[str], cluster: ClusterRun | None
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     from lib.stages.embed import TfidfSvdEmbedder, fit_embed, query_model_of
 
@@ -314,7 +315,7 @@ def _project(
 def _topics(
     params: BuildParams,
     papers: pd.DataFrame,
-    texts: list[str],
+    texts: Sequence[str],
     coords: np.ndarray,
     counts: Any,
     cluster: ClusterRun | None,
@@ -371,7 +372,7 @@ def _topics_found(topics: pd.DataFrame, meta: dict[str, Any]) -> Values:
     return {"topics": topics, "summaries": meta["summaries"]}
 
 
-def _start_keywords(params: BuildParams, where: SideRun, papers: pd.DataFrame, texts: list[str]) -> Handle:
+def _start_keywords(params: BuildParams, where: SideRun, papers: pd.DataFrame, texts: Sequence[str]) -> Handle:
     sent = where.cluster.texts_on_workers(texts) if where.cluster is not None else None
     return start_keywords(papers, texts, params, where.runner, where.cache, where.key, where.partition_size, sent)
 
@@ -380,7 +381,7 @@ def _start_subfields(
     params: BuildParams,
     where: SideRun,
     papers: pd.DataFrame,
-    texts: list[str],
+    texts: Sequence[str],
     vectors: np.ndarray,
     taxonomy: Any,
     counts: Any,
