@@ -116,7 +116,7 @@ def write_output(
     (`summary_records`) and the `papers.json` sidecar, each written atomically, the sidecar last;
     it records each file's SHA-256."""
     return finish_output(
-        out_dir, table, vectors, meta, write_model_files(out_dir, vectors, query_model, topic_summaries)
+        out_dir, table, vectors.shape[1], meta, write_model_files(out_dir, vectors, query_model, topic_summaries)
     )
 
 
@@ -146,10 +146,10 @@ def write_model_files(
 
 
 def finish_output(
-    out_dir: Path, table: pd.DataFrame, vectors: np.ndarray, meta: dict[str, Any], model_files: Mapping[str, str]
+    out_dir: Path, table: pd.DataFrame, embedding_dim: int, meta: dict[str, Any], model_files: Mapping[str, str]
 ) -> Path:
     """`papers.parquet`, then the `papers.json` sidecar, beside the files `write_model_files` wrote
-    (`model_files`: their SHA-256); the sidecar records every file's."""
+    (`model_files`: their SHA-256, the embeddings' rows `embedding_dim` wide); the sidecar records every file's."""
     digests = {
         **model_files,
         PAPERS_FILE: atomic_write(out_dir / PAPERS_FILE, partial(write_frame, frame=table))[0],
@@ -158,7 +158,7 @@ def finish_output(
         **meta,
         "rows": len(table),
         "columns": list(table.columns),
-        "embedding_dim": int(vectors.shape[1]),
+        "embedding_dim": int(embedding_dim),
         "files": OUTPUT_FILES,
         "sha256": {name: digests[name] for name in OUTPUT_FILES.values()},
     }

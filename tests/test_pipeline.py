@@ -153,6 +153,29 @@ def test_build_writes_the_papers_embeddings_in_table_order_and_the_query_model(p
     assert is_built(tmp_path / "out")
 
 
+def test_the_build_lets_go_of_the_vectors_once_their_file_is_written(planted_file, tmp_path, monkeypatch):
+    # A million papers' are half a gigabyte, which the build's process held through the map's write.
+    import gc
+    import weakref
+
+    seen = {}
+    write_model_files = lib.builder.pipeline.write_model_files
+
+    def noting_the_vectors(out, vectors, *others):
+        seen["vectors"] = weakref.ref(vectors)
+        return write_model_files(out, vectors, *others)
+
+    def at(stage, done, total):
+        if stage == "write":
+            gc.collect()
+            seen["held at the write"] = seen["vectors"]() is not None
+
+    monkeypatch.setattr(lib.builder.pipeline, "write_model_files", noting_the_vectors)
+    run(planted_file, tmp_path, out_dir=tmp_path / "out", progress=at)
+    assert seen["held at the write"] is False
+    assert json.loads((tmp_path / "out" / "papers.json").read_text())["embedding_dim"] == HashingEmbedder().n_features
+
+
 def test_the_map_table_is_made_from_the_stage_tables_without_copying_their_values(planted_file, tmp_path):
     # At a million papers the copies took 0.4 GB more in the build's process while it wrote the map.
     from lib.map_folder import output_table

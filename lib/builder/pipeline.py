@@ -355,7 +355,11 @@ def _write_model_files(stages: StageRunner, out: Path) -> dict[str, str]:
     # would run beside it.
     query_model = stages.again("embed")
     query_model.pop("vectors")
-    return write_model_files(out, stages.values["vectors"], query_model, stages.values["summaries"])
+    written = write_model_files(out, stages.values["vectors"], query_model, stages.values["summaries"])
+    # No stage after this one takes the vectors: the write needs only their width.
+    stages.values["embedding_dim"] = stages.values["vectors"].shape[1]
+    stages.let_go("vectors", lambda values: stages.again("embed")["vectors"])
+    return written
 
 
 def _write(job: _Job, stages: StageRunner, model_files: dict[str, str], out: Path | None, store: Path) -> BuildResult:
@@ -368,7 +372,9 @@ def _write(job: _Job, stages: StageRunner, model_files: dict[str, str], out: Pat
     def write() -> Path | None:
         if out is None:
             return None
-        out_path = finish_output(out, table, values["vectors"], job.sidecar(counts, values["report"]), model_files)
+        out_path = finish_output(
+            out, table, values["embedding_dim"], job.sidecar(counts, values["report"]), model_files
+        )
         try:
             copy_output(out, store)  # so a build into another folder reuses it too
         except OSError as error:  # only a shortcut for later builds; this one is done
