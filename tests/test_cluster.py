@@ -17,6 +17,7 @@ from lib.builder.pipeline import BuildParams, build
 from lib.cli import main
 from lib.errors import ClusterError
 from lib.map_folder import read_papers
+from lib.stages.embed import TfidfSvdEmbedder
 
 pytest.importorskip("distributed")
 
@@ -96,33 +97,41 @@ def test_topics_made_again_on_a_cluster_count_their_own_phrases(planted_file, tm
     pd.testing.assert_frame_equal(alone.papers, again.papers)
 
 
+@pytest.mark.parametrize(
+    "embedder, vectors",
+    [
+        (HashingEmbedder(), "held"),  # embedded in the build's process, then sent
+        (TfidfSvdEmbedder(n_components=8), "partition_vectors"),  # kept where the embedding made them
+    ],
+)
 def test_the_build_lets_go_of_the_texts_vectors_and_phrase_counts_once_their_readers_are_sent(
-    planted_file, tmp_path, two_workers
+    planted_file, tmp_path, two_workers, embedder, vectors
 ):
     # At a million papers they waited on the workers beside the subfields' filing until the build's
     # end; once the topics have sent their tasks, only the tasks still to run hold them.
+    sent = {vectors, "renumbered", "agreed_phrases"}
+
     def held():
         # The client lets go of a future on its own thread: a moment after the build dropped it.
         deadline = time.monotonic() + 10
         while True:
             kinds = {str(key).split("-")[0] for key, count in list(two_workers.client.refcount.items()) if count}
-            if not kinds & {"held", "renumbered", "agreed_phrases"} or time.monotonic() > deadline:
+            if not kinds & sent or time.monotonic() > deadline:
                 return kinds
 
     seen = {}
     build(
         planted_file,
         cache_dir=tmp_path / "cache",
-        embedder=HashingEmbedder(),
+        embedder=embedder,
         runner=two_workers,
         partition_size=7,
         progress=lambda stage, done, total: (
             seen.setdefault(stage, held()) if stage in ("topics", "subfields") else None
         ),
     )
-    # The texts and vectors (`held`), the phrase counts (`renumbered`) and the list's phrases
-    # (`agreed_phrases`) before the topics, not after.
-    sent = {"held", "renumbered", "agreed_phrases"}
+    # The vectors, the phrase counts (`renumbered`) and the list's phrases (`agreed_phrases`) before
+    # the topics, not after.
     assert sent <= seen["topics"] and not sent & seen["subfields"]
 
 
@@ -236,7 +245,6 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     # for the SVD and for the map's fit, the other 16 placed in blocks of 5, as a corpus's are.
     import lib.schema
     import lib.stages.project
-    from lib.stages.embed import TfidfSvdEmbedder
 
     monkeypatch.setattr(lib.stages.project, "PLACE_BLOCK", 5)
     made, read_texts = [], lib.schema.read_texts  # how many papers' texts each call made, in this process
@@ -272,11 +280,12 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     assert [sum(name.startswith(f"{task}-") for name in names) for task in phrase_totals] == [24, 3, 24]
     assert sum(name.startswith("scored") for name in names) == 8
     # The texts went to the workers once, a partition per task, for the keywords, the embedding and
-    # the phrase counts; the vectors once, for the map's placement and the subfields.
+    # the phrase counts; the vectors never: the map's placement and the subfields read them where
+    # the embedding made them.
     assert sum(name.startswith("unpacked_texts-") for name in names) == 8
     # They were made in the build's process a partition at a time, as they were sent: never all at once.
     assert made == [5] * 7 + [1]
-    assert sum(name.startswith("held-") for name in names) == 8
+    assert not any(name.startswith("held-") for name in names)
     # The subfields: the phrases' users summed in one task (8 partitions: one of the sums' tree),
     # each five's own-word scores made where its counts are and joined in one task, the vectors
     # joined as unit rows in another, the graph made in a third (36 papers: the exact one), then

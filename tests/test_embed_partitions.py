@@ -9,7 +9,7 @@ import pytest
 from conftest import planted_records
 
 from lib.builder.embed_partitions import fit_embed_in_partitions
-from lib.builder.parallel import InProcess
+from lib.builder.parallel import InProcess, partition_ranges
 from lib.builder.text_partitions import send_texts
 from lib.schema import analysis_texts
 from lib.stages.embed import TfidfSvdEmbedder
@@ -20,14 +20,24 @@ def planted_texts(per_topic: int = 12) -> list[str]:
     return [f"{r['title']}. {r['abstract']}" for r in planted_records(per_topic)]
 
 
-def assert_same_fit(embedder: TfidfSvdEmbedder, texts: list[str], partition_size: int | None) -> None:
+def assert_same_fit(
+    embedder: TfidfSvdEmbedder, texts: list[str], partition_size: int | None, tiny: bool = False
+) -> None:
     vectors, model = embedder.fit_embed(texts)
     runner = InProcess()
-    in_parts, parts_model = fit_embed_in_partitions(embedder, texts, runner, send_texts(texts, runner, partition_size))
+    in_parts, parts_model, on_runner = fit_embed_in_partitions(
+        embedder, texts, runner, send_texts(texts, runner, partition_size)
+    )
     assert in_parts.dtype == vectors.dtype and in_parts.tobytes() == vectors.tobytes()
     for name, array in model.to_arrays().items():
         assert np.array_equal(parts_model.to_arrays()[name], array), name
         assert parts_model.to_arrays()[name].dtype == array.dtype, name
+    # The vectors as the partitions made them, where they were made: the same rows, a partition each.
+    # Only a tiny list's may have been fitted here, as the whole list is (too few texts for an SVD).
+    assert on_runner is not None or tiny
+    if on_runner is not None:
+        assert on_runner.ranges == partition_ranges(len(texts), partition_size)
+        assert np.concatenate([part.result() for part in on_runner.parts]).tobytes() == vectors.tobytes()
 
 
 @pytest.mark.parametrize("partition_size", [1, 5, 13, None])
@@ -49,7 +59,7 @@ def test_words_alone_and_a_real_lists_terms_and_pruning_match(shared_data, ngram
     [["graph neural networks"], ["the of and", "a an the"], ["x", "graph models", "graph nets"], []],
 )
 def test_lists_too_small_for_an_svd_are_fitted_as_the_whole_list_is(texts):
-    assert_same_fit(TfidfSvdEmbedder(n_components=8), texts, 1)
+    assert_same_fit(TfidfSvdEmbedder(n_components=8), texts, 1, tiny=True)
 
 
 def test_a_partitions_tfidf_rows_are_the_whole_lists_to_the_order_of_their_entries(shared_data):

@@ -3,7 +3,8 @@ steps of `lib.stages.tfidf_partitions`, each partition's work where its texts we
 counted a bucket of terms per task, the two small global fits (the kept terms, the SVD on its
 sample) as single tasks. The build's process only collects the vectors and the query model, the
 same bits as `TfidfSvdEmbedder.fit_embed` in one process, from the texts already on the workers
-(`lib.builder.text_partitions`).
+(`lib.builder.text_partitions`); the vectors stay where they were made as well, for the steps that
+read them there.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ if TYPE_CHECKING:
 
 def fit_embed_in_partitions(
     embedder: TfidfSvdEmbedder, texts: Sequence[str], runner: Runner, sent: SentParts
-) -> tuple[np.ndarray, TfidfSvdModel]:
-    """`embedder.fit_embed(texts)`, its work a partition of the texts `sent` to `runner` at a time."""
+) -> tuple[np.ndarray, TfidfSvdModel, SentParts | None]:
+    """`embedder.fit_embed(texts)`, its work a partition of the texts `sent` to `runner` at a time, and
+    the vectors as made on the runner, a partition of `sent` each (None: made here, a tiny list's)."""
     import numpy as np
 
     from lib.stages import tfidf_partitions as steps
@@ -34,7 +36,7 @@ def fit_embed_in_partitions(
     (n_terms,) = runner.map([(steps.vocabulary_size, (passed(runner, vocabulary),))])
     n_components, sample = steps.svd_plan(embedder, len(texts), n_terms.result())
     if n_components < 2:  # no usable word, or too few texts or terms for an SVD: a tiny list
-        return embedder.fit_embed(texts)
+        return (*embedder.fit_embed(texts), None)
     (lookup,) = runner.map([(steps.term_lookup, (passed(runner, vocabulary),))])
     tfidf = runner.map([(steps.partition_tfidf, (passed(runner, part), passed(runner, lookup))) for part in parts])
     # Each step's handles are let go once the next step's calls hold them: a cluster then frees the
@@ -48,7 +50,7 @@ def fit_embed_in_partitions(
     vectors = runner.map([(steps.partition_vectors, (passed(runner, t), shared)) for t in tfidf])
     del tfidf, sampled
     (model,) = runner.map([(steps.model_of, (passed(runner, vocabulary), shared, embedder.ngram_max))])
-    return np.concatenate([v.result() for v in vectors]), model.result()
+    return np.concatenate([v.result() for v in vectors]), model.result(), SentParts(ranges, list(vectors))
 
 
 def _vocabulary(runner: Runner, parts: Sequence[Handle], sent: SentParts) -> Handle:

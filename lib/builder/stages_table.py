@@ -103,8 +103,8 @@ class ClusterRun:
         return self.sent
 
     def vectors_on_workers(self, vectors: np.ndarray) -> SentParts:
-        """The build's `vectors` on the cluster: sent by the first step that needs them (the map's
-        placement, or the subfields), read by the others."""
+        """The build's `vectors` on the cluster: where the embedding made them, else sent by the first step
+        that needs them (the map's placement, or the subfields); read by the others."""
         if self.sent_vectors is None:
             self.sent_vectors = send_vectors(vectors, self.runner, self.partition_size)
         return self.sent_vectors
@@ -289,7 +289,8 @@ def _embed(
     if cluster is not None and isinstance(embedder, TfidfSvdEmbedder):
         from lib.builder.embed_partitions import fit_embed_in_partitions
 
-        vectors, fitted = fit_embed_in_partitions(embedder, texts, cluster.runner, cluster.texts_on_workers(texts))
+        sent = cluster.texts_on_workers(texts)
+        vectors, fitted, cluster.sent_vectors = fit_embed_in_partitions(embedder, texts, cluster.runner, sent)
         return {"vectors": vectors, **query_model_of(embedder, fitted)}, {}
     vectors, query_model = fit_embed(embedder, texts)
     return {"vectors": vectors, **query_model}, {}
