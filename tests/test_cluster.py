@@ -283,9 +283,9 @@ def test_the_embedding_and_map_on_any_number_of_workers_are_the_one_process_ones
     # the phrase counts; the vectors never: the map's placement and the subfields read them where
     # the embedding made them.
     assert sum(name.startswith("unpacked_texts-") for name in names) == 8
-    # They were made in the build's process a partition at a time, as they were sent: never all at once.
-    assert made == [5] * 7 + [1]
     assert not any(name.startswith("held-") for name in names)
+    # The build's process made the texts a partition at a time, as it sent them: never all at once.
+    assert made == [5] * 7 + [1]
     # The subfields: the phrases' users summed in one task (8 partitions: one of the sums' tree),
     # each five's own-word scores made where its counts are and joined in one task, the vectors
     # joined as unit rows in another, the graph made in a third (36 papers: the exact one), then
