@@ -117,3 +117,18 @@ class ArtifactCache:
             "bytes": size,
         }
         atomic_write_bytes(sidecar, json.dumps(record, indent=1, sort_keys=True, default=str).encode())
+
+
+@dataclass(frozen=True)
+class StagePut:
+    """`cache.put` of stage `stage`'s value under `key`, its sidecar holding `meta` and the fields the
+    value comes with: handed to where the value is made (a worker process), which stores it there
+    instead of sending it back."""
+
+    cache: ArtifactCache
+    stage: str
+    key: str
+    meta: dict[str, Any]
+
+    def __call__(self, value: ArtifactValue, extra: dict[str, Any]) -> None:
+        self.cache.put(self.stage, self.key, value, {**self.meta, **extra})

@@ -1,18 +1,20 @@
-"""The list's parse, in a fresh interpreter when the list is large, so that the build's own process
-holds the papers table and not what parsing it left behind.
+"""The list's parse, in a fresh interpreter when the list is large, which also stores the papers table
+in the build's cache: the build's own process reads it from there, as it would on a warm build.
 
 Parsing a JSON list makes a Python object of every field of every record, and the table's own
 objects (each paper's authors, keywords, sessions) are made among them. Once the parse's objects are
 freed, the allocator keeps most of the pages they shared, and the build's process holds the table
 through every later stage: on a large list, several times the table's own size (docs/cluster.md).
-A worker process (`lib.builder.parallel.WorkerProcess`) parses a large list instead and sends the
-table back, pickled: the same table, made whole in this process without the garbage. Whatever goes
-wrong with the worker, this process parses the list itself, as before.
+A worker process (`lib.builder.parallel.WorkerProcess`) parses a large list instead and writes the
+table into the cache, where the build's process reads it: made whole in this process without the
+garbage, and never pickled (which copied every text and held every list of a million papers once
+more on each side). Whatever goes wrong with the worker, this process parses the list itself, as
+before.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,37 +27,40 @@ if TYPE_CHECKING:
 APART_BYTES = 64 * 2**20  # inputs of more bytes than this are parsed in a worker process
 
 Loaded = tuple["pd.DataFrame", dict[str, Any]]  # the papers table and {"report": the load report as a dict}
+Store = Callable[["pd.DataFrame", dict[str, Any]], None]  # keeps a table and its sidecar's fields (`StagePut`)
 
 
-def load_inputs(files: Sequence[Path], input_format: str) -> Loaded:
-    """The papers table of the paper lists `files` (`lib.stages.load.load_papers`, or `load_lists`
-    for several) and its load report; parsed in a worker process when they hold more than
-    `APART_BYTES`. Raises the `PaperMapError` the parse raised, wherever it ran."""
+def load_inputs(files: Sequence[Path], input_format: str, store: Store) -> None:
+    """Parse the paper lists `files` (`lib.stages.load.load_papers`, or `load_lists` for several) into
+    the papers table and its load report, and `store` them (picklable: the build's cache); in a worker
+    process when they hold more than `APART_BYTES`, which stores them itself. Raises the `PaperMapError`
+    the parse raised, wherever it ran."""
     if sum(_size(path) for path in files) <= APART_BYTES:
-        return parse(files, input_format)
+        store(*parse(files, input_format))
+        return
     with WorkerProcess(purpose="parse") as worker:
-        [handle] = worker.map([(_parse_or_error, (tuple(files), input_format))])
-        loaded = handle.result()
-    if isinstance(loaded, PaperMapError):
-        raise loaded
-    return loaded
+        [handle] = worker.map([(_stored_or_error, (tuple(files), input_format, store))])
+        error = handle.result()
+    if error is not None:
+        raise error
 
 
 def parse(files: Sequence[Path], input_format: str) -> Loaded:
-    """`load_inputs`, in this process."""
+    """The papers table of `files` and {"report": its load report as a dict}, parsed in this process."""
     from lib.stages.load import load_lists, load_papers
 
     result = load_papers(files[0], input_format) if len(files) == 1 else load_lists(files, input_format)
     return result.papers, {"report": result.report.to_dict()}
 
 
-def _parse_or_error(files: Sequence[Path], input_format: str) -> Loaded | PaperMapError:
-    """`parse`, its one-sentence error sent back as a value: raised, it would end the worker, and this
-    process would log that as a failure and parse the list again to raise it here."""
+def _stored_or_error(files: Sequence[Path], input_format: str, store: Store) -> PaperMapError | None:
+    """`parse`, stored; its one-sentence error sent back as a value: raised, it would end the worker,
+    and this process would log that as a failure and parse the list again to raise it here."""
     try:
-        return parse(files, input_format)
+        store(*parse(files, input_format))
     except PaperMapError as error:
         return error
+    return None
 
 
 def _size(path: Path) -> int:

@@ -12,8 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from lib.builder.cache import StagePut
 from lib.builder.parallel import InProcess
 from lib.builder.stages_table import SideRun, Stage, Values
+from lib.errors import PaperMapError
 
 if TYPE_CHECKING:
     from lib.builder.cache import ArtifactCache
@@ -97,6 +99,9 @@ class StageRunner:
         return hit.value if hit is not None else self._compute(self.table[name])[0]
 
     def _compute(self, stage: Stage) -> tuple[Any, dict[str, Any]]:
+        meta = {"params": stage.params, "upstream": [self.keys[u] for u in stage.upstream]}
+        if stage.stores:
+            return self._stored(stage, meta)
         if stage.side:
             # Started beside the build, or here: one the cache seemed to hold turned out damaged when read.
             handle = self.started.pop(stage.name, None)
@@ -105,9 +110,22 @@ class StageRunner:
             value, extra = handle.result(), {}
         else:
             value, extra = stage.compute(*self._inputs(stage))
-        meta = {"params": stage.params, "upstream": [self.keys[u] for u in stage.upstream], **extra}
+        meta |= extra
         self.cache.put(stage.name, self.keys[stage.name], value, meta)
         return value, meta
+
+    def _stored(self, stage: Stage, meta: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """Run a stage that stores its value where it makes it, and read the value back as a cache hit:
+        a large list's papers table is never sent between processes, and a cold build goes on from the
+        same table as a warm one."""
+        key = self.keys[stage.name]
+        stage.compute(*self._inputs(stage), StagePut(self.cache, stage.name, key, meta))
+        hit = self.cache.get(stage.name, key)
+        if hit is None:
+            raise PaperMapError(
+                f"{self.cache.root}: the {stage.name} stage's value could not be read back from the cache"
+            )
+        return hit.value, hit.meta
 
     def _timed(self, name: str, work: Callable[[], tuple[T, bool]]) -> T:
         """Report stage `name`, run `work` (its result, and whether the cache gave it), time it with what was charged to it."""

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from lib.builder.cache import make_key
+from lib.builder.load_apart import load_inputs
 from lib.builder.parallel import SIDE_COLUMNS, start_keywords, start_subfields
 from lib.builder.text_partitions import SentParts, send_texts, send_vectors
 from lib.errors import InputError
@@ -71,6 +72,7 @@ class Stage:
     inputs: the build's values `compute` takes, by name, in order;
     compute: inputs -> (value, extra sidecar fields); a `side` stage's takes a `SideRun` first and
       returns a handle on its value instead (`lib.builder.parallel`), so it can run beside the build;
+      a `stores` stage's takes a `StagePut` last and stores its value itself, returning nothing;
     provides: (value, sidecar) -> the values the stage adds to the build's.
     """
 
@@ -82,6 +84,7 @@ class Stage:
     compute: Callable[..., Any]
     provides: Callable[[Any, dict[str, Any]], Values]
     side: bool = False
+    stores: bool = False
 
 
 @dataclass
@@ -152,8 +155,9 @@ def stage_table(
             upstream=(),
             params=keyed["load"],
             inputs=(),
-            compute=partial(_load, input_path, params.input_format),
+            compute=partial(load_inputs, input_files(input_path), params.input_format),
             provides=partial(_loaded, input_path),
+            stores=True,
         ),
         Stage(
             "keywords",
@@ -258,12 +262,6 @@ def recorded_report(recorded: dict[str, Any], input_path: Inputs) -> LoadReport:
 
 def _as(name: str, value: Any, meta: dict[str, Any]) -> Values:
     return {name: value}
-
-
-def _load(input_path: Inputs, input_format: str) -> tuple[pd.DataFrame, dict[str, Any]]:
-    from lib.builder.load_apart import load_inputs
-
-    return load_inputs(input_files(input_path), input_format)
 
 
 def _loaded(input_path: Inputs, papers: pd.DataFrame, meta: dict[str, Any]) -> Values:
