@@ -10,9 +10,11 @@ from __future__ import annotations
 import codecs
 import json
 import logging
+import tempfile
 import tracemalloc
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,8 +22,8 @@ from hypothesis import strategies as st
 from lib.errors import InputError
 from lib.stages import json_list
 from lib.stages.format_parsers import PARSERS, parse_json
-from lib.stages.load import load_papers
-from lib.stages.readers import _decode, read_records
+from lib.stages.load import load_papers, papers_from_bytes
+from lib.stages.readers import HEAD_BYTES, _decode, is_json_list, read_json_list, read_records
 
 PROPERTY = settings(
     max_examples=200,
@@ -81,6 +83,19 @@ def test_a_valid_list_gives_every_record_in_order_as_read_whole(window, document
         return
     read = list(read_records(raw, PATH, "json")[1])
     assert read == [(f"record {n}", value) for n, value in enumerate(whole(raw), 1)]
+    assert from_file(raw) == [record for _, record in read]
+
+
+def from_file(raw: bytes) -> object:
+    """`outcome` of `raw` written to a file and read from it as `load_papers` reads a JSON list; its
+    error naming the file as `PATH`."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / PATH
+        path.write_bytes(raw)
+        head = raw[:HEAD_BYTES]
+        assert is_json_list(head, "auto")
+        read = outcome(lambda: read_json_list(path, head))
+        return read.replace(str(path), str(PATH)) if isinstance(read, str) else read
 
 
 def outcome(read) -> object:
@@ -106,6 +121,8 @@ def test_a_broken_list_gives_the_records_or_the_error_reading_it_whole_gives(win
     broken = raw[:cut] + junk + raw[cut + 1 :]  # one byte replaced by `junk`, or dropped
     read_whole = outcome(lambda: PARSERS["json"](_decode(broken, PATH), PATH))
     assert outcome(lambda: read_records(broken, PATH, "json")[1]) == read_whole
+    if is_json_list(broken, "json"):  # a file that no longer begins a list is read whole, as bytes are
+        assert from_file(broken) == read_whole
 
 
 def test_a_list_past_the_limit_is_refused_before_any_record_is_worked_on(tmp_path, monkeypatch):
@@ -135,11 +152,28 @@ def test_reading_holds_a_window_not_the_whole_text():
     assert peaks["whole"] > 3 * len(raw) and peaks["window"] < len(raw) / 3
 
 
+def test_a_json_list_file_is_read_from_the_file_never_held_whole(tmp_path):
+    path = tmp_path / "icml2025.json"
+    values = [{"title": f"Paper {n}", "abstract": "word " * 40} for n in range(20_000)]
+    path.write_text(json.dumps(values))
+    peaks, tables = {}, {}
+    for name, load in (
+        ("file", lambda: load_papers(path)),
+        ("bytes", lambda: papers_from_bytes(path.read_bytes(), path)),
+    ):
+        tracemalloc.start()
+        tables[name] = load().papers
+        peaks[name] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    pd.testing.assert_frame_equal(tables["file"], tables["bytes"])
+    assert peaks["file"] < peaks["bytes"] - path.stat().st_size / 2
+
+
 def test_where_the_window_reading_stops_on_a_valid_list_the_rest_comes_from_reading_it_whole(monkeypatch, caplog):
     values = [{"title": f"Paper {n}"} for n in range(5)]
     raw = json.dumps(values).encode()
 
-    def stops_after_two(raw: bytes, start: int):
+    def stops_after_two(open_list):
         yield from values[:2]
         raise ValueError("a reading that disagrees with json.loads")
 

@@ -24,7 +24,7 @@ from lib.schema import PAPER_COLUMNS, conform, empty_table, one_array
 from lib.stages.editions import combine_editions, edition_of, same_as
 from lib.stages.format_parsers import Records, fields, is_missing, openreview_forum
 from lib.stages.latex import readable
-from lib.stages.readers import FORMATS, detect_format, read_records
+from lib.stages.readers import FORMATS, HEAD_BYTES, detect_format, is_json_list, read_json_list, read_records
 from lib.stages.report import LoadReport, RecordIssue
 from lib.stages.sessions import parse_sessions, split_declared_area
 from lib.stages.titles import derive_title
@@ -90,12 +90,19 @@ def load_papers(path: str | Path, input_format: str = "auto") -> LoadResult:
     Raises `InputError` with one sentence naming the file when nothing can be read from it.
     """
     path = Path(path)
-    return papers_from_bytes(_file_bytes(path), path, input_format)
+    head = _file_bytes(path, HEAD_BYTES)
+    if not is_json_list(head, input_format):
+        return papers_from_bytes(_file_bytes(path), path, input_format)
+    # A JSON list is read from the file a window at a time: a large list's bytes are never held whole.
+    report = LoadReport(source=str(path), format="json")
+    return LoadResult(_normalize(read_json_list(path, head), _defaults_from_name(path.stem), report), report)
 
 
-def _file_bytes(path: Path) -> bytes:
+def _file_bytes(path: Path, most: int = -1) -> bytes:
+    """The file's bytes, or its first `most`."""
     try:
-        return path.read_bytes()
+        with open(path, "rb") as file:
+            return file.read(most)
     except OSError as error:
         raise InputError(read_error(path, error)) from None
 

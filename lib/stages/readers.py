@@ -8,14 +8,19 @@ Each format's parser is in `lib.stages.format_parsers`; this module detects, dec
 from __future__ import annotations
 
 import codecs
+import io
 import re
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import BinaryIO
 
-from lib.errors import InputError
+from lib.errors import InputError, read_error
 from lib.limits import limits, too_many_records
 from lib.stages.format_parsers import PARSERS, Records, json_loads, parquet_records, parse_json, text_records
 from lib.stages.json_list import list_records
 
+HEAD_BYTES = 65536  # the first bytes that tell a file's format
 FORMATS = ("auto", "text", "json", "openreview", "virtual-site", "jsonl", "csv", "tsv", "parquet")
 # A UTF-8 JSON list: an optional byte-order mark, whitespace, then "[".
 _JSON_LIST_START = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\n\r]*\[")
@@ -32,11 +37,7 @@ def read_records(raw: bytes, path: Path, fmt: str) -> tuple[str, Records]:
     if fmt == "parquet":
         return "", _at_most(parquet_records(raw, path), path, limit)
     if fmt == "json" and _JSON_LIST_START.match(raw):
-        # A record at a time, counted before any is worked on (a list past the limit is never parsed whole).
-        records = list_records(
-            raw, _past_utf8_mark(raw), lambda: parse_json(_decode(raw, path), path), str(path), limit
-        )
-        return "", _at_most(records, path, limit)
+        return "", _list_records(partial(_bytes_from, raw, _past_utf8_mark(raw)), lambda: raw, path)
     text = _decode(raw, path)
     if not text.strip():  # a byte-order mark and whitespace only
         raise InputError(f"{path}: the file is empty")
@@ -44,6 +45,42 @@ def read_records(raw: bytes, path: Path, fmt: str) -> tuple[str, Records]:
         heading, records = text_records(text)
         return heading, _at_most(records, path, limit)
     return "", _at_most(PARSERS[fmt](text, path), path, limit)
+
+
+def is_json_list(head: bytes, fmt: str) -> bool:
+    """Whether a file whose first bytes are `head` is read as a JSON list (`read_json_list`), as format
+    `fmt` ("auto" or "json"): `detect_format` and `read_records` read it so."""
+    return fmt in ("auto", "json") and _JSON_LIST_START.match(head) is not None
+
+
+def read_json_list(path: Path, head: bytes) -> Records:
+    """The records of the JSON list file `path`, whose first bytes are `head` (`is_json_list`), read
+    from the file a window at a time: never held whole, unless it is not valid JSON (for the error
+    that reading it whole gives)."""
+    try:
+        yield from _list_records(partial(_file_from, path, _past_utf8_mark(head)), path.read_bytes, path)
+    except OSError as error:
+        raise InputError(read_error(path, error)) from None
+
+
+def _list_records(open_list: Callable[[], BinaryIO], read_whole: Callable[[], bytes], path: Path) -> Records:
+    """A JSON list's records a record at a time, counted before any is worked on (a list past the limit
+    is never parsed whole); parsed whole from `read_whole()` where the window reading stops."""
+    limit = limits().list_records
+    records = list_records(open_list, lambda: parse_json(_decode(read_whole(), path), path), str(path), limit)
+    return _at_most(records, path, limit)
+
+
+def _bytes_from(raw: bytes, start: int) -> BinaryIO:
+    stream = io.BytesIO(raw)  # shares the bytes, copies none
+    stream.seek(start)
+    return stream
+
+
+def _file_from(path: Path, start: int) -> BinaryIO:
+    stream = open(path, "rb")  # closed by its reader (`lib.stages.json_list`)
+    stream.seek(start)
+    return stream
 
 
 def _past_utf8_mark(raw: bytes) -> int:
@@ -63,7 +100,7 @@ def detect_format(raw: bytes) -> str:
     """Guess a file's format from its first bytes."""
     if raw.startswith(b"PAR1"):
         return "parquet"
-    head = raw[:65536]
+    head = raw[:HEAD_BYTES]
     stripped = _decode_loosely(head).lstrip()
     if stripped.startswith("["):
         return "json"
