@@ -7,9 +7,8 @@ freed, the allocator keeps most of the pages they shared, and the build's proces
 through every later stage: on a large list, several times the table's own size (docs/cluster.md).
 A worker process (`lib.builder.parallel.WorkerProcess`) parses a large list instead and writes the
 table into the cache, where the build's process reads it: made whole in this process without the
-garbage, and never pickled (which copied every text and held every list of a million papers once
-more on each side). Whatever goes wrong with the worker, this process parses the list itself, as
-before.
+garbage, and never pickled (which copied every text and held every list once more on each side).
+Whatever goes wrong with the worker, this process parses the list itself, as before.
 """
 
 from __future__ import annotations

@@ -14,9 +14,11 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 _WORD = re.compile(r"[^\W_]+")
+KEY_BLOCK = 65_536  # titles whose keys are made at a time (`same_as`)
 
 
 def edition_of(venue: str, year: int | None) -> str:
@@ -35,20 +37,42 @@ def same_paper_key(title: str) -> str:
 def same_as(papers: pd.DataFrame) -> list[list[str]]:
     """For each paper of `papers` (`paper_id`, `title`, `edition`), the ids of the papers of other
     editions with the same title (`same_paper_key`), in table order; [] for most."""
-    keys = papers["title"].map(same_paper_key)
-    editions = papers["edition"].to_numpy()
-    ids = papers["paper_id"].to_numpy()
+    linked = linked_papers(papers)
+    return [linked.get(row, []) for row in range(len(papers))]
+
+
+def linked_papers(papers: pd.DataFrame) -> dict[int, list[str]]:
+    """`same_as` of the papers that have one (another edition's paper has their title), by their row;
+    every other paper's is []."""
+    titles = papers["title"]
+    hashes, keyed = _key_hashes(titles)
+    # Only papers whose key's hash papers of two editions have are grouped, by their keys: a large
+    # list's every key, group and list held at once was a large share of its parse's peak.
+    keys = pd.DataFrame({"hash": hashes, "edition": pd.factorize(papers["edition"])[0]})[keyed]
+    spans = keys.groupby("hash")["edition"].transform("nunique").to_numpy() > 1
+    shared = keys.index[spans].tolist()
+    editions, ids = papers["edition"].iloc[shared].tolist(), papers["paper_id"].iloc[shared].tolist()
     rows_by_key: dict[str, list[int]] = {}
-    for row, key in enumerate(keys):
-        if key:
-            rows_by_key.setdefault(key, []).append(row)
-    linked: list[list[str]] = [[] for _ in range(len(papers))]
+    for at, title in enumerate(titles.iloc[shared].tolist()):
+        rows_by_key.setdefault(same_paper_key(title), []).append(at)
+    linked = {}
     for rows in rows_by_key.values():
-        if len(rows) < 2:
-            continue
-        for row in rows:
-            linked[row] = [str(ids[other]) for other in rows if editions[other] != editions[row]]
+        for at in rows:
+            if others := [str(ids[other]) for other in rows if editions[other] != editions[at]]:
+                linked[shared[at]] = others
     return linked
+
+
+def _key_hashes(titles: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Each title's `same_paper_key` as a 64-bit hash, and whether it has one (words), made
+    `KEY_BLOCK` titles at a time."""
+    hashes, keyed = np.zeros(len(titles), np.uint64), np.zeros(len(titles), bool)
+    for start in range(0, len(titles), KEY_BLOCK):
+        block = titles.iloc[start : start + KEY_BLOCK].tolist()
+        keys = np.array([same_paper_key(title) for title in block], dtype=object)
+        hashes[start : start + len(keys)] = pd.util.hash_array(keys)
+        keyed[start : start + len(keys)] = keys != ""
+    return hashes, keyed
 
 
 def combine_editions(lists: Sequence[tuple[str, pd.DataFrame]]) -> pd.DataFrame:

@@ -20,8 +20,8 @@ from typing import Any
 import pandas as pd
 
 from lib.errors import InputError, ParameterError, read_error
-from lib.schema import PAPER_COLUMNS, conform, empty_table, one_array
-from lib.stages.editions import combine_editions, edition_of, same_as
+from lib.schema import PAPER_COLUMNS, conform, empty_table
+from lib.stages.editions import combine_editions, edition_of, linked_papers
 from lib.stages.format_parsers import Records, fields, is_missing, openreview_forum
 from lib.stages.latex import readable
 from lib.stages.readers import FORMATS, HEAD_BYTES, detect_format, is_json_list, read_json_list, read_records
@@ -209,7 +209,18 @@ def _normalize(records: Records, defaults: dict[str, Any], report: LoadReport) -
     if not blocks:
         return empty_table(PAPER_COLUMNS)
     table = _joined(blocks)
-    table["same_as"] = pd.Series(same_as(table), dtype=object)
+    return _linked(table)
+
+
+def _linked(table: pd.DataFrame) -> pd.DataFrame:
+    """`table` with the `same_as` of each paper another edition's paper shares a title with
+    (`linked_papers`), among the blocks' empty lists: a new list for every paper would hold them twice."""
+    linked = linked_papers(table)
+    if linked:
+        links = table["same_as"].tolist()
+        for row, ids in linked.items():
+            links[row] = ids
+        table["same_as"] = pd.Series(links, dtype=object)
     return table
 
 
@@ -225,13 +236,11 @@ def _typed_block(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def _joined(blocks: list[pd.DataFrame]) -> pd.DataFrame:
-    """The typed blocks as one table, each text column one Arrow array as if typed whole (`one_array`)."""
-    if len(blocks) == 1:
-        return blocks[0]
-    table = pd.concat(blocks, ignore_index=True)
-    blocks.clear()
-    for column in table.columns:  # a column at a time: one column is copied at once
-        table[column] = one_array(table[column])
+    """The typed blocks as one table, each text column the blocks' Arrow arrays, not copied into one
+    (a large list's texts would be held twice): `conform` joins them where one array matters (a table
+    written or pickled, `lib.schema.one_array`), as the build does with the table it loads."""
+    table = blocks[0] if len(blocks) == 1 else pd.concat(blocks, ignore_index=True)
+    blocks.clear()  # the blocks' own columns freed before the links are made
     return table
 
 
