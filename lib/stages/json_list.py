@@ -52,7 +52,7 @@ class _Window:
         self.ended = not chunk  # at the end, a character the bytes stop inside raises
         unread, self.text, self.pos = self.text[self.pos :], "", 0  # the read part freed before the next is decoded
         decoded = self.decoder.decode(chunk, final=self.ended)
-        del chunk  # and the bytes before the window is joined
+        del chunk  # the bytes too, before the window is joined
         self.text = unread + decoded
         return not self.ended
 
