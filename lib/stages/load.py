@@ -94,8 +94,7 @@ def load_papers(path: str | Path, input_format: str = "auto") -> LoadResult:
     if not is_json_list(head, input_format):
         return papers_from_bytes(_file_bytes(path), path, input_format)
     # A JSON list is read from the file a window at a time: a large list's bytes are never held whole.
-    report = LoadReport(source=str(path), format="json")
-    return LoadResult(_normalize(read_json_list(path, head), _defaults_from_name(path.stem), report), report)
+    return _loaded(read_json_list(path, head), "", path, "json")
 
 
 def _file_bytes(path: Path, most: int = -1) -> bytes:
@@ -133,14 +132,19 @@ def papers_from_bytes(raw: bytes, path: Path, input_format: str = "auto") -> Loa
     if not raw or raw.isspace():  # `strip` would copy a large list's bytes
         raise InputError(f"{path}: the file is empty")
     fmt = detect_format(raw) if input_format == "auto" else input_format
-    report = LoadReport(source=str(path), format=fmt)
     heading, records = read_records(raw, path, fmt)
     # The records hold the bytes until the last is read: unless the caller keeps them too (`load_papers`
     # does not), a large list's bytes are freed before its blocks are joined into one table.
     del raw
+    return _loaded(records, heading, path, fmt)
+
+
+def _loaded(records: Records, heading: str, path: Path, fmt: str) -> LoadResult:
+    """The papers table of `records` read as format `fmt` and its report; the venue and year from the
+    file's `heading`, else its name."""
+    report = LoadReport(source=str(path), format=fmt)
     defaults = _defaults_from_name(heading) or _defaults_from_name(path.stem)
-    papers = _normalize(records, defaults, report)
-    return LoadResult(papers, report)
+    return LoadResult(_normalize(records, defaults, report), report)
 
 
 def _defaults_from_name(name: str) -> dict[str, Any]:
