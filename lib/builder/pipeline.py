@@ -21,7 +21,6 @@ from lib.builder.partition_sizes import AUTO, check_partition_size, resolved_par
 from lib.builder.runner import Progress, StageRun, StageRunner
 from lib.builder.stages_table import STAGE_VERSIONS as STAGE_VERSIONS  # read here by lib.store.datasets and tests
 from lib.builder.stages_table import (
-    ClusterRun,
     Inputs,
     Values,
     import_stage_modules,
@@ -31,6 +30,7 @@ from lib.builder.stages_table import (
     stage_keys,
     stage_table,
 )
+from lib.builder.text_partitions import ClusterRun
 from lib.errors import InputError, read_error
 from lib.files import file_digest
 from lib.map_folder import (

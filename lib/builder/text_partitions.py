@@ -99,3 +99,34 @@ def joined_rows(*parts: np.ndarray) -> np.ndarray:
     import numpy as np
 
     return np.concatenate(parts)
+
+
+@dataclass
+class ClusterRun:
+    """A cluster (a runner that passes handles, lib.builder.cluster) the embed, project and topics
+    stages and the shared phrase counts run on, the embedding and the counts in partitions of
+    `partition_size` papers (None: one), and the build's texts and vectors there once sent; the
+    build's value "cluster", else None."""
+
+    runner: Runner
+    partition_size: int | None = None
+    sent: SentParts | None = None
+    sent_vectors: SentParts | None = None
+
+    def texts_on_workers(self, texts: Sequence[str]) -> SentParts:
+        """The build's `texts` on the cluster: sent by the first partitioned step, read by the others."""
+        if self.sent is None:
+            self.sent = send_texts(texts, self.runner, self.partition_size)
+        return self.sent
+
+    def vectors_on_workers(self, vectors: np.ndarray) -> SentParts:
+        """The build's `vectors` on the cluster: where the embedding made them, else sent by the first step
+        that needs them (the map's placement, or the subfields); read by the others."""
+        if self.sent_vectors is None:
+            self.sent_vectors = send_vectors(vectors, self.runner, self.partition_size)
+        return self.sent_vectors
+
+    def let_go(self) -> None:
+        """Drop the build's handles on the texts and vectors sent: the cluster frees each partition
+        once the tasks sent that read it are done (a later step would send them again)."""
+        self.sent = self.sent_vectors = None
