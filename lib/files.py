@@ -15,7 +15,8 @@ import os
 import re
 import tempfile
 import zipfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TypeAlias
 
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, BinaryIO, TypeAlias
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
 
 def file_digest(path: str | Path) -> str:
@@ -146,12 +148,33 @@ def _process_exists(pid: int) -> bool:
     return True
 
 
+# Rows per Parquet row group: a table's file can be read a group at a time (`lib.stored_table`).
+ROW_GROUP_ROWS = 65_536
+PARQUET_COMPRESSION = "snappy"  # pandas' default, so that `write_frame` and `write_frames` agree
+
+
 def write_frame(stream: BinaryIO | _DigestingWriter, frame: pd.DataFrame) -> None:
-    """A DataFrame as Parquet, without its index, written to `stream` as made.
+    """A DataFrame as Parquet, without its index, in row groups of `ROW_GROUP_ROWS`, written to `stream` as made.
 
     Straight to the stream, not through a buffer: the bytes are the same, and a large map's file is
     not held in memory beside its table (docs/cluster.md)."""
-    frame.to_parquet(stream, index=False)
+    frame.to_parquet(stream, index=False, compression=PARQUET_COMPRESSION, row_group_size=ROW_GROUP_ROWS)
+
+
+def write_frames(stream: BinaryIO | _DigestingWriter, frames: Iterable[pd.DataFrame], schema: pa.Schema) -> None:
+    """Consecutive slices of one table as Parquet, a slice at a time, each of at most `ROW_GROUP_ROWS`
+    rows and of columns of `schema`'s types (the whole table's: a slice of empty lists alone would
+    give another): the bytes `write_frame` writes of the whole table, when every slice but the last
+    has `ROW_GROUP_ROWS` rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = (pa.Table.from_pandas(frame, schema=schema, preserve_index=False) for frame in frames)
+    first = next(tables)
+    # The file's schema is the first slice's as converted: `schema`'s types, with pandas' record of the columns.
+    with pq.ParquetWriter(stream, first.schema, compression=PARQUET_COMPRESSION) as writer:
+        for table in chain([first], tables):
+            writer.write_table(table, row_group_size=ROW_GROUP_ROWS)
 
 
 def write_array(stream: BinaryIO | _DigestingWriter, array: np.ndarray) -> None:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lib.errors import InputError
 from lib.files import (
@@ -27,12 +27,16 @@ from lib.files import (
     write_array,
     write_arrays,
     write_frame,
+    write_frames,
 )
 from lib.schema import OUTPUT_COLUMNS, conform
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
+
+    from lib.stored_table import StoredTable
 
 # What a build writes into its output folder; the sidecar, written last, lists the others.
 PAPERS_FILE = "papers.parquet"
@@ -52,7 +56,8 @@ SummaryRecords = list[dict[str, Any]]
 
 
 def map_counts(table: pd.DataFrame) -> dict[str, int]:
-    """What a finished map holds, as its sidecar and summary line give it: papers, topics, fine topics, subfields."""
+    """What a finished map holds, as its sidecar and summary line give it: papers, topics, fine topics,
+    subfields; from its table, or its `map_columns`."""
     return {
         "papers": len(table),
         "topics": int(table["topic"].nunique()),
@@ -61,20 +66,82 @@ def map_counts(table: pd.DataFrame) -> dict[str, int]:
     }
 
 
+def map_columns(
+    keywords: pd.DataFrame, subfields: pd.DataFrame, topics: pd.DataFrame, coords: np.ndarray
+) -> pd.DataFrame:
+    """The columns a build adds to its papers (MAP_COLUMNS, in their order), from the stages' tables,
+    all in the papers' order: their keyphrases, the columns of `subfields`
+    (`lib.stages.declared_areas.FILED_COLUMNS`) and of `topics`, and map coordinates (`coords`)."""
+    import pandas as pd
+
+    from lib.schema import MAP_COLUMNS
+
+    # Each column as it is (`.array`): `conform` then copies no paper's values (docs/cluster.md).
+    columns = pd.DataFrame(
+        {
+            "keywords": keywords["keywords"].array,
+            **{
+                name: column.array
+                for part in (subfields, topics)
+                for name, column in part.items()
+                if name != "paper_id"
+            },
+            "x": coords[:, 0],
+            "y": coords[:, 1],
+        }
+    )
+    return conform(columns, MAP_COLUMNS)
+
+
 def output_table(
     papers: pd.DataFrame, keywords: pd.DataFrame, subfields: pd.DataFrame, topics: pd.DataFrame, coords: np.ndarray
 ) -> pd.DataFrame:
-    """The table `papers.parquet` holds (OUTPUT_COLUMNS, in their order), from the stages' tables, all
-    in the papers' order: the papers (PAPER_COLUMNS) with their keyphrases, the columns of `subfields`
-    (`lib.stages.declared_areas.FILED_COLUMNS`) and of `topics`, and map coordinates (`coords`)."""
-    # Each column as it is (`.array`): `conform` then copies no paper's values (docs/cluster.md).
-    table = papers.assign(
-        keywords=keywords["keywords"].array,
-        **{name: column.array for part in (subfields, topics) for name, column in part.items() if name != "paper_id"},
-        x=coords[:, 0],
-        y=coords[:, 1],
-    )
-    return conform(table, OUTPUT_COLUMNS)
+    """The table `papers.parquet` holds (OUTPUT_COLUMNS, in their order): `papers` (PAPER_COLUMNS)
+    with the `map_columns` of the stages' tables."""
+    return with_map_columns(papers, map_columns(keywords, subfields, topics, coords))
+
+
+def with_map_columns(papers: pd.DataFrame, columns: pd.DataFrame) -> pd.DataFrame:
+    """`papers` (PAPER_COLUMNS, as read from Parquet or conformed) and their `map_columns` as one
+    table of OUTPUT_COLUMNS."""
+    return conform(papers.assign(**{name: column.array for name, column in columns.items()}), OUTPUT_COLUMNS)
+
+
+def write_stored_papers(stream: BinaryIO, papers: StoredTable, columns: pd.DataFrame) -> None:
+    """The table of `output_table` written as Parquet to `stream` a row group of `papers` (a stored
+    PAPER_COLUMNS table) at a time, with its `map_columns`: the bytes of `write_frame` of the whole,
+    when every row group of `papers` but the last has `lib.files.ROW_GROUP_ROWS` rows."""
+    import pyarrow as pa
+
+    from lib.schema import PAPER_COLUMNS
+
+    # Each column's type as the whole table gives it: the file's are the whole stored table's.
+    types = [pa.field(c.name, _as_inferred(papers.schema.field(c.name).type)) for c in PAPER_COLUMNS] + [
+        pa.field(name, pa.array(column, from_pandas=True).type) for name, column in columns.items()
+    ]
+    write_frames(stream, _output_slices(papers, columns), pa.schema(types))
+
+
+def _as_inferred(type_: pa.DataType) -> pa.DataType:
+    """`type_` as Arrow infers it from pandas: Parquet gives lists' items back named "element", not "item"."""
+    import pyarrow as pa
+
+    if pa.types.is_list(type_):
+        return pa.list_(_as_inferred(type_.value_type))
+    if pa.types.is_struct(type_):
+        return pa.struct([pa.field(field.name, _as_inferred(field.type)) for field in type_])
+    return type_
+
+
+def _output_slices(papers: StoredTable, columns: pd.DataFrame) -> Iterator[pd.DataFrame]:
+    """The output table of `papers` and their `columns`, a row group of `papers` at a time."""
+    from lib.schema import PAPER_COLUMNS
+
+    start = 0
+    for part in papers.slices([c.name for c in PAPER_COLUMNS]):
+        stop = start + len(part)
+        yield with_map_columns(part, columns.iloc[start:stop].reset_index(drop=True))
+        start = stop
 
 
 def summary_records(summaries: Mapping[str, pd.DataFrame]) -> dict[str, SummaryRecords]:
@@ -115,9 +182,8 @@ def write_output(
     """`papers.parquet`, its rows' embeddings, the query model, the topic summaries by level
     (`summary_records`) and the `papers.json` sidecar, each written atomically, the sidecar last;
     it records each file's SHA-256."""
-    return finish_output(
-        out_dir, table, vectors.shape[1], meta, write_model_files(out_dir, vectors, query_model, topic_summaries)
-    )
+    model_files = write_model_files(out_dir, vectors, query_model, topic_summaries)
+    return finish_output(out_dir, partial(write_frame, frame=table), len(table), vectors.shape[1], meta, model_files)
 
 
 def write_model_files(
@@ -146,18 +212,21 @@ def write_model_files(
 
 
 def finish_output(
-    out_dir: Path, table: pd.DataFrame, embedding_dim: int, meta: dict[str, Any], model_files: Mapping[str, str]
+    out_dir: Path,
+    write_papers: StreamWriter,
+    rows: int,
+    embedding_dim: int,
+    meta: dict[str, Any],
+    model_files: Mapping[str, str],
 ) -> Path:
-    """`papers.parquet`, then the `papers.json` sidecar, beside the files `write_model_files` wrote
-    (`model_files`: their SHA-256, the embeddings' rows `embedding_dim` wide); the sidecar records every file's."""
-    digests = {
-        **model_files,
-        PAPERS_FILE: atomic_write(out_dir / PAPERS_FILE, partial(write_frame, frame=table))[0],
-    }
+    """`papers.parquet` (its `rows` of OUTPUT_COLUMNS written by `write_papers`), then the `papers.json`
+    sidecar, beside the files `write_model_files` wrote (`model_files`: their SHA-256, the embeddings'
+    rows `embedding_dim` wide); the sidecar records every file's."""
+    digests = {**model_files, PAPERS_FILE: atomic_write(out_dir / PAPERS_FILE, write_papers)[0]}
     sidecar = {
         **meta,
-        "rows": len(table),
-        "columns": list(table.columns),
+        "rows": rows,
+        "columns": [c.name for c in OUTPUT_COLUMNS],
         "embedding_dim": int(embedding_dim),
         "files": OUTPUT_FILES,
         "sha256": {name: digests[name] for name in OUTPUT_FILES.values()},

@@ -9,10 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:  # pandas is imported where a table is made: the column list alone needs none
     import pandas as pd
+
+    from lib.stored_table import StoredTable
 
 
 @dataclass(frozen=True)
@@ -243,6 +245,14 @@ class TextReading:
     markers: frozenset[str]
     use_abstracts: bool
 
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON values (a cache sidecar's); `from_dict` reads it back."""
+        return {"markers": sorted(self.markers), "use_abstracts": self.use_abstracts}
+
+    @classmethod
+    def from_dict(cls, recorded: dict[str, Any]) -> TextReading:
+        return cls(frozenset(recorded["markers"]), bool(recorded["use_abstracts"]))
+
 
 def text_reading(papers: pd.DataFrame, whole_map: pd.DataFrame | None = None) -> TextReading:
     """How `papers` are read: their titles' markers (`title_markers`), and abstracts read unless
@@ -276,15 +286,17 @@ def analysis_texts(papers: pd.DataFrame, whole_map: pd.DataFrame | None = None) 
 
 
 TEXT_BLOCK = 10_000  # papers whose texts `PaperTexts` makes at a time when iterated
+TEXT_COLUMNS = ("title", "title_is_derived", "abstract")  # the papers' columns their texts are read from
 
 
 class PaperTexts(Sequence[str]):
-    """A list's `analysis_texts`, each made when it is read: a build on a cluster sends them a
-    partition at a time, and so never holds every paper's text in its own process."""
+    """A list's `analysis_texts`, each made when it is read, from the papers table stored in a file,
+    as the list's `reading` says: the build never holds every paper's text in its own process
+    unless a stage takes them all at once (docs/cluster.md)."""
 
-    def __init__(self, papers: pd.DataFrame) -> None:
-        self.papers = papers[["title", "title_is_derived", "abstract"]]
-        self.reading = text_reading(papers)
+    def __init__(self, papers: StoredTable, reading: TextReading) -> None:
+        self.papers = papers
+        self.reading = reading
 
     def __len__(self) -> int:
         return len(self.papers)
@@ -297,8 +309,14 @@ class PaperTexts(Sequence[str]):
 
     def __getitem__(self, index: int | slice) -> str | list[str]:
         if isinstance(index, slice):
-            return read_texts(self.papers.iloc[index], self.reading)
-        return read_texts(self.papers.iloc[[index]], self.reading)[0]
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return [self[i] for i in range(start, stop, step)]
+            return read_texts(self.papers.rows_of(start, max(stop, start), TEXT_COLUMNS), self.reading)
+        if not -len(self) <= index < len(self):
+            raise IndexError(f"paper {index} of {len(self)}")
+        index %= len(self)
+        return read_texts(self.papers.rows_of(index, index + 1, TEXT_COLUMNS), self.reading)[0]
 
     def __iter__(self) -> Iterator[str]:
         for start in range(0, len(self), TEXT_BLOCK):

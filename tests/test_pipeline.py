@@ -194,6 +194,58 @@ def test_the_map_table_is_made_from_the_stage_tables_without_copying_their_value
         assert made.address == given.address
 
 
+def test_the_map_file_written_a_row_group_at_a_time_holds_the_whole_tables_bytes(planted_file, tmp_path, monkeypatch):
+    # The build writes papers.parquet from the stored papers a row group at a time, never holding
+    # them whole: the same bytes as the whole table written at once, even when a column's first
+    # groups hold only empty lists (alone, Arrow would type them otherwise).
+    import lib.files
+    from lib.map_folder import write_stored_papers
+    from lib.schema import MAP_COLUMNS, PAPER_COLUMNS, conform
+    from lib.stored_table import StoredTable
+
+    monkeypatch.setattr(lib.files, "ROW_GROUP_ROWS", 7)
+    table = run(planted_file, tmp_path).papers
+    late = table.index >= 16
+    table["author_keywords"] = [["graphs", f"k{i}"] if later else [] for i, later in enumerate(late)]
+    start = pd.Timestamp("2025-07-15 11:00", tz="America/Vancouver")
+    poster = {
+        "kind": "poster",
+        "name": "Poster 1",
+        "room": "Hall",
+        "start": start,
+        "end": start,
+        "poster_position": "E-1",
+    }
+    table["sessions"] = [[dict(poster, poster_position=f"E-{i}")] if later else [] for i, later in enumerate(late)]
+    table = conform(table, OUTPUT_COLUMNS)
+    with open(tmp_path / "stored.parquet", "wb") as stream:
+        lib.files.write_frame(stream, table[[c.name for c in PAPER_COLUMNS]])
+    with open(tmp_path / "whole.parquet", "wb") as stream:
+        lib.files.write_frame(stream, table)
+    with open(tmp_path / "sliced.parquet", "wb") as stream:
+        stored = StoredTable(tmp_path / "stored.parquet")
+        write_stored_papers(stream, stored, table[[c.name for c in MAP_COLUMNS]])
+    assert len(stored.starts) > 3  # written in several row groups
+    assert (tmp_path / "sliced.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
+    pd.testing.assert_frame_equal(read_papers(tmp_path / "sliced.parquet"), table)
+
+
+def test_a_build_into_a_folder_holds_only_the_papers_columns_its_stages_take(planted_file, tmp_path, monkeypatch):
+    # The papers table stays in the cache's file: the build's process reads whole only the columns
+    # its stages take, and the texts and the write a few row groups at a time (at a million papers
+    # the table's abstracts alone were 1 GB of its peak).
+    from lib.stored_table import StoredTable
+
+    read_whole = []
+    read = StoredTable.read
+    monkeypatch.setattr(
+        StoredTable, "read", lambda self, columns: read_whole.append(list(columns)) or read(self, columns)
+    )
+    result = run(planted_file, tmp_path, out_dir=tmp_path / "out")
+    assert read_whole == [["paper_id", "declared_area", "declared_subarea"]]
+    assert result.papers.equals(run(planted_file, tmp_path, cache="again").papers)  # written, and made whole
+
+
 def test_build_writes_each_levels_topic_summaries_as_the_table_gives_them(planted_file, tmp_path):
     # The Topics page reads these instead of counting every paper's phrases per server.
     run(planted_file, tmp_path, out_dir=tmp_path / "out", params=BuildParams(n_topics=3))

@@ -199,15 +199,18 @@ def test_a_format_marker_is_not_what_a_titles_only_map_is_about(tmp_path):
 
 
 @pytest.mark.parametrize("with_abstracts", ["every edition", "one edition of two"])
-def test_a_lists_texts_made_when_read_are_the_texts_made_at_once(with_abstracts, monkeypatch):
-    """A build on a cluster reads its texts a partition at a time (`PaperTexts`): the same texts, the
-    list's markers and editions weighed on the whole list, not on the partition read."""
+def test_a_lists_texts_made_when_read_are_the_texts_made_at_once(with_abstracts, monkeypatch, tmp_path):
+    """A build reads its texts from the stored papers table a few row groups at a time (`PaperTexts`):
+    the same texts, the list's markers and editions weighed on the whole list, not on the rows read."""
     import pandas as pd
 
+    import lib.files
     import lib.schema
-    from lib.schema import PaperTexts, analysis_texts
+    from lib.schema import PaperTexts, analysis_texts, text_reading
+    from lib.stored_table import StoredTable
 
     monkeypatch.setattr(lib.schema, "TEXT_BLOCK", 4)  # iterated a few papers at a time
+    monkeypatch.setattr(lib.files, "ROW_GROUP_ROWS", 7)  # stored in row groups of 7 papers
     n = 23
     papers = pd.DataFrame(
         {
@@ -217,10 +220,14 @@ def test_a_lists_texts_made_when_read_are_the_texts_made_at_once(with_abstracts,
             "edition": ["A 2025" if i < 12 else "B 2025" for i in range(n)],
         }
     )
+    with open(tmp_path / "papers.parquet", "wb") as stream:
+        lib.files.write_frame(stream, papers)
     whole = analysis_texts(papers)
-    lazy = PaperTexts(papers)
+    lazy = PaperTexts(StoredTable(tmp_path / "papers.parquet"), text_reading(papers))
+    assert StoredTable(tmp_path / "papers.parquet").starts == [0, 7, 14, 21, 23]
     assert whole[4].startswith("topic 4")  # its marker, weighed on the whole list, left out
     assert ("Abstract 1" in whole[1]) == (with_abstracts == "every edition")
     assert len(lazy) == n and list(lazy) == whole
     assert [lazy[i] for i in range(n)] == whole and lazy[-1] == whole[-1]
-    assert lazy[5:17] == whole[5:17] and lazy[20:40] == whole[20:]
+    assert lazy[5:17] == whole[5:17] and lazy[20:40] == whole[20:] and lazy[7:7] == [] and lazy[::5] == whole[::5]
+    assert lazy[::-3] == whole[::-3] and lazy[-2] == whole[-2]

@@ -11,11 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, BinaryIO, Union
 
+from lib.errors import PaperMapError
 from lib.files import (
     StreamWriter,
     atomic_write,
@@ -26,6 +28,7 @@ from lib.files import (
     write_arrays,
     write_frame,
 )
+from lib.stored_table import StoredTable
 
 # NumPy and pandas are imported where used: a cache hit (keys, digests, file copies) needs neither,
 # and the CLI's answer to "already built" should not wait for them.
@@ -44,11 +47,13 @@ def make_key(*parts: Any) -> str:
 
 
 ArtifactValue = Union["pd.DataFrame", "np.ndarray", "dict[str, np.ndarray]"]
+# What `get_table` gives: a stored table read only as asked.
+ArtifactRead = ArtifactValue | StoredTable
 
 
 @dataclass(frozen=True)
 class Artifact:
-    value: ArtifactValue
+    value: ArtifactRead
     meta: dict[str, Any]
 
 
@@ -69,9 +74,15 @@ class ArtifactCache:
 
     def get(self, stage: str, key: str) -> Artifact | None:
         """The artifact stored under `key`, or None when absent, partial, stale or corrupt."""
-        import numpy as np
-        import pandas as pd
+        return self._checked(stage, key, _read_value)
 
+    def get_table(self, stage: str, key: str) -> Artifact | None:
+        """The table stored under `key` as its file (`StoredTable`), read only as asked; None as `get`."""
+        return self._checked(stage, key, lambda handle, kind, path: StoredTable(path) if kind == "parquet" else None)
+
+    def _checked(self, stage: str, key: str, read: Callable[[BinaryIO, str, Path], Any]) -> Artifact | None:
+        """The artifact under `key` as `read` gives it (from its file open, of its kind, at its path)
+        once its bytes are checked; None when absent, partial, stale, corrupt, or of a kind `read` refuses."""
         sidecar = self.root / stage / f"{key}.json"
         try:
             meta = json.loads(sidecar.read_text(encoding="utf-8"))
@@ -83,15 +94,10 @@ class ArtifactCache:
                 if stream_digest(handle) != meta["sha256"]:
                     return None
                 handle.seek(0)
-                if meta["kind"] == "parquet":
-                    value: ArtifactValue = pd.read_parquet(handle)
-                elif meta["kind"] == "npz":
-                    value = read_arrays(handle)  # array by array, never the file's bytes whole
-                else:
-                    value = np.load(handle, allow_pickle=False)
-        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
+                value = read(handle, meta["kind"], artifact)
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, PaperMapError):
             return None  # missing or damaged: the caller recomputes and overwrites
-        return Artifact(value, meta)
+        return None if value is None else Artifact(value, meta)
 
     def put(self, stage: str, key: str, value: ArtifactValue, meta: dict[str, Any]) -> None:
         """Store `value` under `key` with `meta` (parameters, upstream keys) in its sidecar."""
@@ -117,6 +123,17 @@ class ArtifactCache:
             "bytes": size,
         }
         atomic_write_bytes(sidecar, json.dumps(record, indent=1, sort_keys=True, default=str).encode())
+
+
+def _read_value(handle: BinaryIO, kind: str, path: Path) -> ArtifactValue:
+    import numpy as np
+    import pandas as pd
+
+    if kind == "parquet":
+        return pd.read_parquet(handle)
+    if kind == "npz":
+        return read_arrays(handle)  # array by array, never the file's bytes whole
+    return np.load(handle, allow_pickle=False)
 
 
 @dataclass(frozen=True)

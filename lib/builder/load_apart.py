@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 APART_BYTES = 64 * 2**20  # inputs of more bytes than this are parsed in a worker process
 
-Loaded = tuple["pd.DataFrame", dict[str, Any]]  # the papers table and {"report": the load report as a dict}
+Loaded = tuple["pd.DataFrame", dict[str, Any]]  # the papers table and its sidecar's fields (`parse`)
 Store = Callable[["pd.DataFrame", dict[str, Any]], None]  # keeps a table and its sidecar's fields (`StagePut`)
 
 
@@ -45,11 +45,14 @@ def load_inputs(files: Sequence[Path], input_format: str, store: Store) -> None:
 
 
 def parse(files: Sequence[Path], input_format: str) -> Loaded:
-    """The papers table of `files` and {"report": its load report as a dict}, parsed in this process."""
+    """The papers table of `files`, and its load report and how its texts are read
+    (`lib.schema.text_reading`, decided here on the whole table) as dicts, parsed in this process."""
+    from lib.schema import text_reading
     from lib.stages.load import load_lists, load_papers
 
     result = load_papers(files[0], input_format) if len(files) == 1 else load_lists(files, input_format)
-    return result.papers, {"report": result.report.to_dict()}
+    reading = text_reading(result.papers).to_dict()
+    return result.papers, {"report": result.report.to_dict(), "reading": reading}
 
 
 def _stored_or_error(files: Sequence[Path], input_format: str, store: Store) -> PaperMapError | None:

@@ -38,13 +38,15 @@ from lib.map_folder import (
     copy_output,
     finish_output,
     finished,
+    map_columns,
     map_counts,
-    output_table,
     read_papers,
+    with_map_columns,
     write_model_files,
+    write_stored_papers,
 )
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_OUT_ROOT, DEFAULT_TAXONOMY
-from lib.schema import analysis_texts
+from lib.schema import PAPER_COLUMNS
 from lib.stages.report import LoadReport
 
 logger = logging.getLogger(__name__)
@@ -345,7 +347,7 @@ def _let_go(stages: StageRunner) -> None:
     values = stages.values
     values["counts"] = None  # a subfields stage computed here after all counts its own
     # The texts went where the side stages are made: one made here after all makes them again.
-    stages.let_go("texts", lambda values: analysis_texts(values["papers"]))
+    stages.let_go("texts", lambda values: values["paper_texts"])
     if values["cluster"] is not None:
         values["cluster"].let_go()
 
@@ -364,25 +366,28 @@ def _write_model_files(stages: StageRunner, out: Path) -> dict[str, str]:
 
 def _write(job: _Job, stages: StageRunner, model_files: dict[str, str], out: Path | None, store: Path) -> BuildResult:
     """The "write" stage: the papers table, and when `out` is given, the table and the sidecar written
-    there beside the `model_files` already written, and a copy of the folder kept in the cache at `store`."""
+    there beside the `model_files` already written, and a copy of the folder kept in the cache at
+    `store`. Written into `out`, the table is made a row group of the stored papers at a time, and
+    the result reads it from there when asked; else it is made whole."""
     values = stages.values
-    table = output_table(values["papers"], values["keywords"], values["subfields"], values["topics"], values["coords"])
-    counts = map_counts(table)
+    columns = map_columns(values["keywords"], values["subfields"], values["topics"], values["coords"])
+    counts = map_counts(columns)
 
-    def write() -> Path | None:
+    def write() -> tuple[Path | None, pd.DataFrame | None]:
+        stored = values["stored_papers"]
         if out is None:
-            return None
-        out_path = finish_output(
-            out, table, values["embedding_dim"], job.sidecar(counts, values["report"]), model_files
-        )
+            return None, with_map_columns(stored.read([c.name for c in PAPER_COLUMNS]), columns)
+        write_papers = partial(write_stored_papers, papers=stored, columns=columns)
+        meta = job.sidecar(counts, values["report"])
+        out_path = finish_output(out, write_papers, len(columns), values["embedding_dim"], meta, model_files)
         try:
             copy_output(out, store)  # so a build into another folder reuses it too
         except OSError as error:  # only a shortcut for later builds; this one is done
             logger.warning(
                 "Could not keep a copy of the map in the cache (%s); later builds will make it again.", error
             )
-        return out_path
+        return out_path, None
 
-    out_path = stages.run_step("write", write)
+    out_path, table = stages.run_step("write", write)
     stages.progress("done", len(stages.runs), len(STAGES))
     return BuildResult(values["report"], counts, stages.runs, out_path, table)

@@ -18,7 +18,7 @@ from lib.builder.stages_table import SideRun, Stage, Values
 from lib.errors import PaperMapError
 
 if TYPE_CHECKING:
-    from lib.builder.cache import ArtifactCache
+    from lib.builder.cache import Artifact, ArtifactCache
     from lib.builder.parallel import Handle, Runner
 
 # progress(stage, stages done, stages in all): called before each stage and once at the end.
@@ -74,7 +74,7 @@ class StageRunner:
         stage = self.table[name]
 
         def value() -> tuple[tuple[Any, dict[str, Any]], bool]:
-            hit = self.cache.get(name, self.keys[name])
+            hit = self._hit(stage)
             return ((hit.value, hit.meta), True) if hit is not None else (self._compute(stage), False)
 
         result, meta = self._timed(name, value)
@@ -95,7 +95,7 @@ class StageRunner:
     def again(self, name: str) -> Any:
         """The value of a stage that has run, from the cache; computed and stored again only when the
         cache lost it since (deleted by hand). Not a stage run: neither timed nor reported."""
-        hit = self.cache.get(name, self.keys[name])
+        hit = self._hit(self.table[name])
         return hit.value if hit is not None else self._compute(self.table[name])[0]
 
     def _compute(self, stage: Stage) -> tuple[Any, dict[str, Any]]:
@@ -115,17 +115,23 @@ class StageRunner:
         return value, meta
 
     def _stored(self, stage: Stage, meta: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
-        """Run a stage that stores its value where it makes it, and read the value back as a cache hit:
+        """Run a stage that stores its value where it makes it, and take the value back as a cache hit:
         a large list's papers table is never sent between processes, and a cold build goes on from the
         same table as a warm one."""
         key = self.keys[stage.name]
         stage.compute(*self._inputs(stage), StagePut(self.cache, stage.name, key, meta))
-        hit = self.cache.get(stage.name, key)
+        hit = self._hit(stage)
         if hit is None:
             raise PaperMapError(
                 f"{self.cache.root}: the {stage.name} stage's value could not be read back from the cache"
             )
         return hit.value, hit.meta
+
+    def _hit(self, stage: Stage) -> Artifact | None:
+        """Stage `stage`'s artifact in the cache: a stage that stores its own value (a table) gives its
+        file, read as asked (`StoredTable`); the others their value."""
+        read = self.cache.get_table if stage.stores else self.cache.get
+        return read(stage.name, self.keys[stage.name])
 
     def _timed(self, name: str, work: Callable[[], tuple[T, bool]]) -> T:
         """Report stage `name`, run `work` (its result, and whether the cache gave it), time it with what was charged to it."""

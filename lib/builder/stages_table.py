@@ -39,11 +39,12 @@ if TYPE_CHECKING:
     from lib.stages.embed import Embedder
     from lib.stages.topic_labels import PhraseUse
     from lib.stages.topics import TopicLevels
+    from lib.stored_table import StoredTable
 
 # Part of each stage's cache key: bump a stage's number when a change alters what it outputs, so
 # old artifacts are never reused (each bump's reason is in its commit). Kept here, not in the stage
 # modules, so keys need no heavy import.
-STAGE_VERSIONS = {"load": 7, "keywords": 5, "subfields": 11, "embed": 6, "project": 8, "topics": 10}
+STAGE_VERSIONS = {"load": 8, "keywords": 5, "subfields": 11, "embed": 6, "project": 8, "topics": 10}
 
 # The modules the stages' compute functions import (pandas, scikit-learn, UMAP among what they import).
 STAGE_MODULES = (
@@ -72,8 +73,9 @@ class Stage:
     inputs: the build's values `compute` takes, by name, in order;
     compute: inputs -> (value, extra sidecar fields); a `side` stage's takes a `SideRun` first and
       returns a handle on its value instead (`lib.builder.parallel`), so it can run beside the build;
-      a `stores` stage's takes a `StagePut` last and stores its value itself, returning nothing;
-    provides: (value, sidecar) -> the values the stage adds to the build's.
+      a `stores` stage's takes a `StagePut` last and stores its value (a table) itself, returning nothing;
+    provides: (value, sidecar) -> the values the stage adds to the build's; a `stores` stage's value
+      is the stored file (`lib.stored_table.StoredTable`), read only as asked.
     """
 
     name: str
@@ -233,19 +235,27 @@ def _as(name: str, value: Any, meta: dict[str, Any]) -> Values:
     return {name: value}
 
 
-def _loaded(input_path: Inputs, papers: pd.DataFrame, meta: dict[str, Any]) -> Values:
-    """The papers table, its texts to analyse (each made when read) and the load report; `InputError` when
-    no paper could be read."""
-    from lib.schema import PAPER_COLUMNS, PaperTexts, conform
+def _loaded(input_path: Inputs, stored: StoredTable, meta: dict[str, Any]) -> Values:
+    """The papers table as the stages take it (`SIDE_COLUMNS`; the whole table stays in the cache's file,
+    `stored`, for the write), its texts to analyse (each read from the file when asked) and the load
+    report; `InputError` when no paper could be read."""
+    from lib.schema import PAPER_COLUMNS, PaperTexts, TextReading, conform
 
-    papers = conform(papers, PAPER_COLUMNS)
     report = recorded_report(meta["report"], input_path)
-    if papers.empty:
+    if not len(stored):
         first = f"; the first: {report.skipped[0].record}: {report.skipped[0].problem}" if report.skipped else ""
         raise InputError(
             f"{inputs_name(input_path)}: no paper could be read from its {report.records_read} records{first}"
         )
-    return {"papers": papers, "texts": PaperTexts(papers), "report": report}
+    held = tuple(column for column in PAPER_COLUMNS if column.name in SIDE_COLUMNS)
+    texts = PaperTexts(stored, TextReading.from_dict(meta["reading"]))
+    return {
+        "papers": conform(stored.read(SIDE_COLUMNS), held),
+        "texts": texts,
+        "paper_texts": texts,  # "texts" may be made a list, and let go (`lib.builder.pipeline`)
+        "stored_papers": stored,
+        "report": report,
+    }
 
 
 def _embed(
