@@ -149,7 +149,7 @@ def _process_exists(pid: int) -> bool:
 
 
 # Rows per Parquet row group: a table's file can be read a group at a time (`lib.stored_table`).
-ROW_GROUP_ROWS = 65_536
+ROW_GROUP_ROWS = 16_384
 PARQUET_COMPRESSION = "snappy"  # pandas' default, so that `write_frame` and `write_frames` agree
 
 

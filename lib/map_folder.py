@@ -117,9 +117,19 @@ def write_stored_papers(stream: BinaryIO, papers: StoredTable, columns: pd.DataF
 
     # Each column's type as the whole table gives it: the file's are the whole stored table's.
     types = [pa.field(c.name, _as_inferred(papers.schema.field(c.name).type)) for c in PAPER_COLUMNS] + [
-        pa.field(name, pa.array(column, from_pandas=True).type) for name, column in columns.items()
+        pa.field(name, _column_type(column)) for name, column in columns.items()
     ]
     write_frames(stream, _output_slices(papers, columns), pa.schema(types))
+
+
+def _column_type(column: pd.Series) -> pa.DataType:
+    """The Arrow type of `column` (of `map_columns`) as inferred whole, without converting it whole: a
+    list column's is its first non-empty list's (every list holds text), or a list of nulls."""
+    import pyarrow as pa
+
+    if column.dtype != object:
+        return pa.array(column.iloc[:0], from_pandas=True).type
+    return pa.array([next((value for value in column if len(value)), [])]).type
 
 
 def _as_inferred(type_: pa.DataType) -> pa.DataType:

@@ -114,8 +114,8 @@ class BuildParams:
 class BuildResult:
     """What a build made: its load report, counts, per-stage times and output folder.
 
-    `papers` (OUTPUT_COLUMNS) is the table the build computed, or, when the output was already
-    made, read from `out_path` on first use.
+    `papers` (OUTPUT_COLUMNS) is the table the build computed, or, when it wrote the table into a
+    folder or found it there already made, read from `out_path` on first use.
     """
 
     report: LoadReport
@@ -127,7 +127,7 @@ class BuildResult:
     @property
     def papers(self) -> pd.DataFrame:
         if self.table is None:
-            assert self.out_path is not None  # a result without its table is one reused from its output folder
+            assert self.out_path is not None  # without its table: written into, or reused from, a folder
             self.table = read_papers(self.out_path)
         return self.table
 
