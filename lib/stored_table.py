@@ -25,6 +25,8 @@ class StoredTable:
         self.path = Path(path)
         with self._file() as file:
             metadata = file.metadata
+            # The file's Arrow schema: each column's type as inferred from the whole table when written.
+            self.schema: pa.Schema = file.schema_arrow
         self.rows = metadata.num_rows
         # The first row of each row group, and one past the last row.
         self.starts = [0]
@@ -34,12 +36,6 @@ class StoredTable:
 
     def __len__(self) -> int:
         return self.rows
-
-    @property
-    def schema(self) -> pa.Schema:
-        """The file's Arrow schema: each column's type as inferred from the whole table when written."""
-        with self._file() as file:
-            return file.schema_arrow
 
     def read(self, columns: Sequence[str]) -> pd.DataFrame:
         """Every row of `columns`."""
