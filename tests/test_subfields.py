@@ -377,3 +377,24 @@ def test_own_word_scores_in_blocks_of_papers_are_the_cosines_over_papers_and_ent
     leaves = [i for i, e in enumerate(taxonomy.entries) if not taxonomy.children(e.name)]
     assert own[:, leaves].tobytes() == cosines[:, leaves].tobytes()  # the same bits, block by block
     assert (own >= cosines).all() and (own[:, leaves] > 0).any()
+
+
+@pytest.mark.parametrize("columns", [1, 3, 200])
+def test_a_sparse_product_a_block_of_columns_at_a_time_has_the_whole_products_bits(monkeypatch, columns):
+    rng = np.random.default_rng(0)
+    membership = sparse.random(7, 500, density=0.3, format="csr", random_state=1)
+    vectors = rng.standard_normal((500, 40)).astype(np.float32)  # SciPy sums float32 in float64
+    monkeypatch.setattr(subfields, "PRODUCT_COLUMNS", columns)
+    blocked = subfields._sparse_product(membership, vectors)
+    assert blocked.dtype == np.float64 and blocked.tobytes() == (membership @ vectors).tobytes()
+
+
+def test_papers_filed_a_block_of_rows_and_columns_at_a_time_are_filed_as_all_at_once(monkeypatch):
+    texts, _ = planted_texts(20)
+    taxonomy = load_taxonomy(DEFAULT_TAXONOMY)
+    whole = assign_subfields(texts, taxonomy)
+    monkeypatch.setattr(subfields, "SCORE_BLOCK", 7)
+    monkeypatch.setattr(subfields, "PRODUCT_COLUMNS", 5)
+    blocked = assign_subfields(texts, taxonomy)
+    pd.testing.assert_frame_equal(blocked, whole, check_exact=True)
+    assert whole["subfield_confident"].any() and (whole["subfield"] != whole["area"]).any()

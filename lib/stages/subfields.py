@@ -40,9 +40,12 @@ GRAPH_SAMPLE = 20_000
 N_NEIGHBORS = 10
 ALPHA = 0.5
 MIN_PAPERS = 30
-# Papers whose own-words scores are made at a time (`entry_similarity`): all at once, a million
-# papers' TF-IDF rows were several float64 copies of their phrase counts.
+# Papers whose own-words scores are made, or whose rows are walked, at a time (`entry_similarity`,
+# `filed_by_scores`): all at once, a million papers' rows were several float64 copies of their
+# phrase counts, or of their scores.
 SCORE_BLOCK = 65_536
+# Vector columns the entries' profiles sum at a time (`_sparse_product`).
+PRODUCT_COLUMNS = 16
 
 
 def assign_subfields(
@@ -122,7 +125,12 @@ def filed_by_scores(
     # Each paper's row as Python numbers: read one at a time, NumPy's scalars cost more.
     rows = [
         _walk(names, children, paper_scores.tolist(), paper_shown.tolist(), paper_confident.tolist(), min_score)
-        for paper_scores, paper_shown, paper_confident in zip(scores, np.clip(scores, 0, 1), confident)
+        for start in range(0, len(scores), SCORE_BLOCK)
+        for paper_scores, paper_shown, paper_confident in zip(
+            scores[start : start + SCORE_BLOCK],
+            np.clip(scores[start : start + SCORE_BLOCK], 0, 1),
+            confident[start : start + SCORE_BLOCK],
+        )
     ]
     return pd.DataFrame(rows, columns=list(SUBFIELD_COLUMNS)).astype(SUBFIELD_COLUMNS)
 
@@ -287,8 +295,16 @@ def _profile_similarity(own: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     # A paper that barely prefers its best entry says little about that entry's vocabulary.
     lead = np.where(top > 0, (top - second) / np.where(top > 0, top, 1), 0.0)
     membership = sp.csr_matrix((lead, (best, np.arange(len(own)))), shape=(own.shape[1], len(own)))
-    profiles = normalize_rows(membership @ vectors)
+    profiles = normalize_rows(_sparse_product(membership, vectors))
     return exact.products(vectors, profiles)  # exact, so a near-tie goes the same way on any BLAS
+
+
+def _sparse_product(sparse: sp.csr_matrix, dense: np.ndarray) -> np.ndarray:
+    """`sparse @ dense`, a block of `dense`'s columns at a time: SciPy makes float32 `dense` a whole
+    float64 copy first. Each output entry sums the same terms in the same order, so the bits are the same."""
+    return np.hstack(
+        [sparse @ dense[:, start : start + PRODUCT_COLUMNS] for start in range(0, dense.shape[1], PRODUCT_COLUMNS)]
+    )
 
 
 def _clear_lead(scores: np.ndarray) -> np.ndarray:
