@@ -29,7 +29,7 @@ from lib.files import (
     write_frame,
     write_frames,
 )
-from lib.schema import OUTPUT_COLUMNS, conform
+from lib.schema import OUTPUT_COLUMNS, column_names, conform
 
 if TYPE_CHECKING:
     import numpy as np
@@ -148,7 +148,7 @@ def _output_slices(papers: StoredTable, columns: pd.DataFrame) -> Iterator[pd.Da
     from lib.schema import PAPER_COLUMNS
 
     start = 0
-    for part in papers.slices([c.name for c in PAPER_COLUMNS]):
+    for part in papers.slices(column_names(PAPER_COLUMNS)):
         stop = start + len(part)
         yield with_map_columns(part, columns.iloc[start:stop].reset_index(drop=True))
         start = stop
@@ -236,7 +236,7 @@ def finish_output(
     sidecar = {
         **meta,
         "rows": rows,
-        "columns": [c.name for c in OUTPUT_COLUMNS],
+        "columns": column_names(OUTPUT_COLUMNS),
         "embedding_dim": int(embedding_dim),
         "files": OUTPUT_FILES,
         "sha256": {name: digests[name] for name in OUTPUT_FILES.values()},
@@ -292,7 +292,7 @@ def is_built(out_dir: str | Path) -> bool:
     except (OSError, ValueError, AttributeError):
         return False
     return (
-        columns == [c.name for c in OUTPUT_COLUMNS]
+        columns == column_names(OUTPUT_COLUMNS)
         and files == OUTPUT_FILES
         and all((out_dir / name).is_file() for name in files.values())
     )

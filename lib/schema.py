@@ -136,6 +136,11 @@ SUMMARY_COLUMNS = (
 )
 
 
+def column_names(columns: tuple[Column, ...]) -> list[str]:
+    """The `columns`' names, in order."""
+    return [c.name for c in columns]
+
+
 def empty_table(columns: tuple[Column, ...] = PAPER_COLUMNS) -> pd.DataFrame:
     """A zero-row DataFrame with the given columns and dtypes."""
     import pandas as pd

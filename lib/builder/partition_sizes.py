@@ -4,7 +4,7 @@ one partition. Neither changes the output (docs/cluster.md)."""
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, cast
+from typing import Literal, Protocol, TypeGuard, cast
 
 from lib.builder.parallel import Runner
 from lib.errors import ParameterError
@@ -21,6 +21,11 @@ class ClusterRunner(Runner, Protocol):
     threads run its calls."""
 
     def threads(self) -> int: ...
+
+
+def on_cluster(runner: Runner | None) -> TypeGuard[Runner]:
+    """Whether `runner` runs a build's spread stages on a cluster: it passes handles between calls."""
+    return runner is not None and runner.passes_handles
 
 
 def cluster_partition_size(n_papers: int, threads: int) -> int:
@@ -48,6 +53,6 @@ def resolved_partition_size(
     that passes handles), `cluster_partition_size` of the list on its threads; else None, one partition."""
     if not isinstance(partition_size, str):
         return partition_size
-    if runner is None or not runner.passes_handles:
+    if not on_cluster(runner):
         return None
     return cluster_partition_size(n_papers, cast(ClusterRunner, runner).threads())

@@ -17,7 +17,7 @@ from lib.builder.cache import ArtifactCache, make_key
 from lib.builder.heap import Trimmer
 from lib.builder.lock import build_lock
 from lib.builder.parallel import InProcess, Runner, WorkerProcess
-from lib.builder.partition_sizes import AUTO, check_partition_size, resolved_partition_size
+from lib.builder.partition_sizes import AUTO, check_partition_size, on_cluster, resolved_partition_size
 from lib.builder.runner import Progress, StageRun, StageRunner
 from lib.builder.stages_table import STAGE_VERSIONS as STAGE_VERSIONS  # read here by lib.store.datasets and tests
 from lib.builder.stages_table import (
@@ -46,7 +46,7 @@ from lib.map_folder import (
     write_stored_papers,
 )
 from lib.paths import DEFAULT_CACHE_DIR, DEFAULT_OUT_ROOT, DEFAULT_TAXONOMY
-from lib.schema import PAPER_COLUMNS
+from lib.schema import PAPER_COLUMNS, column_names
 from lib.stages.report import LoadReport
 
 logger = logging.getLogger(__name__)
@@ -298,7 +298,7 @@ def _run_schedule(
     stages.run("load")
     trim()
     partition_size = resolved_partition_size(partition_size, runner, len(stages.values["papers"]))
-    cluster = ClusterRun(runner, partition_size) if runner is not None and runner.passes_handles else None
+    cluster = ClusterRun(runner, partition_size) if on_cluster(runner) else None
     stages.values["cluster"] = cluster
     if cluster is None:  # read over and over here, so made once (on a cluster: a partition at a time, sent)
         stages.values["texts"] = list(stages.values["texts"])
@@ -376,7 +376,7 @@ def _write(job: _Job, stages: StageRunner, model_files: dict[str, str], out: Pat
     def write() -> tuple[Path | None, pd.DataFrame | None]:
         stored = values["stored_papers"]
         if out is None:
-            return None, with_map_columns(stored.read([c.name for c in PAPER_COLUMNS]), columns)
+            return None, with_map_columns(stored.read(column_names(PAPER_COLUMNS)), columns)
         write_papers = partial(write_stored_papers, papers=stored, columns=columns)
         meta = job.sidecar(counts, values["report"])
         out_path = finish_output(out, write_papers, len(columns), values["embedding_dim"], meta, model_files)

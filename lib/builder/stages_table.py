@@ -23,7 +23,7 @@ from lib.builder.parallel import SIDE_COLUMNS, start_keywords, start_subfields
 from lib.builder.text_partitions import ClusterRun
 from lib.errors import InputError
 from lib.map_folder import OUTPUT_FILES
-from lib.schema import OUTPUT_COLUMNS
+from lib.schema import OUTPUT_COLUMNS, column_names
 from lib.stages.report import LoadReport
 
 Inputs: TypeAlias = str | Path | Sequence[str | Path]  # one paper list's path, or several's
@@ -215,7 +215,7 @@ def stage_keys(table: tuple[Stage, ...]) -> dict[str, str]:
     keys: dict[str, str] = {}
     for stage in table:
         keys[stage.name] = make_key(stage.name, stage.version, [keys[u] for u in stage.upstream], stage.params)
-    keys["output"] = make_key("output", keys, OUTPUT_FILES, [c.name for c in OUTPUT_COLUMNS])
+    keys["output"] = make_key("output", keys, OUTPUT_FILES, column_names(OUTPUT_COLUMNS))
     return keys
 
 
