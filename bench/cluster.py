@@ -2,6 +2,7 @@
 
     python bench/cluster.py [--sizes 87691 1000000] [--workers 1 2] [--worker-memory GB] [--repeats 1]
                             [--default-up-to 100000] [--data-dir ../shared/data] [--scratch DIR]
+                            [--task-memory]
 
 Each run is a fresh `python -m lib build LIST --cache <empty> --out <empty> --quiet --timings F`,
 with `--workers N` for each N of `--workers` (a LocalCluster of N one-thread processes, each keeping to
@@ -17,6 +18,10 @@ a second may be missed). "driver" is the build's own process, which runs the Das
 "Dask workers" are the cluster's worker processes; the "parse worker" parses a list of over 64 MB
 (`lib.builder.load_apart`), 0 when the driver parsed it. Times are medians over the repeats; peaks the
 largest of any repeat. Progress goes to stderr, the Markdown tables to stdout.
+
+With --task-memory the Dask workers also record each task's memory (`lib.builder.task_memory`): a
+table per Dask run of the `TASK_ROWS` kinds of task that took their worker furthest above what it
+held as they started.
 """
 
 from __future__ import annotations
@@ -38,12 +43,18 @@ from _proc import RSS, STIME, UTIME, tree_stats
 from synthetic_corpus import CORPUS_FILE, DEFAULT_DATA_DIR, write_corpus
 
 REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from lib.builder.task_memory import TASK_MEMORY_ENV, TaskMemoryRecord, read_task_memory  # noqa: E402
+
 CORPUS_SIZE = 87_691
 SAMPLE_SECONDS = 0.2
 DEFAULT = "default"  # the path without --workers
 OTHER = "other"  # a process `role_of` cannot name
 TICKS = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
+TASK_ROWS = 12  # kinds of task shown per run with --task-memory
 
 
 @dataclass
@@ -62,6 +73,7 @@ class Run:
     stages: dict[str, float]
     peak_sum_mb: float  # the largest sum over the tree at one sample
     status: int = 0  # the build's exit status: a failed run's figures are those until it ended
+    tasks: list[TaskMemoryRecord] = field(default_factory=list)  # with --task-memory
 
     def cpu(self, role: str | None = None) -> float:
         return sum(p.cpu_seconds for p in self.processes.values() if role is None or p.role == role)
@@ -108,9 +120,17 @@ def sample_tree(root: int, seen: dict[int, Process]) -> float:
     return total
 
 
-def run_build(path: Path, n: int, workers: int | None, scratch: Path, worker_memory: float | None = None) -> Run:
+def run_build(
+    path: Path,
+    n: int,
+    workers: int | None,
+    scratch: Path,
+    worker_memory: float | None = None,
+    task_memory: bool = False,
+) -> Run:
     """One cold build of `path` in a fresh process; a failed one (its error on stderr) has its status
-    and the figures until it ended (killed for lack of memory, a build's peaks say where it stood)."""
+    and the figures until it ended (killed for lack of memory, a build's peaks say where it stood).
+    `task_memory`: the workers record each task's memory into `scratch`/task-memory."""
     timings = scratch / "timings.json"
     command = [sys.executable, "-m", "lib", "build", str(path), "--cache", str(scratch / "cache")]
     command += ["--out", str(scratch / "out"), "--quiet", "--timings", str(timings)]
@@ -118,6 +138,9 @@ def run_build(path: Path, n: int, workers: int | None, scratch: Path, worker_mem
     command += ["--worker-memory", str(worker_memory)] if workers and worker_memory else []
     limit = max(n, 250_000)
     env = os.environ | {"PAPERMAP_LIMIT_LIST_RECORDS": str(limit), "HF_HUB_OFFLINE": "1"}
+    tasks_folder = scratch / "task-memory"
+    if task_memory:
+        env[TASK_MEMORY_ENV] = str(tasks_folder)
     seen: dict[int, Process] = {}
     peak_sum = [0.0]
     with open(scratch / "build.err", "w") as errors:
@@ -138,9 +161,9 @@ def run_build(path: Path, n: int, workers: int | None, scratch: Path, worker_mem
     if status != 0:
         tail = (scratch / "build.err").read_text().strip().splitlines()[-5:]
         print(f"  build failed (exit {status}):\n    " + "\n    ".join(tail), file=sys.stderr)
-        return Run(seconds, seen, {}, peak_sum[0], status)
+        return Run(seconds, seen, {}, peak_sum[0], status, read_task_memory(tasks_folder))
     stages = {s["name"]: s["seconds"] for s in json.loads(timings.read_text())["stages"]}
-    return Run(seconds, seen, stages, peak_sum[0])
+    return Run(seconds, seen, stages, peak_sum[0], tasks=read_task_memory(tasks_folder))
 
 
 def contenders(n: int, workers: Sequence[int], default_up_to: int) -> list[str]:
@@ -183,6 +206,23 @@ def stage_rows(case: Case) -> list[str]:
     return rows
 
 
+def task_rows(records: Sequence[TaskMemoryRecord], top: int = TASK_ROWS) -> list[str]:
+    """Markdown rows: per kind of task (its name), the `top` whose largest rise above what their
+    worker held at their start is largest: how many ran, their seconds, that rise, the largest peak."""
+    by_name: dict[str, list[TaskMemoryRecord]] = {}
+    for record in records:
+        by_name.setdefault(record.name, []).append(record)
+    rises = {name: max(r.rise_mb for r in group) for name, group in by_name.items()}
+    rows = ["| task | tasks | seconds, all | largest rise MB | largest peak MB |", "|---|---|---|---|---|"]
+    for name in sorted(by_name, key=lambda name: (-rises[name], name))[:top]:
+        group = by_name[name]
+        rows.append(
+            f"| {name} | {len(group)} | {sum(r.seconds for r in group):.1f} | {rises[name]:,.0f} "
+            f"| {max(r.peak_mb for r in group):,.0f} |"
+        )
+    return rows
+
+
 def corpus_path(n: int, data_dir: Path, scratch: Path) -> Path:
     """The list of `n` papers: the scale corpus itself, or a synthetic one made once into `scratch`."""
     if n == CORPUS_SIZE:
@@ -205,6 +245,7 @@ def main() -> None:
     parser.add_argument(
         "--scratch", type=Path, default=None, help="where synthetic lists are kept (default: a temporary folder)"
     )
+    parser.add_argument("--task-memory", action="store_true", help="the Dask workers' memory per kind of task")
     args = parser.parse_args()
     scratch = args.scratch or Path(tempfile.mkdtemp(prefix="papermap-cluster-"))
     scratch.mkdir(parents=True, exist_ok=True)
@@ -214,7 +255,7 @@ def main() -> None:
             for who in contenders(case.n, args.workers, args.default_up_to):
                 folder = Path(tempfile.mkdtemp(prefix=f"{case.n}-{who.replace(' ', '')}-", dir=scratch))
                 workers = None if who == DEFAULT else int(who.split("x")[1])
-                run = run_build(case.path, case.n, workers, folder, args.worker_memory)
+                run = run_build(case.path, case.n, workers, folder, args.worker_memory, args.task_memory)
                 shown = f"{run.seconds:.1f} s, driver {run.peak('driver'):,.0f} MB" + (
                     f", failed (exit {run.status})" if run.status else ""
                 )
@@ -230,6 +271,12 @@ def main() -> None:
     for case in cases:
         print(f"\nStage seconds at {case.n:,} papers (from --timings):\n")
         print("\n".join(stage_rows(case)))
+    for case in cases:
+        for who, runs in case.runs.items():
+            for number, run in enumerate(runs, 1):
+                if run.tasks:
+                    print(f"\nTasks' memory at {case.n:,} papers, {who}, run {number} (worker's resident MB):\n")
+                    print("\n".join(task_rows(run.tasks)))
 
 
 if __name__ == "__main__":

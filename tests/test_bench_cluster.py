@@ -138,3 +138,20 @@ def test_a_failed_build_is_reported_with_its_figures_until_it_ended():
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[1] == "Dask x2: failed (exit -9) after" and cells[2] == "300.0"
     assert cells[5] == "90.0 (75%)" and cells[6:] == ["11,000", "4,000", "0", "20,000"]
+
+
+def test_task_rows_rank_the_kinds_of_task_by_their_largest_rise():
+    from lib.builder.task_memory import TaskMemoryRecord
+
+    records = [
+        TaskMemoryRecord("partition_tfidf", 1000, 1600, 1100, 2.0),
+        TaskMemoryRecord("filed_table", 2000, 4200, 2100, 30.0),
+        TaskMemoryRecord("partition_tfidf", 3000, 4300, 3200, 3.5),  # its kind's largest rise
+        TaskMemoryRecord("text_sums_of", 500, 510, 505, 1.0),
+    ]
+    rows = cluster.task_rows(records, top=2)
+    assert rows[2:] == [
+        "| filed_table | 1 | 30.0 | 2,200 | 4,200 |",
+        "| partition_tfidf | 2 | 5.5 | 1,300 | 4,300 |",
+    ]
+    assert len(cluster.task_rows(records)) == 2 + 3

@@ -38,7 +38,8 @@ def _stage_importer(dask: Any, distributed: Any) -> Any:
     `_DeadlockError` (one build in six of a 36-paper list on a 1-worker cluster). It also tells the
     worker what the partitions' results weigh (`lib.builder.sizes`), so that it spills them in time,
     and after each task or result let go gives back the memory they freed (`lib.builder.heap`).
-    Made here, where Dask is known to be installed; it reaches the workers pickled by value.
+    When asked (`lib.builder.task_memory`), it records each task's memory. Made here, where Dask
+    is known to be installed; it reaches the workers pickled by value.
     """
 
     class ImportStages(distributed.WorkerPlugin):
@@ -56,11 +57,17 @@ def _stage_importer(dask: Any, distributed: Any) -> Any:
             import lib.stages.topics  # noqa: F401
             from lib.builder.heap import Trimmer
             from lib.builder.sizes import register_sizes
+            from lib.builder.task_memory import TaskMemory
 
             register_sizes(dask.sizeof.sizeof)
             self.trim = Trimmer()
+            self.memory = TaskMemory.from_environment()
 
         def transition(self, key: Any, start: str, finish: str, **kwargs: Any) -> None:
+            if self.memory is not None and finish == "executing":
+                self.memory.start()
+            elif self.memory is not None and start == "executing":
+                self.memory.end(dask.utils.key_split(key))
             if start in ("executing", "memory") and finish in ("memory", "released", "error"):
                 self.trim()  # a task's temporaries or a result freed
 
