@@ -1,5 +1,6 @@
 """lib.builder.task_memory: each task's memory on a cluster's workers, as bench/cluster.py --task-memory reads it."""
 
+import mmap
 import os
 import sys
 
@@ -20,9 +21,11 @@ def test_each_task_has_its_own_peak_the_last_ones_forgotten(tmp_path, monkeypatc
     monkeypatch.setenv(TASK_MEMORY_ENV, str(tmp_path / "memory"))
     recorder = TaskMemory.from_environment()
     recorder.start()
-    held = np.ones(64 * MB // 8)  # written, so resident
+    # New pages from the system, written: malloc could hand back memory the process already holds.
+    held = mmap.mmap(-1, 64 * MB)
+    np.frombuffer(held, dtype=np.uint8)[:] = 1
     recorder.end("holds 64 MB")
-    del held
+    held.close()
     recorder.start()
     recorder.end("holds nothing")
     first, second = read_task_memory(tmp_path / "memory")
