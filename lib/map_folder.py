@@ -29,7 +29,7 @@ from lib.files import (
     write_frame,
     write_frames,
 )
-from lib.schema import OUTPUT_COLUMNS, column_names, conform
+from lib.schema import MAP_COLUMNS, OUTPUT_COLUMNS, PAPER_COLUMNS, SUMMARY_COLUMNS, column_names, conform
 
 if TYPE_CHECKING:
     import numpy as np
@@ -74,8 +74,6 @@ def map_columns(
     (`lib.stages.declared_areas.FILED_COLUMNS`) and of `topics`, and map coordinates (`coords`)."""
     import pandas as pd
 
-    from lib.schema import MAP_COLUMNS
-
     # Each column as it is (`.array`): `conform` then copies no paper's values (docs/cluster.md).
     columns = pd.DataFrame(
         {
@@ -113,8 +111,6 @@ def write_stored_papers(stream: BinaryIO, papers: StoredTable, columns: pd.DataF
     when every row group of `papers` but the last has `lib.files.ROW_GROUP_ROWS` rows."""
     import pyarrow as pa
 
-    from lib.schema import PAPER_COLUMNS
-
     # Each column's type as the whole table gives it: the file's are the whole stored table's.
     types = [pa.field(c.name, _as_inferred(papers.schema.field(c.name).type)) for c in PAPER_COLUMNS] + [
         pa.field(name, _column_type(column)) for name, column in columns.items()
@@ -145,8 +141,6 @@ def _as_inferred(type_: pa.DataType) -> pa.DataType:
 
 def _output_slices(papers: StoredTable, columns: pd.DataFrame) -> Iterator[pd.DataFrame]:
     """The output table of `papers` and their `columns`, a row group of `papers` at a time."""
-    from lib.schema import PAPER_COLUMNS
-
     start = 0
     for part in papers.slices(column_names(PAPER_COLUMNS)):
         stop = start + len(part)
@@ -163,8 +157,6 @@ def summary_records(summaries: Mapping[str, pd.DataFrame]) -> dict[str, SummaryR
 def summary_frame(records: SummaryRecords) -> pd.DataFrame:
     """One level's summaries as `lib.stages.topics.topic_summaries` gives them, from `summary_records`."""
     import pandas as pd
-
-    from lib.schema import SUMMARY_COLUMNS
 
     frame = pd.DataFrame(records, columns=list(SUMMARY_COLUMNS))
     # JSON has no tuples: each (phrase, share of the topic, share of all papers) comes back as a list.
@@ -275,8 +267,6 @@ def read_papers(path: str | Path) -> pd.DataFrame:
     if not path.is_file():
         raise InputError(f"{path}: no such papers table")
     import pandas as pd
-
-    from lib.schema import conform
 
     return conform(pd.read_parquet(path), OUTPUT_COLUMNS)
 
