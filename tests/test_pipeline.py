@@ -200,7 +200,7 @@ def test_the_map_file_written_a_row_group_at_a_time_holds_the_whole_tables_bytes
     # groups hold only empty lists (alone, Arrow would type them otherwise).
     import lib.files
     from lib.map_folder import write_stored_papers
-    from lib.schema import MAP_COLUMNS, PAPER_COLUMNS, conform
+    from lib.schema import MAP_COLUMNS, PAPER_COLUMNS, column_names, conform
     from lib.stored_table import StoredTable
 
     monkeypatch.setattr(lib.files, "ROW_GROUP_ROWS", 7)
@@ -219,12 +219,12 @@ def test_the_map_file_written_a_row_group_at_a_time_holds_the_whole_tables_bytes
     table["sessions"] = [[dict(poster, poster_position=f"E-{i}")] if later else [] for i, later in enumerate(late)]
     table = conform(table, OUTPUT_COLUMNS)
     with open(tmp_path / "stored.parquet", "wb") as stream:
-        lib.files.write_frame(stream, table[[c.name for c in PAPER_COLUMNS]])
+        lib.files.write_frame(stream, table[column_names(PAPER_COLUMNS)])
     with open(tmp_path / "whole.parquet", "wb") as stream:
         lib.files.write_frame(stream, table)
     with open(tmp_path / "sliced.parquet", "wb") as stream:
         stored = StoredTable(tmp_path / "stored.parquet")
-        write_stored_papers(stream, stored, table[[c.name for c in MAP_COLUMNS]])
+        write_stored_papers(stream, stored, table[column_names(MAP_COLUMNS)])
     assert len(stored.starts) > 3  # written in several row groups
     assert (tmp_path / "sliced.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
     pd.testing.assert_frame_equal(read_papers(tmp_path / "sliced.parquet"), table)
